@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "aseqosc",
+    products: [
+        .executable(name: "aseqosc", targets: ["aseqosc"])
+    ],
+    targets: [
+        // C at the edges: the two system libraries, each behind a module map and a shim.
+        .systemLibrary(
+            name: "CALSA", pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(
+            name: "CLiblo", pkgConfig: "liblo",
+            providers: [.apt(["liblo-dev"])]),
+
+        // Pure Swift, no C, no Foundation.
+        .target(name: "MIDI"),
+        .target(name: "OSC"),
+        .target(name: "Pipeline", dependencies: ["MIDI", "OSC"]),
+
+        // The only modules that touch the C libraries.
+        .target(name: "ALSASequencer", dependencies: ["CALSA", "MIDI"]),
+        .target(name: "OSCTransport", dependencies: ["CLiblo", "OSC"]),
+
+        // Composition root and the command line.
+        .target(
+            name: "Bridge",
+            dependencies: ["MIDI", "OSC", "Pipeline", "ALSASequencer", "OSCTransport"]),
+        .executableTarget(
+            name: "aseqosc",
+            dependencies: ["Bridge", "ALSASequencer", "MIDI", "OSC"]),
+
+        // Test-only: counts heap allocations per thread by interposing malloc and friends.
+        .target(name: "CAllocationCounter"),
+
+        .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
+        .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo"]),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter"]),
+        .testTarget(
+            name: "ALSASequencerTests",
+            dependencies: ["ALSASequencer", "MIDI"]),
+        .testTarget(name: "CLITests", dependencies: ["ALSASequencer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// The ALSASequencer module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,28 @@
+// libasound's sequencer API sets event fields through function-like macros, which Swift cannot
+// import; these static inline wrappers give each macro a callable name and nothing more.
+#ifndef ASEQOSC_CALSA_SHIM_H
+#define ASEQOSC_CALSA_SHIM_H
+#include <alsa/asoundlib.h>
+
+static inline void aseqosc_ev_clear(snd_seq_event_t *ev) { snd_seq_ev_clear(ev); }
+static inline void aseqosc_ev_set_source(snd_seq_event_t *ev, unsigned char port) {
+    snd_seq_ev_set_source(ev, port);
+}
+static inline void aseqosc_ev_set_subs(snd_seq_event_t *ev) { snd_seq_ev_set_subs(ev); }
+static inline void aseqosc_ev_set_dest(snd_seq_event_t *ev, unsigned char client, unsigned char port) {
+    snd_seq_ev_set_dest(ev, client, port);
+}
+static inline void aseqosc_ev_set_direct(snd_seq_event_t *ev) { snd_seq_ev_set_direct(ev); }
+static inline void aseqosc_ev_set_fixed(snd_seq_event_t *ev) { snd_seq_ev_set_fixed(ev); }
+static inline void aseqosc_ev_set_variable(snd_seq_event_t *ev, unsigned int length, const void *data) {
+    snd_seq_ev_set_variable(ev, length, data);
+}
+static inline void aseqosc_ev_schedule_real(snd_seq_event_t *ev, int queue, int relative,
+                                            unsigned int sec, unsigned int nsec) {
+    snd_seq_real_time_t time = { sec, nsec };
+    snd_seq_ev_schedule_real(ev, queue, relative, &time);
+}
+static inline int aseqosc_ev_is_variable(const snd_seq_event_t *ev) {
+    return snd_seq_ev_is_variable(ev);
+}
+#endif

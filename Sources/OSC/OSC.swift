@@ -1,0 +1,1 @@
+// The OSC module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The OSCTransport module; see docs/ARCHITECTURE.md.

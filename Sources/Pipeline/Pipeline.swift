@@ -1,0 +1,1 @@
+// The Pipeline module; see docs/ARCHITECTURE.md.
