@@ -34,6 +34,8 @@ let package = Package(
 
         // Test-only: counts heap allocations per thread by interposing malloc and friends.
         .target(name: "CAllocationCounter"),
+        // Test-only: finding the sequencer, the built binary and peer tools; running processes.
+        .target(name: "TestSupport"),
 
         .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
         .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo"]),
@@ -42,8 +44,8 @@ let package = Package(
             dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter"]),
         .testTarget(
             name: "ALSASequencerTests",
-            dependencies: ["ALSASequencer", "MIDI"]),
-        .testTarget(name: "CLITests", dependencies: ["ALSASequencer"]),
+            dependencies: ["ALSASequencer", "MIDI", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,16 @@
 #define ASEQOSC_CALSA_SHIM_H
 #include <alsa/asoundlib.h>
 
+// libasound reports errors by printing them from a variadic callback; Swift cannot define a
+// variadic C function, so the quiet handler lives here and aseqosc reports errors itself.
+static void aseqosc_quiet_error_handler(const char *file, int line, const char *function, int err,
+                                        const char *fmt, ...) {
+    (void)file; (void)line; (void)function; (void)err; (void)fmt;
+}
+static inline void aseqosc_silence_alsa_errors(void) {
+    snd_lib_error_set_handler(aseqosc_quiet_error_handler);
+}
+
 static inline void aseqosc_ev_clear(snd_seq_event_t *ev) { snd_seq_ev_clear(ev); }
 static inline void aseqosc_ev_set_source(snd_seq_event_t *ev, unsigned char port) {
     snd_seq_ev_set_source(ev, port);

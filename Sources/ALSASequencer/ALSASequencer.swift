@@ -1,1 +1,0 @@
-// The ALSASequencer module; see docs/ARCHITECTURE.md.

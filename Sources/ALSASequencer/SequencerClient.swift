@@ -1,0 +1,131 @@
+import CALSA
+import Glibc
+
+/// The direction of a port aseqosc creates on its own client.
+public enum BridgePortDirection: Sendable {
+    /// Other clients write MIDI into it (writable, subscribable): aseqosc reads from it.
+    case input
+    /// aseqosc writes MIDI out of it to subscribers (readable, subscribable).
+    case output
+}
+
+/// A client of the ALSA sequencer: owns one `snd_seq_t` handle, opened non-blocking.
+///
+/// Methods are not thread-safe by themselves: the bridge confines each client to its threads
+/// (one reader, one writer) as libasound allows for a duplex handle.
+public final class SequencerClient: @unchecked Sendable {
+    // @unchecked Sendable: libasound allows one thread reading and another writing the same
+    // duplex handle; the callers keep to that and nothing here has Swift-side mutable state
+    // beyond what libasound itself guards.
+
+    /// The raw handle, for the modules in this package that read and write events.
+    let handle: OpaquePointer
+    /// This client's number, as other clients see it.
+    public let clientID: UInt8
+
+    /// Opens a sequencer client named `name`.
+    ///
+    /// - Throws: `ALSAError`; ``ALSAError/isSequencerMissing`` tells the case of a machine with
+    ///   no `/dev/snd/seq`.
+    public init(name: String) throws(ALSAError) {
+        aseqosc_silence_alsa_errors()
+        var opened: OpaquePointer?
+        try check(snd_seq_open(&opened, "default", SND_SEQ_OPEN_DUPLEX, SND_SEQ_NONBLOCK), "snd_seq_open")
+        guard let opened else { throw ALSAError(code: -ENOMEM, call: "snd_seq_open") }
+        do {
+            try check(snd_seq_set_client_name(opened, name), "snd_seq_set_client_name")
+            let id = try check(snd_seq_client_id(opened), "snd_seq_client_id")
+            clientID = UInt8(truncatingIfNeeded: id)
+        } catch {
+            snd_seq_close(opened)
+            throw error
+        }
+        handle = opened
+    }
+
+    deinit {
+        snd_seq_close(handle)
+    }
+
+    /// Creates a port on this client and returns its port number.
+    public func createPort(name: String, direction: BridgePortDirection) throws(ALSAError) -> UInt8 {
+        let capabilities: Int32 =
+            switch direction {
+            case .input: SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE
+            case .output: SND_SEQ_PORT_CAP_READ | SND_SEQ_PORT_CAP_SUBS_READ
+            }
+        let type = SND_SEQ_PORT_TYPE_MIDI_GENERIC | SND_SEQ_PORT_TYPE_SOFTWARE | SND_SEQ_PORT_TYPE_APPLICATION
+        let port = try check(
+            snd_seq_create_simple_port(handle, name, UInt32(capabilities), UInt32(type)),
+            "snd_seq_create_simple_port")
+        return UInt8(truncatingIfNeeded: port)
+    }
+
+    /// Removes a port this client created; the kernel drops its subscriptions.
+    public func deletePort(_ port: UInt8) throws(ALSAError) {
+        try check(snd_seq_delete_simple_port(handle, Int32(port)), "snd_seq_delete_simple_port")
+    }
+
+    /// Every port of every client, in address order, this client's own included.
+    public func ports() throws(ALSAError) -> [PortInfo] {
+        var clientInfo: OpaquePointer?
+        var portInfo: OpaquePointer?
+        try check(snd_seq_client_info_malloc(&clientInfo), "snd_seq_client_info_malloc")
+        defer { snd_seq_client_info_free(clientInfo) }
+        try check(snd_seq_port_info_malloc(&portInfo), "snd_seq_port_info_malloc")
+        defer { snd_seq_port_info_free(portInfo) }
+
+        var result: [PortInfo] = []
+        snd_seq_client_info_set_client(clientInfo, -1)
+        while snd_seq_query_next_client(handle, clientInfo) >= 0 {
+            let client = snd_seq_client_info_get_client(clientInfo)
+            let clientName = String(cString: snd_seq_client_info_get_name(clientInfo))
+            let isKernel = snd_seq_client_info_get_type(clientInfo) == SND_SEQ_KERNEL_CLIENT
+            let card = snd_seq_client_info_get_card(clientInfo)
+            snd_seq_port_info_set_client(portInfo, client)
+            snd_seq_port_info_set_port(portInfo, -1)
+            while snd_seq_query_next_port(handle, portInfo) >= 0 {
+                let port = snd_seq_port_info_get_port(portInfo)
+                result.append(
+                    PortInfo(
+                        address: PortAddress(
+                            client: UInt8(truncatingIfNeeded: client), port: UInt8(truncatingIfNeeded: port)),
+                        clientName: clientName,
+                        portName: String(cString: snd_seq_port_info_get_name(portInfo)),
+                        capabilities: PortCapabilities(rawValue: snd_seq_port_info_get_capability(portInfo)),
+                        typeBits: snd_seq_port_info_get_type(portInfo),
+                        isKernelClient: isKernel,
+                        card: card >= 0 ? card : nil))
+            }
+        }
+        return result.sorted { $0.address < $1.address }
+    }
+
+    /// Subscribes our port `port` to events from `source` (`aconnect source us:port`).
+    public func connect(from source: PortAddress, to port: UInt8) throws(ALSAError) {
+        try check(
+            snd_seq_connect_from(handle, Int32(port), Int32(source.client), Int32(source.port)),
+            "snd_seq_connect_from")
+    }
+
+    /// Subscribes `destination` to events from our port `port` (`aconnect us:port destination`).
+    public func connect(from port: UInt8, to destination: PortAddress) throws(ALSAError) {
+        try check(
+            snd_seq_connect_to(handle, Int32(port), Int32(destination.client), Int32(destination.port)),
+            "snd_seq_connect_to")
+    }
+
+    /// Removes a subscription made with ``connect(from:to:)-(PortAddress,UInt8)``.
+    public func disconnect(from source: PortAddress, to port: UInt8) throws(ALSAError) {
+        try check(
+            snd_seq_disconnect_from(handle, Int32(port), Int32(source.client), Int32(source.port)),
+            "snd_seq_disconnect_from")
+    }
+
+    /// Removes a subscription made with ``connect(from:to:)-(UInt8,PortAddress)``.
+    public func disconnect(from port: UInt8, to destination: PortAddress) throws(ALSAError) {
+        try check(
+            snd_seq_disconnect_to(handle, Int32(port), Int32(destination.client), Int32(destination.port)),
+            "snd_seq_disconnect_to")
+    }
+}

@@ -1,1 +1,0 @@
-// The Pipeline module; see docs/ARCHITECTURE.md.

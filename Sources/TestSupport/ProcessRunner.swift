@@ -1,0 +1,126 @@
+import Foundation
+
+/// What a finished process left behind.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+    /// Whether the process had to be killed at its deadline.
+    public var timedOut: Bool
+}
+
+/// Runs a program to completion (or until `timeout`), collecting both output streams.
+public func runProcess(
+    _ path: String, _ arguments: [String], input: String? = nil, timeout: TimeInterval = 20,
+    environment: [String: String]? = nil
+) throws -> ProcessResult {
+    let process = BackgroundProcess(path, arguments, environment: environment)
+    try process.start(input: input)
+    return process.wait(timeout: timeout)
+}
+
+/// A child process running while the test does something else: `aseqdump`, `oscdump`, or
+/// `aseqosc monitor`. Output is collected as it arrives so the test can wait for a line.
+public final class BackgroundProcess: @unchecked Sendable {
+    // @unchecked Sendable: the output buffers are guarded by `lock`; the rest is set before start.
+    private let process = Process()
+    private let outPipe = Pipe()
+    private let errPipe = Pipe()
+    private let inPipe = Pipe()
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+
+    public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil) {
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = inPipe
+    }
+
+    /// Starts the child; `input`, if given, is written to its stdin, which is then closed.
+    public func start(input: String? = nil) throws {
+        outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.withLock { self.out.append(data) }
+        }
+        errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.withLock { self.err.append(data) }
+        }
+        try process.run()
+        if let input {
+            inPipe.fileHandleForWriting.write(Data(input.utf8))
+            try? inPipe.fileHandleForWriting.close()
+        }
+    }
+
+    /// The process id, for signals.
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Whether the child is still running.
+    public var isRunning: Bool { process.isRunning }
+
+    /// Everything the child has written to stdout so far.
+    public var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    /// Everything the child has written to stderr so far.
+    public var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+
+    /// Waits until stdout satisfies `condition` or `timeout` passes; returns whether it did.
+    @discardableResult
+    public func waitForOutput(timeout: TimeInterval = 10, _ condition: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(standardOutput) { return true }
+            usleep(5_000)
+        }
+        return condition(standardOutput)
+    }
+
+    /// Sends `signal` to the child.
+    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the child to exit, killing it at `timeout`, and returns what it left.
+    public func wait(timeout: TimeInterval = 20) -> ProcessResult {
+        let deadline = Date().addingTimeInterval(timeout)
+        var timedOut = false
+        while process.isRunning {
+            if Date() >= deadline {
+                timedOut = true
+                kill(process.processIdentifier, SIGKILL)
+                break
+            }
+            usleep(2_000)
+        }
+        process.waitUntilExit()
+        // Drain what the handlers have not picked up yet.
+        outPipe.fileHandleForReading.readabilityHandler = nil
+        errPipe.fileHandleForReading.readabilityHandler = nil
+        let restOut = (try? outPipe.fileHandleForReading.readToEnd()) ?? nil
+        let restErr = (try? errPipe.fileHandleForReading.readToEnd()) ?? nil
+        lock.withLock {
+            if let restOut { out.append(restOut) }
+            if let restErr { err.append(restErr) }
+        }
+        return ProcessResult(
+            status: process.terminationStatus, standardOutput: standardOutput, standardError: standardError,
+            timedOut: timedOut)
+    }
+
+    /// Stops the child with SIGTERM (SIGKILL after `grace`) and returns what it left.
+    @discardableResult
+    public func stop(grace: TimeInterval = 3) -> ProcessResult {
+        if process.isRunning { signal(SIGTERM) }
+        return wait(timeout: grace)
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}

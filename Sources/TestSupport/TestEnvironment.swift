@@ -1,0 +1,36 @@
+import Foundation
+import XCTest
+
+/// Where the tests find the sequencer, the built binary and the peer tools.
+public enum TestEnvironment {
+    /// Whether this machine (or the VM the test runs in) has a kernel sequencer to talk to.
+    public static var hasSequencer: Bool { access("/dev/snd/seq", R_OK | W_OK) == 0 }
+
+    /// Skips the calling test where there is no sequencer. `scripts/test` runs every test class
+    /// whose name ends in `ALSATests` again inside a VM that has one, and fails when none ran.
+    public static func requireSequencer() throws {
+        guard hasSequencer else {
+            throw XCTSkip("no /dev/snd/seq here: scripts/test runs this in the ALSA VM")
+        }
+    }
+
+    /// The build folder holding the test bundle and the `aseqosc` binary.
+    public static var buildDirectory: URL {
+        if let override = ProcessInfo.processInfo.environment["ASEQOSC_BUILD_DIR"] {
+            return URL(fileURLWithPath: override)
+        }
+        return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    }
+
+    /// The `aseqosc` executable built beside the tests.
+    public static var aseqoscBinary: String { buildDirectory.appendingPathComponent("aseqosc").path }
+
+    /// The full path of a peer tool such as `aseqdump`, or a skip naming its Debian package.
+    public static func tool(_ name: String, package: String) throws -> String {
+        for folder in ["/usr/bin", "/usr/local/bin", "/bin", "/usr/sbin"] {
+            let path = folder + "/" + name
+            if access(path, X_OK) == 0 { return path }
+        }
+        throw XCTSkip("\(name) is missing: apt-get install \(package)")
+    }
+}
