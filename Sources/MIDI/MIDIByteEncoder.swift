@@ -1,0 +1,182 @@
+/// Turns ``MIDIEvent``s into MIDI 1.0 wire bytes, in a buffer the caller owns.
+///
+/// The assembled kinds go out as the control changes a MIDI 1.0 receiver understands:
+/// - ``MIDIEventKind/controlChange14``: CC *n* (MSB), then CC *n*+32 (LSB);
+/// - ``MIDIEventKind/rpn``: CC 101, 100 (parameter MSB, LSB), then 6, 38 (value MSB, LSB);
+/// - ``MIDIEventKind/nrpn``: CC 99, 98, then 6, 38.
+///
+/// Data bytes are masked to 7 bits and pitch bend clamped, so the output is always valid MIDI.
+/// Running status is off by default: some receivers mishandle it, and it only pays on slow links.
+public struct MIDIByteEncoder {
+    /// Where SysEx events' bytes are read from; without it, SysEx events cannot be encoded.
+    /// The encoder never releases a slot: that stays the consumer's job.
+    public var store: SysExStore?
+    /// Whether a channel message omits its status byte when it repeats the previous one.
+    public var usesRunningStatus: Bool {
+        didSet { runningStatus = 0 }
+    }
+
+    /// The most bytes an event other than SysEx encodes to (an RPN: four control changes).
+    public static let maximumNonSysExLength = 12
+
+    private var runningStatus: UInt8 = 0
+
+    /// An encoder reading SysEx from `store`.
+    public init(store: SysExStore? = nil, usesRunningStatus: Bool = false) {
+        self.store = store
+        self.usesRunningStatus = usesRunningStatus
+    }
+
+    /// Forgets the last status sent, so the next channel message carries its status byte
+    /// (after a port reopens, or when another writer may have sent in between).
+    public mutating func resetRunningStatus() {
+        runningStatus = 0
+    }
+
+    /// Writes `event` into `buffer` and returns the byte count; returns 0, writing nothing, when
+    /// the buffer is too small, or for a SysEx event whose bytes are not in ``store``.
+    public mutating func encode(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if event.kind == .sysex {
+            return encodeSysEx(event.sysex, into: buffer)
+        }
+        var bytes = Scratch(runningStatus: runningStatus, usesRunningStatus: usesRunningStatus)
+        bytes.write(event)
+        guard bytes.count <= buffer.count else { return 0 }
+        var i = 0
+        while i < bytes.count {
+            buffer[i] = bytes.bytes[i]
+            i += 1
+        }
+        runningStatus = bytes.runningStatus
+        return bytes.count
+    }
+
+    /// Encodes one event into a new array: for tests and the command line, not the hot path.
+    public mutating func encode(_ event: MIDIEvent) -> [UInt8] {
+        var length = Self.maximumNonSysExLength
+        if event.kind == .sysex { length = Int(event.sysex.length) }
+        return [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+            count = encode(event, into: UnsafeMutableRawBufferPointer(buffer))
+        }
+    }
+
+    private mutating func encodeSysEx(_ reference: SysExReference, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let store else { return 0 }
+        let count = store.withBytes(reference) { message -> Int in
+            guard message.count <= buffer.count, let source = message.baseAddress else { return 0 }
+            buffer.baseAddress!.copyMemory(from: source, byteCount: message.count)
+            return message.count
+        }
+        // System exclusive cancels running status at the receiver too.
+        if count > 0 { runningStatus = 0 }
+        return count
+    }
+}
+
+/// The bytes of one non-SysEx event, built on the stack before the caller's buffer is checked.
+private struct Scratch {
+    var bytes = InlineArray<12, UInt8>(repeating: 0)
+    var count = 0
+    var runningStatus: UInt8
+    let usesRunningStatus: Bool
+
+    init(runningStatus: UInt8, usesRunningStatus: Bool) {
+        self.runningStatus = runningStatus
+        self.usesRunningStatus = usesRunningStatus
+    }
+
+    mutating func write(_ event: MIDIEvent) {
+        let channel = event.channel & 0x0F
+        switch event.kind {
+        case .noteOff: channelMessage(0x80 | channel, event.data1, event.data2)
+        case .noteOn: channelMessage(0x90 | channel, event.data1, event.data2)
+        case .polyPressure: channelMessage(0xA0 | channel, event.data1, event.data2)
+        case .controlChange: channelMessage(0xB0 | channel, event.data1, event.data2)
+        case .programChange: channelMessage(0xC0 | channel, event.data1)
+        case .channelPressure: channelMessage(0xD0 | channel, event.data1)
+        case .pitchBend:
+            let raw = UInt16(min(max(event.value, -8192), 8191) + 8192)
+            channelMessage(0xE0 | channel, lsb(raw), msb(raw))
+        case .controlChange14:
+            let controller = UInt8(truncatingIfNeeded: event.parameter) & 0x1F
+            let value = clamped14(event.value)
+            channelMessage(0xB0 | channel, controller, msb(value))
+            channelMessage(0xB0 | channel, controller + 32, lsb(value))
+        case .rpn: parameter(channel: channel, selectMSB: 101, selectLSB: 100, event)
+        case .nrpn: parameter(channel: channel, selectMSB: 99, selectLSB: 98, event)
+        case .mtcQuarterFrame: systemCommon(0xF1, event.data1)
+        case .songPosition:
+            let value = clamped14(event.value)
+            systemCommon(0xF2, lsb(value), msb(value))
+        case .songSelect: systemCommon(0xF3, event.data1)
+        case .tuneRequest: systemCommon(0xF6)
+        // Realtime bytes may go anywhere and leave running status alone.
+        case .clock: append(0xF8)
+        case .start: append(0xFA)
+        case .continue: append(0xFB)
+        case .stop: append(0xFC)
+        case .activeSensing: append(0xFE)
+        case .reset: append(0xFF)
+        case .sysex: break  // encoded from the store by the encoder itself
+        }
+    }
+
+    private mutating func parameter(channel: UInt8, selectMSB: UInt8, selectLSB: UInt8, _ event: MIDIEvent) {
+        let number = event.parameter & 0x3FFF
+        let value = clamped14(event.value)
+        channelMessage(0xB0 | channel, selectMSB, msb(number))
+        channelMessage(0xB0 | channel, selectLSB, lsb(number))
+        channelMessage(0xB0 | channel, 6, msb(value))
+        channelMessage(0xB0 | channel, 38, lsb(value))
+    }
+
+    private mutating func channelMessage(_ status: UInt8, _ data1: UInt8) {
+        writeStatus(status)
+        append(data1 & 0x7F)
+    }
+
+    private mutating func channelMessage(_ status: UInt8, _ data1: UInt8, _ data2: UInt8) {
+        writeStatus(status)
+        append(data1 & 0x7F)
+        append(data2 & 0x7F)
+    }
+
+    private mutating func writeStatus(_ status: UInt8) {
+        if usesRunningStatus && status == runningStatus { return }
+        append(status)
+        runningStatus = status
+    }
+
+    // System common messages cancel running status at the receiver, so they cancel ours.
+    private mutating func systemCommon(_ status: UInt8) {
+        runningStatus = 0
+        append(status)
+    }
+
+    private mutating func systemCommon(_ status: UInt8, _ data1: UInt8) {
+        systemCommon(status)
+        append(data1 & 0x7F)
+    }
+
+    private mutating func systemCommon(_ status: UInt8, _ data1: UInt8, _ data2: UInt8) {
+        systemCommon(status, data1)
+        append(data2 & 0x7F)
+    }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        bytes[count] = byte
+        count += 1
+    }
+}
+
+@inline(__always)
+private func clamped14(_ value: Int32) -> UInt16 {
+    UInt16(min(max(value, 0), 16383))
+}
+
+@inline(__always)
+private func msb(_ value: UInt16) -> UInt8 { UInt8(truncatingIfNeeded: value >> 7) & 0x7F }
+
+@inline(__always)
+private func lsb(_ value: UInt16) -> UInt8 { UInt8(truncatingIfNeeded: value) & 0x7F }
