@@ -1,5 +1,6 @@
 import CALSA
 import Glibc
+import MIDI
 
 /// The direction of a port aseqosc creates on its own client.
 public enum BridgePortDirection: Sendable {
@@ -127,5 +128,73 @@ public final class SequencerClient: @unchecked Sendable {
         try check(
             snd_seq_disconnect_to(handle, Int32(port), Int32(destination.client), Int32(destination.port)),
             "snd_seq_disconnect_to")
+    }
+}
+
+extension SequencerClient {
+    /// The longest SysEx piece written as one sequencer event, the size the kernel's own rawmidi
+    /// converter uses, so a long message never exhausts the client's output pool at once.
+    public static let sysexChunkSize = 256
+
+    /// Sends `event` from our port `port` to its subscribers (or to `destination`), right away,
+    /// bypassing queues. SysEx bytes come from `sysexBytes` and go out in
+    /// ``sysexChunkSize``-byte pieces.
+    ///
+    /// - Throws: `ALSAError` (`-EAGAIN` when the output pool is full in non-blocking mode).
+    public func send(
+        _ event: MIDIEvent, from port: UInt8, to destination: PortAddress? = nil,
+        sysexBytes: UnsafeRawBufferPointer? = nil
+    ) throws(ALSAError) {
+        var raw = snd_seq_event_t()
+        if event.kind == .sysex, let sysexBytes, sysexBytes.count > Self.sysexChunkSize {
+            var offset = 0
+            while offset < sysexBytes.count {
+                let end = min(offset + Self.sysexChunkSize, sysexBytes.count)
+                SequencerEventEncoder.encode(event, into: &raw, sysexBytes: UnsafeRawBufferPointer(rebasing: sysexBytes[offset..<end]))
+                try write(&raw, from: port, to: destination)
+                offset = end
+            }
+            return
+        }
+        SequencerEventEncoder.encode(event, into: &raw, sysexBytes: sysexBytes)
+        try write(&raw, from: port, to: destination)
+    }
+
+    private func write(_ raw: inout snd_seq_event_t, from port: UInt8, to destination: PortAddress?)
+        throws(ALSAError)
+    {
+        aseqosc_ev_set_source(&raw, port)
+        if let destination {
+            aseqosc_ev_set_dest(&raw, destination.client, destination.port)
+        } else {
+            aseqosc_ev_set_subs(&raw)
+        }
+        aseqosc_ev_set_direct(&raw)
+        try check(snd_seq_event_output_direct(handle, &raw), "snd_seq_event_output_direct")
+    }
+
+    /// Switches between non-blocking (the default: the bridge never waits on the kernel) and
+    /// blocking writes (`aseqosc send`, which must not lose a command to a full pool).
+    public func setBlocking(_ blocking: Bool) throws(ALSAError) {
+        try check(snd_seq_nonblock(handle, blocking ? 0 : 1), "snd_seq_nonblock")
+    }
+
+    /// Waits until every event this client wrote has left the kernel's output pool, so a
+    /// command-line tool can exit without cutting its last events.
+    public func drainOutput() throws(ALSAError) {
+        try check(snd_seq_drain_output(handle), "snd_seq_drain_output")
+        try check(snd_seq_sync_output_queue(handle), "snd_seq_sync_output_queue")
+    }
+
+    /// Creates a port that receives the kernel's announcements of clients and ports coming and
+    /// going, and subscribes it to the system announce port. Nobody else may connect to it.
+    public func subscribeToAnnouncements() throws(ALSAError) -> UInt8 {
+        let capabilities = UInt32(SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_NO_EXPORT)
+        let port = try check(
+            snd_seq_create_simple_port(
+                handle, "announcements", capabilities, UInt32(SND_SEQ_PORT_TYPE_APPLICATION)),
+            "snd_seq_create_simple_port")
+        try connect(from: .systemAnnounce, to: UInt8(truncatingIfNeeded: port))
+        return UInt8(truncatingIfNeeded: port)
     }
 }

@@ -35,4 +35,7 @@ static inline void aseqosc_ev_schedule_real(snd_seq_event_t *ev, int queue, int 
 static inline int aseqosc_ev_is_variable(const snd_seq_event_t *ev) {
     return snd_seq_ev_is_variable(ev);
 }
+// snd_seq_ev_ext is a packed struct, whose fields Swift cannot reach reliably.
+static inline unsigned int aseqosc_ev_ext_length(const snd_seq_event_t *ev) { return ev->data.ext.len; }
+static inline const void *aseqosc_ev_ext_data(const snd_seq_event_t *ev) { return ev->data.ext.ptr; }
 #endif

@@ -1,0 +1,174 @@
+import CALSA
+import Glibc
+import MIDI
+import Synchronization
+
+/// The input loop: waits in `poll()` on the sequencer and on a wake-up descriptor, reads every
+/// pending event without blocking, decodes it, stamps it with the monotonic clock and hands it
+/// to a handler, all on the thread that calls ``run(_:)``.
+///
+/// It also keeps the notes held per source, so that when a source port or client disappears
+/// the handler receives the note-offs that source still owed: an unplugged keyboard never
+/// leaves a note hanging downstream.
+public final class SequencerReader: @unchecked Sendable {
+    // @unchecked Sendable: everything but the wake-up pipe and the counters is touched only by
+    // the thread inside `run`; `stop()` only writes to the eventfd.
+
+    private let client: SequencerClient
+    private var decoder: SequencerEventDecoder
+    /// A self-pipe: `stop()` writes a byte to `wakeWriter`, `poll()` sees `wakeReader`.
+    private let wakeReader: Int32
+    private let wakeWriter: Int32
+    private let stopRequested = Atomic<Bool>(false)
+    private var heldBySource: InlineArray<64, HeldBySource>
+    private var trackedSources = 0
+
+    /// The notes one source holds on one of our ports.
+    private struct HeldBySource {
+        var source: PortAddress
+        var port: UInt16
+        var notes: HeldNotes
+    }
+
+    /// Input overruns: the kernel dropped events because we read too slowly (`-ENOSPC`).
+    public var overruns: Int { overrunCount.load(ordering: .relaxed) }
+    private let overrunCount = Atomic<Int>(0)
+    /// Events read from the sequencer, of any kind.
+    public var eventsRead: Int { readCount.load(ordering: .relaxed) }
+    private let readCount = Atomic<Int>(0)
+
+    /// A reader of `client`'s input; SysEx is reassembled into `sysexStore`.
+    public init(client: SequencerClient, sysexStore: SysExStore) throws(ALSAError) {
+        self.client = client
+        decoder = SequencerEventDecoder(sysexStore: sysexStore)
+        var pipeEnds: (Int32, Int32) = (-1, -1)
+        let created = withUnsafeMutableBytes(of: &pipeEnds) {
+            pipe($0.baseAddress!.assumingMemoryBound(to: Int32.self))
+        }
+        guard created == 0 else { throw ALSAError(code: -errno, call: "pipe") }
+        (wakeReader, wakeWriter) = pipeEnds
+        for end in [wakeReader, wakeWriter] {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        heldBySource = InlineArray(
+            repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()))
+    }
+
+    deinit {
+        close(wakeReader)
+        close(wakeWriter)
+    }
+
+    /// Makes ``run(_:)`` return soon; callable from any thread or a signal handler's thread.
+    public func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        var byte: UInt8 = 1
+        _ = write(wakeWriter, &byte, 1)
+    }
+
+    /// The monotonic clock in nanoseconds, the time base of every event.
+    @inline(__always)
+    public static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    /// Reads events until ``stop()``; `handler` runs on this thread for each decoded event.
+    public func run(_ handler: (DecodedSequencerEvent) -> Void) throws(ALSAError) {
+        let sequencerCount = Int(snd_seq_poll_descriptors_count(client.handle, Int16(POLLIN)))
+        let descriptors = UnsafeMutablePointer<pollfd>.allocate(capacity: sequencerCount + 1)
+        defer { descriptors.deallocate() }
+        let filled = snd_seq_poll_descriptors(client.handle, descriptors, UInt32(sequencerCount), Int16(POLLIN))
+        descriptors[Int(filled)] = pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
+        let total = nfds_t(filled + 1)
+
+        // Acquiring: pairs with the releasing store in `stop()`.
+        while !stopRequested.load(ordering: .acquiring) {
+            let ready = poll(descriptors, total, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw ALSAError(code: -errno, call: "poll")
+            }
+            try drain(handler)
+        }
+    }
+
+    /// Reads until the sequencer has nothing more for us.
+    private func drain(_ handler: (DecodedSequencerEvent) -> Void) throws(ALSAError) {
+        while true {
+            var event: UnsafeMutablePointer<snd_seq_event_t>?
+            let result = snd_seq_event_input(client.handle, &event)
+            if result == -EAGAIN { return }
+            if result == -ENOSPC {
+                // The kernel's input pool overflowed and it dropped events; reading resumes.
+                overrunCount.add(1, ordering: .relaxed)
+                continue
+            }
+            if result < 0 { throw ALSAError(code: result, call: "snd_seq_event_input") }
+            guard let event else { continue }
+            readCount.add(1, ordering: .relaxed)
+            let decoded = decoder.decode(event, timestamp: Self.now())
+            switch decoded {
+            case .midi(let midi, let source):
+                trackHeldNotes(midi, from: source)
+            case .announcement(.portExited(let address)):
+                releaseHeldNotes(handler) { $0 == address }
+            case .announcement(.clientExited(let number)):
+                releaseHeldNotes(handler) { $0.client == number }
+            default:
+                break
+            }
+            handler(decoded)
+            if snd_seq_event_input_pending(client.handle, 0) == 0 && result == 0 { return }
+        }
+    }
+
+    private func trackHeldNotes(_ event: MIDIEvent, from source: PortAddress) {
+        guard event.kind == .noteOn || event.kind == .noteOff || event.kind == .controlChange else { return }
+        var i = 0
+        while i < trackedSources {
+            if heldBySource[i].source == source && heldBySource[i].port == event.port {
+                heldBySource[i].notes.track(event)
+                return
+            }
+            i += 1
+        }
+        guard event.kind == .noteOn, event.data2 > 0 else { return }
+        var slot = trackedSources
+        if slot == heldBySource.count {
+            // Reuse the slot of a source that holds nothing; with none, this note goes
+            // untracked (64 sources each holding notes at once is past any real rig).
+            slot = 0
+            while slot < trackedSources && !heldBySource[slot].notes.isEmpty { slot += 1 }
+            guard slot < trackedSources else { return }
+        } else {
+            trackedSources += 1
+        }
+        heldBySource[slot] = HeldBySource(source: source, port: event.port, notes: HeldNotes())
+        heldBySource[slot].notes.track(event)
+    }
+
+    /// Hands the handler a note-off for every note still held by the sources that `matches`,
+    /// stamped as if they came from that source.
+    private func releaseHeldNotes(
+        _ handler: (DecodedSequencerEvent) -> Void, matching matches: (PortAddress) -> Bool
+    ) {
+        let now = Self.now()
+        var i = 0
+        while i < trackedSources {
+            let source = heldBySource[i].source
+            let port = heldBySource[i].port
+            if matches(source) && !heldBySource[i].notes.isEmpty {
+                heldBySource[i].notes.releaseAll { noteOff in
+                    var event = noteOff
+                    event.timestamp = now
+                    event.port = port
+                    handler(.midi(event, source: source))
+                }
+            }
+            i += 1
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import ALSASequencer
+import Foundation
+import MIDI
+import TestSupport
+import XCTest
+
+/// Events aseqosc writes on an output port arrive intact at aseqdump and at the raw MIDI side
+/// of a virmidi card (run against the kernel sequencer in the ALSA VM by scripts/test).
+final class OutputALSATests: XCTestCase {
+    override func setUpWithError() throws {
+        try TestEnvironment.requireSequencer()
+    }
+
+    static let events: [MIDIEvent] = [
+        .noteOn(channel: 0, note: 60, velocity: 100),
+        .noteOff(channel: 1, note: 61, velocity: 64),
+        MIDIEvent(.polyPressure, channel: 2, data1: 62, data2: 33),
+        .controlChange(channel: 3, controller: 7, value: 100),
+        MIDIEvent(.programChange, channel: 4, data1: 5),
+        MIDIEvent(.channelPressure, channel: 5, data1: 48),
+        .pitchBend(channel: 6, bend: -8192),
+        .pitchBend(channel: 6, bend: 8191),
+        MIDIEvent(.mtcQuarterFrame, data1: 0x23),
+        MIDIEvent(.songPosition, value: 272),
+        MIDIEvent(.songSelect, data1: 7),
+        MIDIEvent(.tuneRequest),
+        MIDIEvent(.clock), MIDIEvent(.start), MIDIEvent(.continue), MIDIEvent(.stop),
+    ]
+    static let wireBytes =
+        "90 3C 64 81 3D 40 A2 3E 21 B3 07 64 C4 05 D5 30 E6 00 00 E6 7F 7F F1 23 F2 10 02 F3 07 F6 F8 FA FB FC"
+
+    func testEveryEventTypeReachesTheRawMIDISideAsTheRightBytes() throws {
+        let amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
+        let client = try SequencerClient(name: "aseqosc-out-test")
+        let port = try client.createPort(name: "out", direction: .output)
+        try client.connect(from: port, to: PortAddress(client: 16, port: 0))
+        let dump = BackgroundProcess(amidi, ["-p", "hw:0,0", "-d", "-t", "2"])
+        try dump.start()
+        usleep(500_000)  // amidi opens the device before it reads
+
+        for event in Self.events { try client.send(event, from: port) }
+        let sysex: [UInt8] = [0xF0] + (0..<600).map { UInt8($0 % 128) } + [0xF7]
+        try sysex.withUnsafeBytes { bytes in
+            try client.send(MIDIEvent(.sysex), from: port, sysexBytes: bytes)
+        }
+        try client.send(.noteOn(channel: 0, note: 64, velocity: 1), from: port)
+
+        let result = dump.wait(timeout: 15)
+        let received = result.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let sysexHex = sysex.map { String(format: "%02X", $0) }.joined(separator: " ")
+        XCTAssertEqual(received, Self.wireBytes + " " + sysexHex + " 90 40 01")
+    }
+
+    func testAseqdumpSeesNotesAndControllersFromOurPort() throws {
+        let aseqdump = try TestEnvironment.tool("aseqdump", package: "alsa-utils")
+        let client = try SequencerClient(name: "aseqosc-dump-test")
+        let port = try client.createPort(name: "out", direction: .output)
+        let dump = BackgroundProcess(aseqdump, ["-p", "\(client.clientID):\(port)"])
+        try dump.start()
+        defer { dump.stop() }
+        XCTAssertTrue(dump.waitForOutput { $0.contains("Source") }, dump.standardOutput)
+        usleep(200_000)
+
+        try client.send(.noteOn(channel: 2, note: 60, velocity: 100), from: port)
+        try client.send(.controlChange(channel: 0, controller: 74, value: 12), from: port)
+        try client.send(MIDIEvent(.controlChange14, channel: 1, value: 9000, parameter: 1), from: port)
+        try client.send(MIDIEvent(.nrpn, channel: 0, value: 500, parameter: 300), from: port)
+        try client.send(.pitchBend(channel: 0, bend: -100), from: port)
+        XCTAssertTrue(dump.waitForOutput { $0.contains("Pitch bend") }, dump.standardOutput)
+        let text = dump.standardOutput
+        XCTAssertTrue(text.contains("Note on                 2, note 60, velocity 100"), text)
+        XCTAssertTrue(text.contains("Control change          0, controller 74, value 12"), text)
+        XCTAssertTrue(text.contains("Control change          1, controller 1, value 9000"), text)
+        XCTAssertTrue(text.contains("Non-reg. parameter      0, parameter 300, value 500"), text)
+        XCTAssertTrue(text.contains("Pitch bend              0, value -100"), text)
+    }
+}
