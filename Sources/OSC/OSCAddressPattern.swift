@@ -104,15 +104,7 @@ public enum OSCAddressPattern {
     /// Runs the automaton for one part. A state is a position in the pattern: the start of the
     /// next thing to match there, `pattern.count` being "matched it all".
     private static func matchPart(_ pattern: UnsafeRawBufferPointer, _ address: UnsafeRawBufferPointer) -> Bool {
-        // Check classes are closed once, so the sweeps below can rely on it.
-        var i = 0
-        while i < pattern.count {
-            if pattern[i] == openBracket {
-                guard let end = classEnd(pattern, i) else { return false }
-                i = end
-            }
-            i += 1
-        }
+        guard isWellFormed(pattern) else { return false }
         let stateCount = pattern.count + 1
         return withUnsafeTemporaryAllocation(of: Bool.self, capacity: 2 * stateCount) { storage in
             storage.initialize(repeating: false)
@@ -130,6 +122,26 @@ public enum OSCAddressPattern {
             }
             return current[pattern.count]
         }
+    }
+
+    /// Whether every `[` and `{` is closed; checked once so the sweeps below can rely on it (an
+    /// open group would otherwise let a match run off its end).
+    private static func isWellFormed(_ pattern: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        var inGroup = false
+        while i < pattern.count {
+            let byte = pattern[i]
+            if inGroup {
+                if byte == closeBrace { inGroup = false }
+            } else if byte == openBrace {
+                inGroup = true
+            } else if byte == openBracket {
+                guard let end = classEnd(pattern, i) else { return false }
+                i = end
+            }
+            i += 1
+        }
+        return !inGroup
     }
 
     /// Adds the states reachable without reading a byte: past a `*`, into every alternative of a
