@@ -147,7 +147,9 @@ public enum OSCAddressPattern {
     /// Adds the states reachable without reading a byte: past a `*`, into every alternative of a
     /// `{}` group, and out of a group at the end of an alternative. Every such move goes forward,
     /// so one sweep in pattern order finds them all.
-    private static func addEmptyMoves(_ pattern: UnsafeRawBufferPointer, _ states: inout UnsafeMutableBufferPointer<Bool>) {
+    private static func addEmptyMoves(
+        _ pattern: UnsafeRawBufferPointer, _ states: inout UnsafeMutableBufferPointer<Bool>
+    ) {
         var q = 0
         var inGroup = false
         var groupEntered = false

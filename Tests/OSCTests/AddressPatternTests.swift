@@ -149,17 +149,23 @@ private func referencePart(_ p: [UInt8], _ pi: Int, _ t: [UInt8], _ ti: Int) -> 
     let addressAlphabet = Array("ab-/".utf8)
     var matched = 0
     for _ in 0..<20_000 {
-        let pattern = [UInt8(ascii: "/")] + (0..<Int(random.next() % 9)).map { _ in
-            patternAlphabet[Int(random.next() % UInt64(patternAlphabet.count))]
-        }
-        let address = [UInt8(ascii: "/")] + (0..<Int(random.next() % 7)).map { _ in
-            addressAlphabet[Int(random.next() % UInt64(addressAlphabet.count))]
-        }
+        let pattern =
+            [UInt8(ascii: "/")]
+            + (0..<Int(random.next() % 9)).map { _ in
+                patternAlphabet[Int(random.next() % UInt64(patternAlphabet.count))]
+            }
+        let address =
+            [UInt8(ascii: "/")]
+            + (0..<Int(random.next() % 7)).map { _ in
+                addressAlphabet[Int(random.next() % UInt64(addressAlphabet.count))]
+            }
         let expected = referenceMatch(pattern, address)
         let actual = pattern.withUnsafeBytes { p in
             address.withUnsafeBytes { a in OSCAddressPattern.matches(pattern: p, address: a) }
         }
-        #expect(actual == expected, "\(String(decoding: pattern, as: UTF8.self)) vs \(String(decoding: address, as: UTF8.self))")
+        #expect(
+            actual == expected,
+            "\(String(decoding: pattern, as: UTF8.self)) vs \(String(decoding: address, as: UTF8.self))")
         if expected { matched += 1 }
     }
     #expect(matched > 500)

@@ -61,7 +61,9 @@ struct PacketGenerator {
             let words = bytes.count / 4
             if words > 0 {
                 let at = below(words) * 4
-                let values: [Int32] = [0, -1, -4, 1, 3, 4, 8, 0x7FFF_FFFF, Int32.min, Int32(bytes.count), Int32(bytes.count - at)]
+                let values: [Int32] = [
+                    0, -1, -4, 1, 3, 4, 8, 0x7FFF_FFFF, Int32.min, Int32(bytes.count), Int32(bytes.count - at),
+                ]
                 let value = Bytes.int32(values[below(values.count)])
                 bytes.replaceSubrange(at..<at + 4, with: value)
             }
@@ -80,7 +82,9 @@ struct PacketGenerator {
         case 5:  // pure noise, sometimes dressed as a message or bundle
             bytes = (0..<below(64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             if chance(50), bytes.count >= 16 {
-                bytes.replaceSubrange(0..<16, with: chance(50) ? Bytes.bundleHeader : Bytes.string("/a") + Bytes.string(",ibs") + [0, 0, 0, 0])
+                bytes.replaceSubrange(
+                    0..<16,
+                    with: chance(50) ? Bytes.bundleHeader : Bytes.string("/a") + Bytes.string(",ibs") + [0, 0, 0, 0])
             }
         default:  // left intact
             break

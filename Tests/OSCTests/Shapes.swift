@@ -48,7 +48,8 @@ let shapes: [Shape] = {
             ]),
         Shape("data-less arguments only", "/flags", [.true, .false, .nil, .impulse, .true]),
         Shape("note on", "/midi/note_on", [.int32(1), .int32(60), .int32(100)]),
-        Shape("strings and ints mixed", "/mix", [.string("a"), .int32(1), .string("bcde"), .float32(1.5), .string("")]),
+        Shape(
+            "strings and ints mixed", "/mix", [.string("a"), .int32(1), .string("bcde"), .float32(1.5), .string("")]),
     ]
     for length in 0...7 {
         let text = String(repeating: "x", count: length)
@@ -74,7 +75,10 @@ let shapes: [Shape] = {
                     [
                         note, .message(OSCMessage("/empty")),
                         .message(OSCMessage("/s", [.string("abc"), .blob([1, 2])])),
-                        .message(OSCMessage("/every", [.int64(-2), .double(0.1), .true, .midi(port: 0, status: 0x80, data1: 1, data2: 2)])),
+                        .message(
+                            OSCMessage(
+                                "/every",
+                                [.int64(-2), .double(0.1), .true, .midi(port: 0, status: 0x80, data1: 1, data2: 2)])),
                     ]))),
         Shape(
             "nested bundle",

@@ -30,9 +30,10 @@ struct TimeTagTests {
         #expect(abs(OSCTimeTag(unixTime: seconds).unixTime - seconds) < 1e-6)
     }
 
-    @Test(arguments: [
-        (Double.nan, 0), (-5, 0), (-Double.infinity, 0), (5e9, UInt64.max), (Double.infinity, UInt64.max),
-    ] as [(Double, UInt64)])
+    @Test(
+        arguments: [
+            (Double.nan, 0), (-5, 0), (-Double.infinity, 0), (5e9, UInt64.max), (Double.infinity, UInt64.max),
+        ] as [(Double, UInt64)])
     func timesOutsideTheNTPEraClampInsteadOfTrapping(seconds: Double, raw: UInt64) {
         #expect(OSCTimeTag(secondsSince1900: seconds).rawValue == raw)
     }
