@@ -31,7 +31,7 @@ public struct OSCMessage: Sendable, Hashable, CustomStringConvertible {
         writer.endMessage()
     }
 
-    /// The message as oscdump shows it, e.g. `/note_on ii 60 100`.
+    /// The message with its type tags and arguments, e.g. `/note_on ,ii i:60 i:100`.
     public var description: String {
         "\(address) ,\(String(decoding: arguments.map(\.typeTag), as: UTF8.self))"
             + arguments.map { " \($0)" }.joined()
