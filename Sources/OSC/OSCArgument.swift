@@ -120,7 +120,7 @@ public enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The argument as oscdump shows it, e.g. `i:60` or `s:"hello"`.
+    /// The argument as its type tag and value, e.g. `i:60` or `s:"hello"`.
     public var description: String {
         switch self {
         case .int32(let value): "i:\(value)"
