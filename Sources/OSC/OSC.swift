@@ -1,1 +1,0 @@
-// The OSC module; see docs/ARCHITECTURE.md.

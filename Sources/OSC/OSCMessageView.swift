@@ -1,0 +1,123 @@
+/// One argument read in place; strings and blobs point into the packet.
+public enum OSCArgumentView {
+    case int32(Int32)
+    case float32(Float)
+    /// The string's UTF-8 bytes, without the NUL.
+    case string(UnsafeRawBufferPointer)
+    case blob(UnsafeRawBufferPointer)
+    case int64(Int64)
+    case double(Double)
+    case timeTag(OSCTimeTag)
+    case `true`
+    case `false`
+    case `nil`
+    case impulse
+    case midi(port: UInt8, status: UInt8, data1: UInt8, data2: UInt8)
+
+    /// Reads the argument for `tag`; the one place argument data is decoded, for validation
+    /// and for iteration alike.
+    static func read(_ tag: UInt8, from reader: inout OSCByteReader) throws(OSCDecodeError) -> OSCArgumentView {
+        switch tag {
+        case OSCTypeTag.int32:
+            return .int32(Int32(bitPattern: try reader.readUInt32(orThrow: .truncatedArgument)))
+        case OSCTypeTag.float32:
+            return .float32(Float(bitPattern: try reader.readUInt32(orThrow: .truncatedArgument)))
+        case OSCTypeTag.string:
+            return .string(try reader.readString())
+        case OSCTypeTag.blob:
+            return .blob(try reader.readBlob())
+        case OSCTypeTag.int64:
+            return .int64(Int64(bitPattern: try reader.readUInt64(orThrow: .truncatedArgument)))
+        case OSCTypeTag.double:
+            return .double(Double(bitPattern: try reader.readUInt64(orThrow: .truncatedArgument)))
+        case OSCTypeTag.timeTag:
+            return .timeTag(OSCTimeTag(rawValue: try reader.readUInt64(orThrow: .truncatedArgument)))
+        case OSCTypeTag.true: return .true
+        case OSCTypeTag.false: return .false
+        case OSCTypeTag.nil: return .nil
+        case OSCTypeTag.impulse: return .impulse
+        case OSCTypeTag.midi:
+            let word = try reader.readUInt32(orThrow: .truncatedArgument)
+            return .midi(
+                port: UInt8(truncatingIfNeeded: word >> 24), status: UInt8(truncatingIfNeeded: word >> 16),
+                data1: UInt8(truncatingIfNeeded: word >> 8), data2: UInt8(truncatingIfNeeded: word))
+        case UInt8(ascii: "["), UInt8(ascii: "]"):
+            throw .arrayTagsNotSupported
+        default:
+            throw .unknownTypeTag(tag)
+        }
+    }
+}
+
+/// A validated message read in place, without allocating: the OSC-to-MIDI path reads
+/// incoming packets through this.
+public struct OSCMessageView {
+    /// The message's bytes.
+    public let bytes: UnsafeRawBufferPointer
+    /// The address (or address pattern) as UTF-8, without the NUL.
+    public let address: UnsafeRawBufferPointer
+    /// The type tags, without the leading `,`.
+    public let typeTags: UnsafeRawBufferPointer
+    // Where the first argument's data starts.
+    let argumentsOffset: Int
+
+    /// Validates `bytes` as one message (not a bundle).
+    public init(_ bytes: UnsafeRawBufferPointer) throws(OSCDecodeError) {
+        guard !bytes.isEmpty else { throw .empty }
+        guard bytes.count % 4 == 0 else { throw .sizeNotMultipleOfFour }
+        guard bytes[0] == UInt8(ascii: "/") else { throw .addressMustStartWithSlash }
+        var reader = OSCByteReader(bytes)
+        address = try reader.readString()
+        guard reader.remaining > 0 else { throw .missingTypeTags }
+        guard bytes[reader.offset] == UInt8(ascii: ",") else { throw .missingComma }
+        let tagString = try reader.readString()
+        typeTags = UnsafeRawBufferPointer(rebasing: tagString.dropFirst())
+        // Every tag is checked before any data, so the error names the tag, not a symptom of it.
+        var i = 0
+        while i < typeTags.count {
+            let tag = typeTags[i]
+            if !OSCTypeTag.isKnown(tag) {
+                throw tag == UInt8(ascii: "[") || tag == UInt8(ascii: "]")
+                    ? .arrayTagsNotSupported : .unknownTypeTag(tag)
+            }
+            i += 1
+        }
+        self.bytes = bytes
+        argumentsOffset = reader.offset
+        i = 0
+        while i < typeTags.count {
+            _ = try OSCArgumentView.read(typeTags[i], from: &reader)
+            i += 1
+        }
+        guard reader.remaining == 0 else { throw .trailingBytes }
+    }
+
+    /// How many arguments the message carries.
+    public var argumentCount: Int { typeTags.count }
+
+    /// The address as a `String` (allocates; for logs and tests, not the hot path).
+    public var addressString: String { String(decoding: address, as: UTF8.self) }
+
+    /// The arguments, in order.
+    public var arguments: Arguments {
+        Arguments(reader: OSCByteReader(bytes, offset: argumentsOffset), typeTags: typeTags, index: 0)
+    }
+
+    /// Iterates a message's arguments without allocating.
+    public struct Arguments: Sequence, IteratorProtocol {
+        var reader: OSCByteReader
+        let typeTags: UnsafeRawBufferPointer
+        var index: Int
+
+        public mutating func next() -> OSCArgumentView? {
+            guard index < typeTags.count else { return nil }
+            // Validated when the view was made; stopping is the safe answer if it somehow fails.
+            guard let argument = try? OSCArgumentView.read(typeTags[index], from: &reader) else {
+                index = typeTags.count
+                return nil
+            }
+            index += 1
+            return argument
+        }
+    }
+}
