@@ -19,6 +19,8 @@ let package = Package(
         .target(name: "MIDI"),
         .target(name: "OSC"),
         .target(name: "Pipeline", dependencies: ["MIDI", "OSC"]),
+        // Both directions of the MIDI <-> OSC mapping: address schemes, templates, argument styles.
+        .target(name: "MIDIOSC", dependencies: ["MIDI", "OSC"]),
 
         // The only modules that touch the C libraries.
         .target(name: "ALSASequencer", dependencies: ["CALSA", "MIDI"]),
@@ -27,7 +29,7 @@ let package = Package(
         // Composition root and the command line.
         .target(
             name: "Bridge",
-            dependencies: ["MIDI", "OSC", "Pipeline", "ALSASequencer", "OSCTransport"]),
+            dependencies: ["MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport"]),
         .executableTarget(
             name: "aseqosc",
             dependencies: ["Bridge", "ALSASequencer", "MIDI", "OSC"]),
@@ -38,7 +40,11 @@ let package = Package(
         .target(name: "TestSupport"),
 
         .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
-        .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo"]),
+        .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo", "CAllocationCounter"]),
+        .testTarget(
+            name: "MIDIOSCTests", dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter"]),
+        .testTarget(
+            name: "OSCTransportTests", dependencies: ["OSCTransport", "OSC", "TestSupport", "CAllocationCounter"]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter"]),

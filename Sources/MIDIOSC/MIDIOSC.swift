@@ -1,0 +1,1 @@
+// Maps MIDI events to OSC messages and back; see docs/OSC.md.
