@@ -60,8 +60,10 @@ public final class SysExStore: Sendable {
 
     // MARK: Producer
 
-    /// Claims a free slot for a new message, or returns `nil` (and counts a drop) when all
-    /// slots are in flight.
+    /// Claims a free slot for a new message, or returns `nil` when all slots are in flight.
+    ///
+    /// Every `nil` is counted in ``droppedNoFreeSlot``, as the caller is expected to drop the
+    /// message rather than wait on the hot path.
     public func reserve() -> SysExDraft? {
         let start = nextSlot.load(ordering: .relaxed)
         var i = 0
