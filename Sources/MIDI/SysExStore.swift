@@ -40,7 +40,8 @@ public final class SysExStore: Sendable {
     ///   - capacity: the longest message in bytes, at least 2.
     public init(slots: Int = 16, capacity: Int = 65_536) {
         precondition(slots >= 1 && slots < Int(UInt16.max), "SysExStore: slots must be 1...65534")
-        precondition(capacity >= 2 && capacity <= Int(UInt32.max), "SysExStore: capacity must be 2...2^32-1")
+        precondition(
+            capacity >= 2 && capacity <= Int(UInt32.max), "SysExStore: capacity must be 2...2^32-1")
         slotCount = slots
         slotCapacity = capacity
         bytes = UnsafeMutableRawPointer.allocate(byteCount: slots * capacity, alignment: 16)

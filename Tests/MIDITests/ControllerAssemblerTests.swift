@@ -2,7 +2,9 @@ import MIDI
 import Testing
 
 /// Runs `events` through `assembler`, keeping what it keeps.
-private func assemble(_ events: [MIDIEvent], with assembler: inout ControllerAssembler) -> [MIDIEvent] {
+private func assemble(_ events: [MIDIEvent], with assembler: inout ControllerAssembler)
+    -> [MIDIEvent]
+{
     var kept: [MIDIEvent] = []
     for var event in events where assembler.process(&event) {
         kept.append(event)
@@ -30,7 +32,10 @@ private func cc(_ controller: UInt8, _ value: UInt8, channel: UInt8 = 0) -> MIDI
     @Test func fourteenBitPairsMayInterleaveAcrossControllersAndChannels() {
         var assembler = ControllerAssembler(fourteenBitControllers: [1, 7])
         let events = assemble(
-            [cc(1, 1), cc(7, 2), cc(1, 3, channel: 5), cc(39, 4), cc(33, 5), cc(33, 6, channel: 5)],
+            [
+                cc(1, 1), cc(7, 2), cc(1, 3, channel: 5), cc(39, 4), cc(33, 5),
+                cc(33, 6, channel: 5),
+            ],
             with: &assembler)
         #expect(
             events == [
@@ -85,13 +90,18 @@ private func cc(_ controller: UInt8, _ value: UInt8, channel: UInt8 = 0) -> MIDI
 
     @Test func dataEntryLSBAloneAdjustsTheHeldMSB() {
         var assembler = ControllerAssembler()
-        let events = assemble([cc(101, 0), cc(100, 1), cc(6, 64), cc(38, 0), cc(38, 9)], with: &assembler)
+        let events = assemble(
+            [cc(101, 0), cc(100, 1), cc(6, 64), cc(38, 0), cc(38, 9)], with: &assembler)
         #expect(events.map(\.value) == [64 << 7, 64 << 7 | 9])
     }
 
     @Test func nrpnWithDataEntryEmitsOnTheLSB() {
         var assembler = ControllerAssembler()
-        let events = assemble([cc(99, 3, channel: 9), cc(98, 4, channel: 9), cc(6, 5, channel: 9), cc(38, 6, channel: 9)], with: &assembler)
+        let events = assemble(
+            [
+                cc(99, 3, channel: 9), cc(98, 4, channel: 9), cc(6, 5, channel: 9),
+                cc(38, 6, channel: 9),
+            ], with: &assembler)
         #expect(events == [MIDIEvent(.nrpn, channel: 9, value: 5 << 7 | 6, parameter: 3 << 7 | 4)])
     }
 
@@ -108,7 +118,10 @@ private func cc(_ controller: UInt8, _ value: UInt8, channel: UInt8 = 0) -> MIDI
     @Test func incrementAndDecrementStepTheValueWithinRange() {
         var assembler = ControllerAssembler()
         let events = assemble(
-            [cc(101, 0), cc(100, 2), cc(97, 0), cc(96, 0), cc(96, 9), cc(6, 127), cc(38, 127), cc(96, 0), cc(97, 0)],
+            [
+                cc(101, 0), cc(100, 2), cc(97, 0), cc(96, 0), cc(96, 9), cc(6, 127), cc(38, 127),
+                cc(96, 0), cc(97, 0),
+            ],
             with: &assembler)
         #expect(events.map(\.kind) == Array(repeating: .rpn, count: 6))
         #expect(events.map(\.value) == [0, 1, 2, 16383, 16383, 16382])
@@ -133,7 +146,9 @@ private func cc(_ controller: UInt8, _ value: UInt8, channel: UInt8 = 0) -> MIDI
 
     @Test func dataEntryWithNoParameterSelectedPassesThrough() {
         var assembler = ControllerAssembler()
-        let events = [cc(6, 1), cc(38, 2), cc(101, 0, channel: 1), cc(100, 0, channel: 1), cc(6, 3)]
+        let events = [
+            cc(6, 1), cc(38, 2), cc(101, 0, channel: 1), cc(100, 0, channel: 1), cc(6, 3),
+        ]
         #expect(assemble(events, with: &assembler) == [cc(6, 1), cc(38, 2), cc(6, 3)])
     }
 

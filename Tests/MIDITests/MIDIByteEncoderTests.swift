@@ -12,8 +12,11 @@ struct EncodeCase: Sendable, CustomTestStringConvertible {
     static let everyKind: [EncodeCase] = [
         EncodeCase(event: .noteOff(channel: 2, note: 60, velocity: 40), bytes: [0x82, 60, 40]),
         EncodeCase(event: .noteOn(channel: 15, note: 127, velocity: 0), bytes: [0x9F, 127, 0]),
-        EncodeCase(event: MIDIEvent(.polyPressure, channel: 1, data1: 61, data2: 70), bytes: [0xA1, 61, 70]),
-        EncodeCase(event: .controlChange(channel: 2, controller: 7, value: 100), bytes: [0xB2, 7, 100]),
+        EncodeCase(
+            event: MIDIEvent(.polyPressure, channel: 1, data1: 61, data2: 70),
+            bytes: [0xA1, 61, 70]),
+        EncodeCase(
+            event: .controlChange(channel: 2, controller: 7, value: 100), bytes: [0xB2, 7, 100]),
         EncodeCase(event: MIDIEvent(.programChange, channel: 3, data1: 5), bytes: [0xC3, 5]),
         EncodeCase(event: MIDIEvent(.channelPressure, channel: 4, data1: 90), bytes: [0xD4, 90]),
         EncodeCase(event: .pitchBend(channel: 5, bend: -200), bytes: [0xE5, 0x38, 0x3E]),
@@ -55,7 +58,8 @@ struct EncodeCase: Sendable, CustomTestStringConvertible {
         var parser = MIDIByteParser()
         var assembler = ControllerAssembler(fourteenBitControllers: [1])
         var events: [MIDIEvent] = []
-        for var event in parser.parse(encoder.encode(testCase.event)) where assembler.process(&event) {
+        for var event in parser.parse(encoder.encode(testCase.event))
+        where assembler.process(&event) {
             events.append(event)
         }
         #expect(events == [testCase.event])
@@ -78,9 +82,11 @@ struct EncodeCase: Sendable, CustomTestStringConvertible {
 
     @Test func sysexWithoutItsBytesEncodesToNothing() {
         var encoder = MIDIByteEncoder()
-        #expect(encoder.encode(MIDIEvent(.sysex, sysex: SysExReference(slot: 0, length: 4))).isEmpty)
+        #expect(
+            encoder.encode(MIDIEvent(.sysex, sysex: SysExReference(slot: 0, length: 4))).isEmpty)
         encoder.store = SysExStore(slots: 1, capacity: 16)
-        #expect(encoder.encode(MIDIEvent(.sysex, sysex: SysExReference(slot: 0, length: 4))).isEmpty)
+        #expect(
+            encoder.encode(MIDIEvent(.sysex, sysex: SysExReference(slot: 0, length: 4))).isEmpty)
     }
 
     @Test(arguments: everyKind)
@@ -124,7 +130,9 @@ struct EncodeCase: Sendable, CustomTestStringConvertible {
         #expect(parsed == events)
     }
 
-    static let outOfRangeBends: [(Int32, [UInt8])] = [(-9000, [0xE0, 0, 0]), (9000, [0xE0, 0x7F, 0x7F])]
+    static let outOfRangeBends: [(Int32, [UInt8])] = [
+        (-9000, [0xE0, 0, 0]), (9000, [0xE0, 0x7F, 0x7F]),
+    ]
 
     @Test(arguments: outOfRangeBends)
     func pitchBendOutOfRangeIsClamped(_ bend: Int32, _ bytes: [UInt8]) {
@@ -134,6 +142,9 @@ struct EncodeCase: Sendable, CustomTestStringConvertible {
 
     @Test func dataBytesAreMaskedToSevenBits() {
         var encoder = MIDIByteEncoder()
-        #expect(encoder.encode(.noteOn(channel: 0x13, note: 0xBC, velocity: 0xFF)) == [0x93, 0x3C, 0x7F])
+        #expect(
+            encoder.encode(.noteOn(channel: 0x13, note: 0xBC, velocity: 0xFF)) == [
+                0x93, 0x3C, 0x7F,
+            ])
     }
 }

@@ -5,7 +5,10 @@ import Testing
     static let lines: [(MIDIEvent, String)] = [
         (.noteOn(channel: 0, note: 60, velocity: 100), "ch 1  note-on  C4 (60)  vel 100"),
         (.noteOff(channel: 15, note: 61, velocity: 0), "ch 16  note-off  C#4 (61)  vel 0"),
-        (MIDIEvent(.polyPressure, channel: 1, data1: 21, data2: 7), "ch 2  poly-pressure  A0 (21)  7"),
+        (
+            MIDIEvent(.polyPressure, channel: 1, data1: 21, data2: 7),
+            "ch 2  poly-pressure  A0 (21)  7"
+        ),
         (.controlChange(channel: 2, controller: 7, value: 100), "ch 3  control-change  7  100"),
         (MIDIEvent(.programChange, channel: 0, data1: 5), "ch 1  program-change  5"),
         (MIDIEvent(.channelPressure, channel: 0, data1: 64), "ch 1  channel-pressure  64"),

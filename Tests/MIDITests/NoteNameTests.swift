@@ -54,7 +54,9 @@ import Testing
         var note: UInt8 = 0
         while note < 128 {
             let name = NoteName.format(note, middleCOctave: middleCOctave)
-            if NoteName.parse(name, middleCOctave: middleCOctave) != note { mismatches.append(note) }
+            if NoteName.parse(name, middleCOctave: middleCOctave) != note {
+                mismatches.append(note)
+            }
             note += 1
         }
         #expect(mismatches.isEmpty)

@@ -53,7 +53,10 @@ import Testing
         store.abandon(draft)
     }
 
-    @Test(arguments: [SysExReference.none, SysExReference(slot: 7, length: 2), SysExReference(slot: 0, length: 99)])
+    @Test(arguments: [
+        SysExReference.none, SysExReference(slot: 7, length: 2),
+        SysExReference(slot: 0, length: 99),
+    ])
     func aReferenceOutsideTheStoreGivesNoBytes(_ reference: SysExReference) {
         let store = SysExStore(slots: 2, capacity: 8)
         _ = store.store([0xF0, 0xF7])

@@ -74,7 +74,9 @@ final class SysExStoreThreadTests: XCTestCase {
                         checksum = checksum &* 31 &+ UInt64(chunk[n])
                         n += 1
                     }
-                    chunk.withUnsafeBytes { store.append(UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: &draft!) }
+                    chunk.withUnsafeBytes {
+                        store.append(UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: &draft!)
+                    }
                     k = end
                 }
                 let reference = store.publish(draft!)!
