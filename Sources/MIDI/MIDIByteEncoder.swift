@@ -56,7 +56,10 @@ public struct MIDIByteEncoder {
     /// Encodes one event into a new array: for tests and the command line, not the hot path.
     public mutating func encode(_ event: MIDIEvent) -> [UInt8] {
         var length = Self.maximumNonSysExLength
-        if event.kind == .sysex { length = Int(event.sysex.length) }
+        if event.kind == .sysex {
+            // Never trust a reference's length for an allocation: the store bounds it.
+            length = min(Int(event.sysex.length), store?.slotCapacity ?? 0)
+        }
         return [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
             count = encode(event, into: UnsafeMutableRawBufferPointer(buffer))
         }

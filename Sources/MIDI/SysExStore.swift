@@ -3,7 +3,7 @@ import Synchronization
 /// Preallocated room for SysEx messages, so that a ``MIDIEvent`` can carry one as a
 /// ``SysExReference`` and stay a plain 32-byte value.
 ///
-/// One producer thread fills slots (``reserve()``, ``append(_:to:)-(UInt8,_)``, ``publish(_:)``)
+/// One producer thread fills slots (``reserve()``, ``append(_:to:)``, ``publish(_:)``)
 /// and one consumer thread reads them (``withBytes(_:body:)``) and hands them back
 /// (``release(_:)``). Nothing locks or allocates after `init`. A message that finds no free slot,
 /// or that is longer than ``slotCapacity``, is dropped and counted, never a crash.
@@ -187,7 +187,7 @@ public final class SysExStore: Sendable {
 }
 
 /// A message the producer is writing into a ``SysExStore`` slot: fill it with
-/// ``SysExStore/append(_:to:)-(UInt8,_)``, then ``SysExStore/publish(_:)`` or
+/// ``SysExStore/append(_:to:)``, then ``SysExStore/publish(_:)`` or
 /// ``SysExStore/abandon(_:)`` it exactly once.
 public struct SysExDraft: Sendable, BitwiseCopyable {
     /// The slot being written.

@@ -80,6 +80,12 @@ struct EncodeCase: Sendable, CustomTestStringConvertible {
         #expect(sysexBytes(of: events[0], in: received) == message)
     }
 
+    @Test func sysexWithABogusLengthEncodesToNothing() {
+        var encoder = MIDIByteEncoder(store: SysExStore(slots: 1, capacity: 16))
+        let bogus = SysExReference(slot: 0, length: .max)
+        #expect(encoder.encode(MIDIEvent(.sysex, sysex: bogus)).isEmpty)
+    }
+
     @Test func sysexWithoutItsBytesEncodesToNothing() {
         var encoder = MIDIByteEncoder()
         #expect(
