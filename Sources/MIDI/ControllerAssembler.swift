@@ -113,12 +113,15 @@ public struct ControllerAssembler: Sendable {
         }
     }
 
-    private mutating func pair(_ n: UInt8, msb: UInt8, channel: Int, _ event: inout MIDIEvent) -> Bool {
+    private mutating func pair(_ n: UInt8, msb: UInt8, channel: Int, _ event: inout MIDIEvent)
+        -> Bool
+    {
         let index = channel * 32 + Int(n)
         let bit: UInt32 = 1 << n
         if lsbPending[channel] & bit != 0 {
             lsbPending[channel] &= ~bit
-            event = assembled(.controlChange14, from: event, parameter: UInt16(n), msb: msb, lsb: heldLSB[index])
+            event = assembled(
+                .controlChange14, from: event, parameter: UInt16(n), msb: msb, lsb: heldLSB[index])
             return true
         }
         heldMSB[index] = msb
@@ -126,12 +129,15 @@ public struct ControllerAssembler: Sendable {
         return false
     }
 
-    private mutating func pair(_ n: UInt8, lsb: UInt8, channel: Int, _ event: inout MIDIEvent) -> Bool {
+    private mutating func pair(_ n: UInt8, lsb: UInt8, channel: Int, _ event: inout MIDIEvent)
+        -> Bool
+    {
         let index = channel * 32 + Int(n)
         let bit: UInt32 = 1 << n
         if msbPending[channel] & bit != 0 {
             msbPending[channel] &= ~bit
-            event = assembled(.controlChange14, from: event, parameter: UInt16(n), msb: heldMSB[index], lsb: lsb)
+            event = assembled(
+                .controlChange14, from: event, parameter: UInt16(n), msb: heldMSB[index], lsb: lsb)
             return true
         }
         heldLSB[index] = lsb

@@ -35,7 +35,9 @@ public struct MIDIByteEncoder {
 
     /// Writes `event` into `buffer` and returns the byte count; returns 0, writing nothing, when
     /// the buffer is too small, or for a SysEx event whose bytes are not in ``store``.
-    public mutating func encode(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    public mutating func encode(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer)
+        -> Int
+    {
         if event.kind == .sysex {
             return encodeSysEx(event.sysex, into: buffer)
         }
@@ -54,13 +56,18 @@ public struct MIDIByteEncoder {
     /// Encodes one event into a new array: for tests and the command line, not the hot path.
     public mutating func encode(_ event: MIDIEvent) -> [UInt8] {
         var length = Self.maximumNonSysExLength
-        if event.kind == .sysex { length = Int(event.sysex.length) }
+        if event.kind == .sysex {
+            // Never trust a reference's length for an allocation: the store bounds it.
+            length = min(Int(event.sysex.length), store?.slotCapacity ?? 0)
+        }
         return [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
             count = encode(event, into: UnsafeMutableRawBufferPointer(buffer))
         }
     }
 
-    private mutating func encodeSysEx(_ reference: SysExReference, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    private mutating func encodeSysEx(
+        _ reference: SysExReference, into buffer: UnsafeMutableRawBufferPointer
+    ) -> Int {
         guard let store else { return 0 }
         let count = store.withBytes(reference) { message -> Int in
             guard message.count <= buffer.count, let source = message.baseAddress else { return 0 }
@@ -121,7 +128,9 @@ private struct Scratch {
         }
     }
 
-    private mutating func parameter(channel: UInt8, selectMSB: UInt8, selectLSB: UInt8, _ event: MIDIEvent) {
+    private mutating func parameter(
+        channel: UInt8, selectMSB: UInt8, selectLSB: UInt8, _ event: MIDIEvent
+    ) {
         let number = event.parameter & 0x3FFF
         let value = clamped14(event.value)
         channelMessage(0xB0 | channel, selectMSB, msb(number))

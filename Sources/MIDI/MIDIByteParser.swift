@@ -86,7 +86,8 @@ public struct MIDIByteParser {
 
     /// Parses one byte, calling `sink` if it completes an event.
     @inline(__always)
-    public mutating func parse(_ byte: UInt8, timestamp: UInt64 = 0, into sink: (MIDIEvent) -> Void) {
+    public mutating func parse(_ byte: UInt8, timestamp: UInt64 = 0, into sink: (MIDIEvent) -> Void)
+    {
         if byte >= 0xF8 {
             realtime(byte, timestamp: timestamp, into: sink)
         } else if byte >= 0x80 {
@@ -108,7 +109,8 @@ public struct MIDIByteParser {
     // MARK: Byte classes
 
     @inline(__always)
-    private mutating func realtime(_ byte: UInt8, timestamp: UInt64, into sink: (MIDIEvent) -> Void) {
+    private mutating func realtime(_ byte: UInt8, timestamp: UInt64, into sink: (MIDIEvent) -> Void)
+    {
         let kind: MIDIEventKind
         switch byte {
         case 0xF8: kind = .clock
@@ -124,7 +126,9 @@ public struct MIDIByteParser {
         sink(MIDIEvent(kind, port: port, timestamp: timestamp))
     }
 
-    private mutating func statusByte(_ byte: UInt8, timestamp: UInt64, into sink: (MIDIEvent) -> Void) {
+    private mutating func statusByte(
+        _ byte: UInt8, timestamp: UInt64, into sink: (MIDIEvent) -> Void
+    ) {
         if inSysEx {
             inSysEx = false
             if byte == 0xF7 {
@@ -171,7 +175,8 @@ public struct MIDIByteParser {
     }
 
     @inline(__always)
-    private mutating func dataByte(_ byte: UInt8, timestamp: UInt64, into sink: (MIDIEvent) -> Void) {
+    private mutating func dataByte(_ byte: UInt8, timestamp: UInt64, into sink: (MIDIEvent) -> Void)
+    {
         if inSysEx {
             if draft != nil, let store { store.append(byte, to: &draft!) }
             return
@@ -199,7 +204,9 @@ public struct MIDIByteParser {
         if status >= 0xF0 { status = 0 }
     }
 
-    private func event(status: UInt8, _ data1: UInt8, _ data2: UInt8, timestamp: UInt64) -> MIDIEvent {
+    private func event(status: UInt8, _ data1: UInt8, _ data2: UInt8, timestamp: UInt64)
+        -> MIDIEvent
+    {
         let channel = status & 0x0F
         var event: MIDIEvent
         switch status & 0xF0 {

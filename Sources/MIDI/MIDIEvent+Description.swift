@@ -7,7 +7,8 @@ extension MIDIEvent: CustomStringConvertible {
         let channelPrefix = "ch \(Int(channel) + 1)  "
         switch kind {
         case .noteOn, .noteOff:
-            return channelPrefix + "\(name)  \(NoteName.format(data1 & 0x7F)) (\(data1))  vel \(data2)"
+            return channelPrefix
+                + "\(name)  \(NoteName.format(data1 & 0x7F)) (\(data1))  vel \(data2)"
         case .polyPressure:
             return channelPrefix + "\(name)  \(NoteName.format(data1 & 0x7F)) (\(data1))  \(data2)"
         case .controlChange:

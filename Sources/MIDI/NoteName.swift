@@ -8,17 +8,23 @@ public enum NoteName {
     /// The Yamaha octave number of middle C: C3 = 60.
     public static let yamahaMiddleCOctave = 3
 
-    private static let sharpNames = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"]
+    private static let sharpNames = [
+        "C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B",
+    ]
 
     /// The note number of `text`, or `nil` when it is not a note name or lies outside 0...127.
     ///
     /// Accepts a letter in either case, at most one sharp (`#`, `♯`) or flat (`b`, `♭`) and a
     /// signed octave (`C-1`, `f#3`, `Bb2`), or a plain number (`60`).
-    public static func parse(_ text: some StringProtocol, middleCOctave: Int = standardMiddleCOctave) -> UInt8? {
+    public static func parse(
+        _ text: some StringProtocol, middleCOctave: Int = standardMiddleCOctave
+    ) -> UInt8? {
         let scalars = Array(text.unicodeScalars)
         guard let first = scalars.first else { return nil }
         if digit(first) != nil {
-            guard scalars.count <= 3, let number = Int(String(text)), number <= 127 else { return nil }
+            guard scalars.count <= 3, let number = Int(String(text)), number <= 127 else {
+                return nil
+            }
             return UInt8(number)
         }
         guard var pitch = pitchClass(first) else { return nil }

@@ -3,7 +3,7 @@ import Synchronization
 /// Preallocated room for SysEx messages, so that a ``MIDIEvent`` can carry one as a
 /// ``SysExReference`` and stay a plain 32-byte value.
 ///
-/// One producer thread fills slots (``reserve()``, ``append(_:to:)-(UInt8,_)``, ``publish(_:)``)
+/// One producer thread fills slots (``reserve()``, ``append(_:to:)``, ``publish(_:)``)
 /// and one consumer thread reads them (``withBytes(_:body:)``) and hands them back
 /// (``release(_:)``). Nothing locks or allocates after `init`. A message that finds no free slot,
 /// or that is longer than ``slotCapacity``, is dropped and counted, never a crash.
@@ -40,7 +40,8 @@ public final class SysExStore: Sendable {
     ///   - capacity: the longest message in bytes, at least 2.
     public init(slots: Int = 16, capacity: Int = 65_536) {
         precondition(slots >= 1 && slots < Int(UInt16.max), "SysExStore: slots must be 1...65534")
-        precondition(capacity >= 2 && capacity <= Int(UInt32.max), "SysExStore: capacity must be 2...2^32-1")
+        precondition(
+            capacity >= 2 && capacity <= Int(UInt32.max), "SysExStore: capacity must be 2...2^32-1")
         slotCount = slots
         slotCapacity = capacity
         bytes = UnsafeMutableRawPointer.allocate(byteCount: slots * capacity, alignment: 16)
@@ -60,8 +61,10 @@ public final class SysExStore: Sendable {
 
     // MARK: Producer
 
-    /// Claims a free slot for a new message, or returns `nil` (and counts a drop) when all
-    /// slots are in flight.
+    /// Claims a free slot for a new message, or returns `nil` when all slots are in flight.
+    ///
+    /// Every `nil` is counted in ``droppedNoFreeSlot``, as the caller is expected to drop the
+    /// message rather than wait on the hot path.
     public func reserve() -> SysExDraft? {
         let start = nextSlot.load(ordering: .relaxed)
         var i = 0
@@ -184,7 +187,7 @@ public final class SysExStore: Sendable {
 }
 
 /// A message the producer is writing into a ``SysExStore`` slot: fill it with
-/// ``SysExStore/append(_:to:)-(UInt8,_)``, then ``SysExStore/publish(_:)`` or
+/// ``SysExStore/append(_:to:)``, then ``SysExStore/publish(_:)`` or
 /// ``SysExStore/abandon(_:)`` it exactly once.
 public struct SysExDraft: Sendable, BitwiseCopyable {
     /// The slot being written.

@@ -11,8 +11,11 @@ struct ParseCase: Sendable, CustomTestStringConvertible {
     static let everyMessage: [ParseCase] = [
         ParseCase(bytes: [0x82, 60, 40], expected: .noteOff(channel: 2, note: 60, velocity: 40)),
         ParseCase(bytes: [0x9F, 60, 100], expected: .noteOn(channel: 15, note: 60, velocity: 100)),
-        ParseCase(bytes: [0xA1, 61, 70], expected: MIDIEvent(.polyPressure, channel: 1, data1: 61, data2: 70)),
-        ParseCase(bytes: [0xB2, 7, 100], expected: .controlChange(channel: 2, controller: 7, value: 100)),
+        ParseCase(
+            bytes: [0xA1, 61, 70],
+            expected: MIDIEvent(.polyPressure, channel: 1, data1: 61, data2: 70)),
+        ParseCase(
+            bytes: [0xB2, 7, 100], expected: .controlChange(channel: 2, controller: 7, value: 100)),
         ParseCase(bytes: [0xC3, 5], expected: MIDIEvent(.programChange, channel: 3, data1: 5)),
         ParseCase(bytes: [0xD4, 90], expected: MIDIEvent(.channelPressure, channel: 4, data1: 90)),
         ParseCase(bytes: [0xE5, 0x00, 0x40], expected: .pitchBend(channel: 5, bend: 0)),
@@ -111,7 +114,8 @@ struct ParseCase: Sendable, CustomTestStringConvertible {
         let store = SysExStore(slots: 4, capacity: 4096)
         var parser = MIDIByteParser(store: store)
         let message = sysexMessage(length: 1500, seed: chunkSize)
-        let events = parse([0x90, 60, 100] + message + [0x80, 60, 0], chunkSize: chunkSize, with: &parser)
+        let events = parse(
+            [0x90, 60, 100] + message + [0x80, 60, 0], chunkSize: chunkSize, with: &parser)
         #expect(events.map(\.kind) == [.noteOn, .sysex, .noteOff])
         #expect(sysexBytes(of: events[1], in: store) == message)
     }
@@ -131,7 +135,8 @@ struct ParseCase: Sendable, CustomTestStringConvertible {
     @Test func sysexLongerThanASlotIsACountedDrop() {
         let store = SysExStore(slots: 2, capacity: 16)
         var parser = MIDIByteParser(store: store)
-        let events = parse(sysexMessage(length: 17) + sysexMessage(length: 16), chunkSize: 5, with: &parser)
+        let events = parse(
+            sysexMessage(length: 17) + sysexMessage(length: 16), chunkSize: 5, with: &parser)
         #expect(events.map(\.sysex.length) == [16])
         #expect(store.droppedTooLong == 1)
     }
@@ -156,7 +161,9 @@ struct ParseCase: Sendable, CustomTestStringConvertible {
 
     @Test func strayDataBytesAreIgnoredAndCounted() {
         var parser = MIDIByteParser()
-        #expect(parser.parse([1, 2, 3, 0x90, 60, 100]) == [.noteOn(channel: 0, note: 60, velocity: 100)])
+        #expect(
+            parser.parse([1, 2, 3, 0x90, 60, 100]) == [.noteOn(channel: 0, note: 60, velocity: 100)]
+        )
         #expect(parser.counters.strayDataBytes == 3)
     }
 
@@ -171,7 +178,8 @@ struct ParseCase: Sendable, CustomTestStringConvertible {
     @Test(arguments: [UInt8](arrayLiteral: 0xF9, 0xFD))
     func undefinedRealtimeIsIgnoredAndLeavesTheMessageIntact(_ status: UInt8) {
         var parser = MIDIByteParser()
-        #expect(parser.parse([0x90, 60, status, 100]) == [.noteOn(channel: 0, note: 60, velocity: 100)])
+        #expect(
+            parser.parse([0x90, 60, status, 100]) == [.noteOn(channel: 0, note: 60, velocity: 100)])
         #expect(parser.counters.undefinedStatusBytes == 1)
     }
 
@@ -195,10 +203,12 @@ struct ParseCase: Sendable, CustomTestStringConvertible {
         bytes.reserveCapacity(110_000)
         while bytes.count < 100_000 {
             let byte = UInt8.random(in: 0...255, using: &random)
-            bytes.append(Int.random(in: 0..<statusChance, using: &random) == 0 ? byte | 0x80 : byte & 0x7F)
+            bytes.append(
+                Int.random(in: 0..<statusChance, using: &random) == 0 ? byte | 0x80 : byte & 0x7F)
             // Random bytes rarely frame a whole SysEx, so splice some in (a few too long to store).
             if Int.random(in: 0..<2000, using: &random) == 0 {
-                bytes += sysexMessage(length: Int.random(in: 2...300, using: &random), seed: bytes.count)
+                bytes += sysexMessage(
+                    length: Int.random(in: 2...300, using: &random), seed: bytes.count)
             }
         }
         var malformed = 0
