@@ -32,7 +32,14 @@ struct PortsCommand: Command {
             printError(error.description)
             return .unavailable
         }
-        print(json ? Self.json(ports) : Self.table(ports), terminator: "")
+        // Identical client names get " (2)", " (3)": the names port specs accept.
+        let unique = PortInfo.uniqueClientNames(ports)
+        let named = ports.map { port in
+            var port = port
+            port.clientName = unique[port.address.client] ?? port.clientName
+            return port
+        }
+        print(json ? Self.json(named) : Self.table(named), terminator: "")
         return .ok
     }
 

@@ -1,0 +1,121 @@
+import Glibc
+
+/// Keeps our ports connected to the ports that users named by spec, across unplugging,
+/// replugging and client numbers that change: each binding is re-resolved by its spec (never
+/// by a remembered client number) whenever the kernel announces a client or port change.
+public final class PortBindings: @unchecked Sendable {
+    // @unchecked Sendable: used only by the thread that reads announcements (the input
+    // thread), after being set up on the starting thread before that thread runs.
+
+    /// One spec bound to one of our ports, and what it is connected to now.
+    public struct Binding: Sendable {
+        public var spec: PortSpec
+        /// Our port: an input port (the spec names sources) or an output port (destinations).
+        public var ourPort: UInt8
+        public var direction: PortSpec.Direction
+        /// The ports the spec resolves to and that are connected now; empty while waiting.
+        public var connected: [PortInfo]
+        /// Why the spec resolves to nothing right now, for `status` and the log.
+        public var waitingReason: String?
+    }
+
+    /// What changed in one ``reconcile()``, for the log.
+    public enum Change: Sendable, CustomStringConvertible {
+        case connected(spec: PortSpec, port: PortInfo)
+        case lost(spec: PortSpec, port: PortInfo)
+        case failed(spec: PortSpec, port: PortInfo, error: ALSAError)
+
+        public var description: String {
+            switch self {
+            case .connected(let spec, let port): "'\(spec)' bound to \(port)"
+            case .lost(let spec, let port): "'\(spec)' lost \(port), waiting for it to return"
+            case .failed(let spec, let port, let error): "'\(spec)' could not connect \(port): \(error)"
+            }
+        }
+    }
+
+    private let client: SequencerClient
+    public private(set) var bindings: [Binding] = []
+
+    public init(client: SequencerClient) {
+        self.client = client
+    }
+
+    /// Adds a binding; it connects at the next ``reconcile()``.
+    public func bind(_ spec: PortSpec, to ourPort: UInt8, direction: PortSpec.Direction) {
+        bindings.append(
+            Binding(spec: spec, ourPort: ourPort, direction: direction, connected: [], waitingReason: nil))
+    }
+
+    /// Removes every binding of `ourPort`, disconnecting what it had connected.
+    public func unbind(ourPort: UInt8) {
+        for binding in bindings where binding.ourPort == ourPort {
+            for port in binding.connected { disconnect(port.address, binding) }
+        }
+        bindings.removeAll { $0.ourPort == ourPort }
+    }
+
+    /// Resolves every spec against the ports that exist now, connects what is new and forgets
+    /// what is gone (the kernel already dropped those subscriptions). Returns what changed.
+    @discardableResult
+    public func reconcile() -> [Change] {
+        guard let ports = try? client.ports() else { return [] }
+        var changes: [Change] = []
+        for index in bindings.indices {
+            let binding = bindings[index]
+            let wanted: [PortInfo]
+            do {
+                wanted = try binding.spec.resolve(
+                    in: ports, direction: binding.direction, excludingClient: client.clientID)
+                bindings[index].waitingReason = nil
+            } catch {
+                wanted = []
+                bindings[index].waitingReason = error.description
+            }
+            let wantedAddresses = Set(wanted.map(\.address))
+            for port in binding.connected where !wantedAddresses.contains(port.address) {
+                // Still present but no longer matching (renamed): undo our subscription.
+                if ports.contains(where: { $0.address == port.address }) { disconnect(port.address, binding) }
+                changes.append(.lost(spec: binding.spec, port: port))
+            }
+            var nowConnected = binding.connected.filter { wantedAddresses.contains($0.address) }
+            for port in wanted where !nowConnected.contains(where: { $0.address == port.address }) {
+                do {
+                    try connect(port.address, binding)
+                    nowConnected.append(port)
+                    changes.append(.connected(spec: binding.spec, port: port))
+                } catch {
+                    changes.append(.failed(spec: binding.spec, port: port, error: error))
+                }
+            }
+            bindings[index].connected = nowConnected
+        }
+        return changes
+    }
+
+    /// Whether an announcement can change what a spec resolves to.
+    public static func affectsBindings(_ announcement: Announcement) -> Bool {
+        switch announcement {
+        case .portStarted, .portExited, .portChanged, .clientExited, .clientChanged: true
+        case .clientStarted: false  // its ports are announced one by one right after
+        }
+    }
+
+    private func connect(_ address: PortAddress, _ binding: Binding) throws(ALSAError) {
+        do {
+            switch binding.direction {
+            case .source: try client.connect(from: address, to: binding.ourPort)
+            case .destination: try client.connect(from: binding.ourPort, to: address)
+            }
+        } catch where error.code == -EBUSY {
+            // EBUSY: already subscribed (by us earlier, or by aconnect): that is what we want.
+        }
+    }
+
+    private func disconnect(_ address: PortAddress, _ binding: Binding) {
+        switch binding.direction {
+        case .source: try? client.disconnect(from: address, to: binding.ourPort)
+        case .destination: try? client.disconnect(from: binding.ourPort, to: address)
+        }
+    }
+}
