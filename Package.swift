@@ -52,6 +52,9 @@ let package = Package(
             name: "ALSASequencerTests",
             dependencies: ["ALSASequencer", "MIDI", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(
+            name: "BridgeTests",
+            dependencies: ["Bridge", "ALSASequencer", "MIDI", "TestSupport", "CAllocationCounter"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,1 +1,0 @@
-// The Bridge module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,138 @@
+import ALSASequencer
+import MIDI
+
+/// Everything a config file says, checked as a whole before anything starts.
+public struct BridgeConfig: Sendable {
+    /// The ALSA client name other programs see (`aconnect -l`).
+    public var clientName = "aseqosc"
+    /// The octave number of middle C (60) in note names: 4 (C4, the default) or 3 (Yamaha).
+    public var middleCOctave = 4
+    /// Our ALSA input ports, each bound to the sources its specs name.
+    public var inputs: [InputPortConfig] = []
+    /// Our ALSA output ports, each bound to the destinations its specs name.
+    public var outputs: [OutputPortConfig] = []
+    /// MIDI -> OSC routes.
+    public var routes: [RouteConfig] = []
+    /// Events the input thread can queue ahead of the pipeline thread (rounded up to 2^n).
+    public var ringCapacity = 4096
+    /// The longest SysEx message kept, in bytes; longer ones are dropped and counted.
+    public var sysexCapacity = 65_536
+}
+
+/// One of our ALSA input ports.
+public struct InputPortConfig: Sendable, Equatable {
+    public var name: String
+    /// Sources to connect; empty means "connect nothing, let others connect to us".
+    public var from: [PortSpec]
+}
+
+/// One of our ALSA output ports.
+public struct OutputPortConfig: Sendable, Equatable {
+    public var name: String
+    public var to: [PortSpec]
+}
+
+/// A MIDI -> OSC route: input ports, operators, then OSC destinations (and branches).
+public struct RouteConfig: Sendable {
+    public var name: String
+    /// Indices into ``BridgeConfig/inputs``.
+    public var inputs: [Int]
+    public var chain: ChainConfig
+}
+
+/// Operators, then destinations, then branches that each get a copy of what is left.
+public struct ChainConfig: Sendable {
+    public var operators: [OperatorConfig] = []
+    public var destinations: [DestinationConfig] = []
+    public var branches: [BranchConfig] = []
+}
+
+/// A branch of a fork or a key split.
+public struct BranchConfig: Sendable {
+    /// For a key split: the notes this branch takes (other events go to every branch).
+    public var notes: ClosedRange<UInt8>?
+    public var chain: ChainConfig
+}
+
+/// One operator as written in the config.
+public enum OperatorConfig: Sendable, Equatable {
+    case kinds(Set<MIDIEventKind>, inverted: Bool)
+    case channels(Set<UInt8>, inverted: Bool)
+    case notes(ClosedRange<UInt8>, inverted: Bool)
+    case velocities(ClosedRange<UInt8>, inverted: Bool)
+    case controllers(Set<UInt8>, inverted: Bool)
+    case ports(Set<Int>, inverted: Bool)
+    case transpose(Int)
+    case channelMap([UInt8: UInt8])
+    case velocity(VelocityConfig)
+    case controllerMap([UInt8: UInt8])
+    case valueMap(ValueMapConfig)
+    case noteOff(NoteOffStyle)
+    case assemble(AssembleConfig)
+    case dropRepeats
+    case throttle(perSecond: Double)
+}
+
+/// How note-velocity is changed; applied in this order: fixed, scale, offset, gamma, clamp.
+public struct VelocityConfig: Sendable, Equatable {
+    public var fixed: UInt8?
+    public var scale: Double?
+    public var offset: Int?
+    public var gamma: Double?
+    public var minimum: UInt8?
+    public var maximum: UInt8?
+}
+
+/// A linear mapping of one value (a controller, pitch bend, pressure or velocity).
+public struct ValueMapConfig: Sendable, Equatable {
+    public enum Target: Sendable, Equatable {
+        case controller(UInt8)
+        case pitchBend, channelPressure, polyPressure, velocity
+    }
+    public var target: Target
+    public var input: ClosedRange<Double>
+    public var inputReversed: Bool
+    public var output: (Double, Double)
+
+    public static func == (lhs: ValueMapConfig, rhs: ValueMapConfig) -> Bool {
+        lhs.target == rhs.target && lhs.input == rhs.input && lhs.inputReversed == rhs.inputReversed
+            && lhs.output == rhs.output
+    }
+}
+
+/// Which form note-offs take on the way out.
+public enum NoteOffStyle: String, Sendable, Equatable {
+    /// A note-on with velocity 0 becomes a note-off.
+    case noteOff = "note_off"
+    /// A note-off becomes a note-on with velocity 0.
+    case noteOnZero = "note_on_zero"
+}
+
+/// 14-bit controller and RPN/NRPN assembly.
+public struct AssembleConfig: Sendable, Equatable {
+    public var fourteenBitControllers: [UInt8]
+    public var dataEntryMSBOnly: Bool
+}
+
+/// An OSC destination as written in the config.
+public struct DestinationConfig: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    public var scheme: String
+    /// Per-kind overrides of the scheme: kind name -> address template, arguments, style.
+    public var messages: [String: MessageConfig]
+    public var multicastTTL: Int?
+    public var multicastInterface: String?
+    public var multicastLoop: Bool?
+    public var broadcast: Bool
+
+    /// `host:port`, with IPv6 hosts in brackets.
+    public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// One kind's OSC message in a custom scheme.
+public struct MessageConfig: Sendable, Equatable {
+    public var address: String
+    public var arguments: [String]
+    public var style: String
+}

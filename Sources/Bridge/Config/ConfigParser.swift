@@ -1,0 +1,398 @@
+import ALSASequencer
+import Foundation
+import MIDI
+
+/// Reads a config file into a ``BridgeConfig``, checking everything and naming the key path of
+/// the first mistake.
+public enum ConfigParser {
+    /// Reads and checks the file at `path`.
+    public static func load(path: String) throws(ConfigError) -> BridgeConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
+            throw ConfigError(path: "", message: "\(path) \(reason)")
+        }
+        return try parse(data)
+    }
+
+    /// Checks JSON5 text.
+    public static func parse(_ data: Data) throws(ConfigError) -> BridgeConfig {
+        try parse(ConfigNode(ConfigValue.parseJSON5(data)))
+    }
+
+    static let topLevelKeys = ["client", "middleC", "inputs", "outputs", "routes", "ring", "sysex", "osc"]
+
+    static func parse(_ root: ConfigNode) throws(ConfigError) -> BridgeConfig {
+        let top = try root.object(allowing: topLevelKeys)
+        var config = BridgeConfig()
+        if let client = top["client"] {
+            config.clientName = try client.nonEmptyString()
+            guard config.clientName.utf8.count < 64 else { throw client.error("expected at most 63 bytes") }
+        }
+        if let middleC = top["middleC"] { config.middleCOctave = try middleC.int(in: 3...5) }
+        if let ring = top["ring"] {
+            let object = try ring.object(allowing: ["capacity"])
+            if let capacity = object["capacity"] { config.ringCapacity = try capacity.int(in: 16...1_048_576) }
+        }
+        if let sysex = top["sysex"] {
+            let object = try sysex.object(allowing: ["maxBytes"])
+            if let maxBytes = object["maxBytes"] { config.sysexCapacity = try maxBytes.int(in: 16...16_777_216) }
+        }
+        if let inputs = top["inputs"] {
+            for node in try inputs.array() {
+                let object = try node.object(allowing: ["name", "from"])
+                let name = try portName(object.required("name"), taken: config.inputs.map(\.name))
+                let specs = try object["from"].map(portSpecs) ?? []
+                config.inputs.append(InputPortConfig(name: name, from: specs))
+            }
+        }
+        if let outputs = top["outputs"] {
+            for node in try outputs.array() {
+                let object = try node.object(allowing: ["name", "to"])
+                let name = try portName(object.required("name"), taken: config.outputs.map(\.name))
+                let specs = try object["to"].map(portSpecs) ?? []
+                config.outputs.append(OutputPortConfig(name: name, to: specs))
+            }
+        }
+        if let routes = top["routes"] {
+            let context = Context(inputNames: config.inputs.map(\.name), middleCOctave: config.middleCOctave)
+            for (index, node) in try routes.array().enumerated() {
+                config.routes.append(try route(node, index: index, context))
+            }
+        }
+        if config.inputs.isEmpty && !config.routes.isEmpty {
+            throw ConfigError(path: "inputs", message: "routes need at least one input port")
+        }
+        return config
+    }
+
+    struct Context {
+        var inputNames: [String]
+        var middleCOctave: Int
+    }
+
+    static func portName(_ node: ConfigNode, taken: [String]) throws(ConfigError) -> String {
+        let name = try node.nonEmptyString()
+        guard name.utf8.count < 64 else { throw node.error("expected at most 63 bytes") }
+        guard !taken.contains(name) else { throw node.error("the port name '\(name)' is used twice") }
+        return name
+    }
+
+    static func portSpecs(_ node: ConfigNode) throws(ConfigError) -> [PortSpec] {
+        var specs: [PortSpec] = []
+        let texts = try node.strings()
+        for (index, text) in texts.enumerated() {
+            do {
+                specs.append(try PortSpec(parsing: text))
+            } catch {
+                let path = if case .array = node.value { "\(node.path)[\(index)]" } else { node.path }
+                throw ConfigError(path: path, message: error.description)
+            }
+        }
+        return specs
+    }
+
+    static func route(_ node: ConfigNode, index: Int, _ context: Context) throws(ConfigError) -> RouteConfig {
+        let object = try node.object(allowing: ["name", "from", "operators", "destinations", "split", "fork"])
+        let name = try object["name"]?.nonEmptyString() ?? "route \(index + 1)"
+        var inputs: [Int] = []
+        if let from = object["from"] {
+            for (position, portName) in try from.strings().enumerated() {
+                guard let input = context.inputNames.firstIndex(of: portName) else {
+                    let path = if case .array = from.value { "\(from.path)[\(position)]" } else { from.path }
+                    let known = context.inputNames.map { "'\($0)'" }.joined(separator: ", ")
+                    throw ConfigError(path: path, message: "no input port named '\(portName)'; inputs are \(known)")
+                }
+                inputs.append(input)
+            }
+        } else {
+            inputs = Array(context.inputNames.indices)
+        }
+        let chain = try self.chain(object, context)
+        if chain.destinations.isEmpty && chain.branches.isEmpty {
+            throw ConfigError(path: node.path, message: "a route needs destinations (or a split or fork)")
+        }
+        return RouteConfig(name: name, inputs: inputs, chain: chain)
+    }
+
+    static func chain(_ object: ConfigObject, _ context: Context) throws(ConfigError) -> ChainConfig {
+        var chain = ChainConfig()
+        if let operators = object["operators"] {
+            for node in try operators.array() { chain.operators.append(try `operator`(node, context)) }
+        }
+        if let destinations = object["destinations"] {
+            for node in try destinations.array() { chain.destinations.append(try destination(node)) }
+        }
+        if object["split"] != nil && object["fork"] != nil {
+            throw ConfigError(path: object.path, message: "use either split or fork, not both")
+        }
+        if let split = object["split"] {
+            for node in try split.array() {
+                let branch = try node.object(allowing: ["notes", "operators", "destinations", "split", "fork"])
+                let notes = try noteRange(branch.required("notes"), context)
+                chain.branches.append(BranchConfig(notes: notes, chain: try self.chain(branch, context)))
+            }
+        }
+        if let fork = object["fork"] {
+            for node in try fork.array() {
+                let branch = try node.object(allowing: ["operators", "destinations", "split", "fork"])
+                chain.branches.append(BranchConfig(notes: nil, chain: try self.chain(branch, context)))
+            }
+        }
+        return chain
+    }
+
+    static let operatorKeys = [
+        "types", "channels", "notes", "velocities", "controllers", "ports", "not", "transpose", "channelMap",
+        "velocity", "controllerMap", "valueMap", "noteOff", "assemble", "dropRepeats", "throttle",
+    ]
+
+    static func `operator`(_ node: ConfigNode, _ context: Context, inverted: Bool = false) throws(ConfigError)
+        -> OperatorConfig
+    {
+        let object = try node.object(allowing: operatorKeys)
+        guard object.keys.count == 1, let key = object.keys.first, let value = object[key] else {
+            throw node.error("expected an object with one operator key, such as { transpose: 12 }")
+        }
+        let filterOnly = ["types", "channels", "notes", "velocities", "controllers", "ports", "not"]
+        if inverted && !filterOnly.contains(key) {
+            throw value.error("'not' takes a filter (types, channels, notes, velocities, controllers, ports)")
+        }
+        switch key {
+        case "not":
+            return try `operator`(value, context, inverted: !inverted)
+        case "types":
+            var kinds: Set<MIDIEventKind> = []
+            for element in try elements(value) { kinds.formUnion(try kindNames(element)) }
+            return .kinds(kinds, inverted: inverted)
+        case "channels":
+            var channels: Set<UInt8> = []
+            for element in try elements(value) { channels.insert(UInt8(try element.int(in: 1...16) - 1)) }
+            return .channels(channels, inverted: inverted)
+        case "notes":
+            return .notes(try noteRange(value, context), inverted: inverted)
+        case "velocities":
+            return .velocities(try byteRange(value, in: 0...127), inverted: inverted)
+        case "controllers":
+            var controllers: Set<UInt8> = []
+            for element in try elements(value) { controllers.insert(UInt8(try element.int(in: 0...127))) }
+            return .controllers(controllers, inverted: inverted)
+        case "ports":
+            var ports: Set<Int> = []
+            for element in try elements(value) {
+                let name = try element.string()
+                guard let index = context.inputNames.firstIndex(of: name) else {
+                    throw element.error("no input port named '\(name)'")
+                }
+                ports.insert(index)
+            }
+            return .ports(ports, inverted: inverted)
+        case "transpose":
+            return .transpose(try value.int(in: -127...127))
+        case "channelMap":
+            return .channelMap(try byteMap(value, keys: 1...16, values: 1...16, offset: 1))
+        case "controllerMap":
+            return .controllerMap(try byteMap(value, keys: 0...127, values: 0...127, offset: 0))
+        case "velocity":
+            return .velocity(try velocity(value))
+        case "valueMap":
+            return .valueMap(try valueMap(value))
+        case "noteOff":
+            let text = try value.string()
+            guard let style = NoteOffStyle(rawValue: text) else {
+                throw value.expected("\"note_off\" or \"note_on_zero\"")
+            }
+            return .noteOff(style)
+        case "assemble":
+            let object = try value.object(allowing: ["cc14", "dataEntry"])
+            var controllers: [UInt8] = []
+            if let cc14 = object["cc14"] {
+                for element in try elements(cc14) { controllers.append(UInt8(try element.int(in: 0...31))) }
+            }
+            var msbOnly = false
+            if let dataEntry = object["dataEntry"] {
+                switch try dataEntry.string() {
+                case "msb_lsb": msbOnly = false
+                case "msb": msbOnly = true
+                default: throw dataEntry.expected("\"msb_lsb\" or \"msb\"")
+                }
+            }
+            return .assemble(AssembleConfig(fourteenBitControllers: controllers, dataEntryMSBOnly: msbOnly))
+        case "dropRepeats":
+            guard try value.bool() else { throw value.error("expected true (leave the operator out to keep repeats)") }
+            return .dropRepeats
+        case "throttle":
+            let object = try value.object(allowing: ["perSecond"])
+            return .throttle(perSecond: try object.required("perSecond").number(in: 0.1...10_000))
+        default:
+            throw node.error("unknown operator '\(key)'")
+        }
+    }
+
+    /// One element or an array of them.
+    static func elements(_ node: ConfigNode) throws(ConfigError) -> [ConfigNode] {
+        if case .array = node.value { return try node.array() }
+        return [node]
+    }
+
+    static let kindGroups: [String: [MIDIEventKind]] = [
+        "notes": [.noteOn, .noteOff],
+        "realtime": [.clock, .start, .continue, .stop, .activeSensing, .reset],
+        "system": [.mtcQuarterFrame, .songPosition, .songSelect, .tuneRequest],
+    ]
+
+    static func kindNames(_ node: ConfigNode) throws(ConfigError) -> [MIDIEventKind] {
+        let name = try node.string()
+        if let kind = MIDIEventKind.allCases.first(where: { $0.description == name }) { return [kind] }
+        if let group = kindGroups[name] { return group }
+        throw node.error(
+            "unknown event type '\(name)'; expected one of "
+                + (MIDIEventKind.allCases.map(\.description) + kindGroups.keys.sorted()).joined(separator: ", "))
+    }
+
+    /// `"C2..C5"`, `"36..72"`, `[36, 72]`, or one note (`"C4"`, `60`).
+    static func noteRange(_ node: ConfigNode, _ context: Context) throws(ConfigError) -> ClosedRange<UInt8> {
+        func note(_ text: Substring) throws(ConfigError) -> UInt8 {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard let note = NoteName.parse(trimmed, middleCOctave: context.middleCOctave) else {
+                throw node.error("'\(trimmed)' is not a note (C-1..G9, F#3, Bb2 or 0-127)")
+            }
+            return note
+        }
+        switch node.value {
+        case .number:
+            let note = UInt8(try node.int(in: 0...127))
+            return note...note
+        case .string(let text):
+            let parts = text.components(separatedBy: "..")
+            guard parts.count <= 2 else { throw node.error("expected a note range like \"C2..C5\"") }
+            let low = try note(Substring(parts[0]))
+            let high = parts.count == 2 ? try note(Substring(parts[1])) : low
+            guard low <= high else { throw node.error("the range \(text) is empty: its low note is above its high") }
+            return low...high
+        case .array:
+            return try byteRange(node, in: 0...127)
+        default:
+            throw node.expected("a note range like \"C2..C5\" or [36, 72]")
+        }
+    }
+
+    /// `[low, high]` of whole numbers within `bounds`.
+    static func byteRange(_ node: ConfigNode, in bounds: ClosedRange<Int>) throws(ConfigError) -> ClosedRange<UInt8> {
+        let pair = try node.array()
+        guard pair.count == 2 else { throw node.expected("[low, high]") }
+        let low = try pair[0].int(in: bounds)
+        let high = try pair[1].int(in: bounds)
+        guard low <= high else { throw node.error("the range [\(low), \(high)] is empty") }
+        return UInt8(low)...UInt8(high)
+    }
+
+    /// `{ "1": 2, ... }`: a map between numbers, stored zero-based when `offset` is 1.
+    static func byteMap(_ node: ConfigNode, keys: ClosedRange<Int>, values: ClosedRange<Int>, offset: Int)
+        throws(ConfigError) -> [UInt8: UInt8]
+    {
+        guard case .object(let members) = node.value else { throw node.expected("an object like { \"1\": 2 }") }
+        var map: [UInt8: UInt8] = [:]
+        for key in members.keys.sorted() {
+            let child = ConfigNode(members[key]!, path: ConfigNode.join(node.path, key))
+            guard let number = Int(key), keys.contains(number) else {
+                throw child.error("the key '\(key)' is not \(keys.lowerBound)-\(keys.upperBound)")
+            }
+            map[UInt8(number - offset)] = UInt8(try child.int(in: values) - offset)
+        }
+        return map
+    }
+
+    static func velocity(_ node: ConfigNode) throws(ConfigError) -> VelocityConfig {
+        let object = try node.object(allowing: ["fixed", "scale", "offset", "gamma", "min", "max"])
+        var velocity = VelocityConfig()
+        velocity.fixed = try object["fixed"].map { node throws(ConfigError) in UInt8(try node.int(in: 1...127)) }
+        velocity.scale = try object["scale"]?.number(in: 0...16)
+        velocity.offset = try object["offset"]?.int(in: -127...127)
+        velocity.gamma = try object["gamma"]?.number(in: 0.05...20)
+        velocity.minimum = try object["min"].map { node throws(ConfigError) in UInt8(try node.int(in: 1...127)) }
+        velocity.maximum = try object["max"].map { node throws(ConfigError) in UInt8(try node.int(in: 1...127)) }
+        if let minimum = velocity.minimum, let maximum = velocity.maximum, minimum > maximum {
+            throw ConfigError(path: node.path, message: "min (\(minimum)) is above max (\(maximum))")
+        }
+        if object.keys.isEmpty { throw node.error("expected one or more of fixed, scale, offset, gamma, min, max") }
+        return velocity
+    }
+
+    static func valueMap(_ node: ConfigNode) throws(ConfigError) -> ValueMapConfig {
+        let object = try node.object(allowing: ["controller", "of", "in", "out"])
+        let target: ValueMapConfig.Target
+        let bounds: ClosedRange<Double>
+        switch (object["controller"], object["of"]) {
+        case (let controller?, nil):
+            target = .controller(UInt8(try controller.int(in: 0...127)))
+            bounds = 0...127
+        case (nil, let of?):
+            switch try of.string() {
+            case "pitch_bend": (target, bounds) = (.pitchBend, -8192...8191)
+            case "channel_pressure": (target, bounds) = (.channelPressure, 0...127)
+            case "poly_pressure": (target, bounds) = (.polyPressure, 0...127)
+            case "velocity": (target, bounds) = (.velocity, 1...127)
+            default: throw of.expected("\"pitch_bend\", \"channel_pressure\", \"poly_pressure\" or \"velocity\"")
+            }
+        default:
+            throw node.error("expected either controller or of (pitch_bend, channel_pressure, ...)")
+        }
+        func pair(_ key: String) throws(ConfigError) -> (Double, Double) {
+            let node = try object.required(key)
+            let values = try node.array()
+            guard values.count == 2 else { throw node.expected("[from, to]") }
+            return (try values[0].number(in: bounds), try values[1].number(in: bounds))
+        }
+        let input = try pair("in")
+        let output = try pair("out")
+        guard input.0 != input.1 else { throw ConfigError(path: "\(node.path).in", message: "the two ends are equal") }
+        return ValueMapConfig(
+            target: target, input: min(input.0, input.1)...max(input.0, input.1), inputReversed: input.0 > input.1,
+            output: output)
+    }
+
+    static let destinationKeys = ["host", "port", "scheme", "messages", "multicast", "broadcast"]
+
+    static func destination(_ node: ConfigNode) throws(ConfigError) -> DestinationConfig {
+        let object = try node.object(allowing: destinationKeys)
+        let host = try object.required("host").nonEmptyString()
+        let port = try object.required("port").int(in: 1...65535)
+        let scheme = try object["scheme"]?.string() ?? "default"
+        let schemes = ["default", "osmid", "touchosc"]
+        if let schemeNode = object["scheme"], !schemes.contains(scheme) {
+            throw schemeNode.error("unknown scheme '\(scheme)'; expected one of \(schemes.joined(separator: ", "))")
+        }
+        var messages: [String: MessageConfig] = [:]
+        if let messagesNode = object["messages"] {
+            guard case .object(let members) = messagesNode.value else { throw messagesNode.expected("an object") }
+            for kindName in members.keys.sorted() {
+                let child = ConfigNode(members[kindName]!, path: ConfigNode.join(messagesNode.path, kindName))
+                guard MIDIEventKind.allCases.contains(where: { $0.description == kindName }) else {
+                    throw child.error("unknown event type '\(kindName)'")
+                }
+                if case .null = child.value {
+                    messages[kindName] = MessageConfig(address: "", arguments: [], style: "none")
+                    continue
+                }
+                let message = try child.object(allowing: ["address", "args", "style"])
+                let address = try message.required("address").nonEmptyString()
+                guard address.hasPrefix("/") else {
+                    throw ConfigError(path: "\(child.path).address", message: "an OSC address starts with '/'")
+                }
+                let arguments = try message["args"]?.strings() ?? []
+                let style = try message["style"]?.string() ?? "int"
+                messages[kindName] = MessageConfig(address: address, arguments: arguments, style: style)
+            }
+        }
+        var destination = DestinationConfig(
+            host: host, port: port, scheme: scheme, messages: messages, multicastTTL: nil, multicastInterface: nil,
+            multicastLoop: nil, broadcast: try object["broadcast"]?.bool() ?? false)
+        if let multicast = object["multicast"] {
+            let options = try multicast.object(allowing: ["ttl", "interface", "loop"])
+            destination.multicastTTL = try options["ttl"]?.int(in: 0...255)
+            destination.multicastInterface = try options["interface"]?.nonEmptyString()
+            destination.multicastLoop = try options["loop"]?.bool()
+        }
+        return destination
+    }
+}
