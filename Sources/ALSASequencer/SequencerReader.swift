@@ -75,8 +75,10 @@ public final class SequencerReader: @unchecked Sendable {
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
-    /// Reads events until ``stop()``; `handler` runs on this thread for each decoded event.
-    public func run(_ handler: (DecodedSequencerEvent) -> Void) throws(ALSAError) {
+    /// Reads events until ``stop()``; `handler` runs on this thread for each decoded event, and
+    /// `afterBatch` once each time the events pending at a wake-up have all been handled (the
+    /// place to wake a consumer once per batch rather than once per event).
+    public func run(_ handler: (DecodedSequencerEvent) -> Void, afterBatch: () -> Void = {}) throws(ALSAError) {
         let sequencerCount = Int(snd_seq_poll_descriptors_count(client.handle, Int16(POLLIN)))
         let descriptors = UnsafeMutablePointer<pollfd>.allocate(capacity: sequencerCount + 1)
         defer { descriptors.deallocate() }
@@ -92,6 +94,7 @@ public final class SequencerReader: @unchecked Sendable {
                 throw ALSAError(code: -errno, call: "poll")
             }
             try drain(handler)
+            afterBatch()
         }
     }
 

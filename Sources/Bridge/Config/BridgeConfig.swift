@@ -67,7 +67,7 @@ public enum OperatorConfig: Sendable, Equatable {
     case velocity(VelocityConfig)
     case controllerMap([UInt8: UInt8])
     case valueMap(ValueMapConfig)
-    case noteOff(NoteOffStyle)
+    case noteOff(NoteOffForm)
     case assemble(AssembleConfig)
     case dropRepeats
     case throttle(perSecond: Double)
@@ -101,7 +101,7 @@ public struct ValueMapConfig: Sendable, Equatable {
 }
 
 /// Which form note-offs take on the way out.
-public enum NoteOffStyle: String, Sendable, Equatable {
+public enum NoteOffForm: String, Sendable, Equatable {
     /// A note-on with velocity 0 becomes a note-off.
     case noteOff = "note_off"
     /// A note-off becomes a note-on with velocity 0.

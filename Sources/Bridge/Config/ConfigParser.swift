@@ -198,7 +198,7 @@ public enum ConfigParser {
             return .valueMap(try valueMap(value))
         case "noteOff":
             let text = try value.string()
-            guard let style = NoteOffStyle(rawValue: text) else {
+            guard let style = NoteOffForm(rawValue: text) else {
                 throw value.expected("\"note_off\" or \"note_on_zero\"")
             }
             return .noteOff(style)

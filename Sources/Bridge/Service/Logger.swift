@@ -1,0 +1,65 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// Severity of a log line; the raw values are syslog's priorities, which journald reads from a
+/// `<N>` prefix.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+    case error = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
+    case debug = 7
+
+    public init?(name: String) {
+        guard let level = Self.allCases.first(where: { "\($0)" == name }) else { return nil }
+        self = level
+    }
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue > rhs.rawValue }
+}
+
+/// Writes log lines to stderr: with journald priority prefixes (`<6>...`) when stderr is the
+/// journal (systemd sets `JOURNAL_STREAM`), with a timestamp otherwise. Never used per event.
+public final class Logger: Sendable {
+    private let minimum: LogLevel
+    private let forJournal: Bool
+    private let lock = Mutex(())
+
+    public init(level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        minimum = level
+        forJournal = environment["JOURNAL_STREAM"] != nil
+    }
+
+    public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+        guard level >= minimum else { return }
+        let prefix: String
+        if forJournal {
+            prefix = "<\(level.rawValue)>"
+        } else {
+            prefix = Self.timestamp() + " " + "\(level)".uppercased().padding(toLength: 7, withPad: " ", startingAt: 0) + " "
+        }
+        let line = prefix + message() + "\n"
+        lock.withLock { _ in
+            var line = line
+            line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+        }
+    }
+
+    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    public func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
+    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+            parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
+    }
+}
