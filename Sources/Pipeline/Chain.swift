@@ -1,0 +1,286 @@
+import MIDI
+
+/// Operators, then destinations, then optional branches: the shape of a route.
+///
+/// An event runs through ``operators`` in order; if it survives, it goes to every index in
+/// ``destinations`` and then on to the branches: to each of them (a fork), or by note range (a
+/// key split). Output is `(event, destination index)` pairs handed to a non-escaping sink, so a
+/// fork or key split can turn one input into several outputs without allocating.
+///
+/// **Notes are never lost.** A note-end (note-off, or note-on with velocity 0) does not run
+/// through operators. Every chain remembers, per (channel, note) arriving at the route, which
+/// (channel, note) it sent for the note-on, and the note-end is sent as exactly that note, to
+/// that chain's destinations, in the chain's note-off form (see ``NoteOffStyle``), keeping its
+/// release velocity, port and timestamp. A note-end whose note-on never got through is dropped
+/// there. So a note-on moved out of range, filtered by velocity, or sent to one side of a key
+/// split ends exactly where it went, even if the operators are replaced while it sounds. A
+/// second note-on for a held (channel, note) that now goes out as a different note first ends
+/// the one sent before. Poly pressure is not tracked: it runs through the operators.
+///
+/// A chain's note tables and its stateful operators keep their state in buffers that copies
+/// share; a ``Route`` gives its chain fresh ones.
+public struct Chain: Sendable {
+    /// How a chain hands its survivors on after its destinations.
+    public enum Branching: Sendable {
+        /// No branches.
+        case none
+        /// Every branch gets a copy of every survivor.
+        case fork([Chain])
+        /// Note-ons and poly pressure go to every branch whose note range holds their note;
+        /// note-ends go where their note-on went; everything else goes to every branch.
+        case keySplit([KeyZone])
+    }
+
+    /// A key split's branch: the notes it takes and the chain they run through.
+    public struct KeyZone: Sendable {
+        public var notes: ClosedRange<UInt8>
+        public var chain: Chain
+
+        public init(_ notes: ClosedRange<UInt8>, _ chain: Chain) {
+            self.notes = notes
+            self.chain = chain
+        }
+    }
+
+    /// The operators, in order; replace them with ``replaceOperators(_:atBranch:)``.
+    public private(set) var operators: [Operator]
+    /// The destination indices each survivor goes to.
+    public let destinations: [Int]
+    /// The branches after the destinations.
+    public private(set) var branches: [Chain]
+    /// Whether the branches are a key split (otherwise a fork).
+    public let splitsByKey: Bool
+    /// The notes this chain takes when it is a key split's branch.
+    public private(set) var keyRange: ClosedRange<UInt8> = 0...127
+    let notes: NoteTable
+
+    /// A chain running `operators`, sending survivors to `destinations`, then to `branching`.
+    public init(_ operators: [Operator] = [], destinations: [Int] = [], then branching: Branching = .none) {
+        self.operators = operators
+        self.destinations = destinations
+        notes = NoteTable()
+        switch branching {
+        case .none:
+            branches = []
+            splitsByKey = false
+        case .fork(let chains):
+            branches = chains
+            splitsByKey = false
+        case .keySplit(let zones):
+            branches = zones.map { zone in
+                var chain = zone.chain
+                chain.keyRange = zone.notes
+                return chain
+            }
+            splitsByKey = true
+        }
+    }
+
+    private init(copying chain: Chain) {
+        operators = chain.operators.map { $0.withFreshState() }
+        destinations = chain.destinations
+        branches = chain.branches.map { $0.withFreshState() }
+        splitsByKey = chain.splitsByKey
+        keyRange = chain.keyRange
+        notes = NoteTable()
+    }
+
+    /// The same chain with its own, empty note tables and operator state.
+    public func withFreshState() -> Chain { Chain(copying: self) }
+
+    /// Replaces the operators of the branch at `path` (branch indices from this chain down; empty
+    /// for this chain), keeping its note table so held notes still end correctly. Returns `false`
+    /// if there is no such branch.
+    @discardableResult
+    public mutating func replaceOperators(_ operators: [Operator], atBranch path: [Int] = []) -> Bool {
+        guard let first = path.first else {
+            self.operators = operators
+            return true
+        }
+        guard branches.indices.contains(first) else { return false }
+        return branches[first].replaceOperators(operators, atBranch: Array(path.dropFirst()))
+    }
+
+    /// The number of notes this chain and its branches hold (note-ons sent, not yet ended).
+    public var heldNoteCount: Int {
+        var total = notes.count
+        var b = 0
+        while b < branches.count {
+            total += branches[b].heldNoteCount
+            b += 1
+        }
+        return total
+    }
+
+    // MARK: Running
+
+    /// Runs `event`, arriving at time `now` (ns), and hands each output to `sink`.
+    public mutating func process(_ event: MIDIEvent, now: UInt64, into sink: (MIDIEvent, Int) -> Void) {
+        var tally = RouteTally()
+        process(event, now: now, tally: &tally, sink: sink)
+    }
+
+    /// Emits the throttled values due at `now`, each continuing through the operators after its
+    /// throttle, the destinations and the branches.
+    public mutating func flushDue(now: UInt64, into sink: (MIDIEvent, Int) -> Void) {
+        var tally = RouteTally()
+        flushDue(now: now, inherited: nil, tally: &tally, sink: sink)
+    }
+
+    /// When the earliest throttled value here or in a branch falls due (ns), or `nil`.
+    public var nextDeadline: UInt64? {
+        var earliest: UInt64? = nil
+        var i = 0
+        while i < operators.count {
+            if let deadline = operators[i].nextDeadline { earliest = min(earliest ?? .max, deadline) }
+            i += 1
+        }
+        var b = 0
+        while b < branches.count {
+            if let deadline = branches[b].nextDeadline { earliest = min(earliest ?? .max, deadline) }
+            b += 1
+        }
+        return earliest
+    }
+
+    /// Sends a note-end for every note this chain and its branches hold, and forgets them.
+    public func releaseAll(into sink: (MIDIEvent, Int) -> Void) {
+        releaseAll(inherited: nil, sink: sink)
+    }
+
+    mutating func process(_ event: MIDIEvent, now: UInt64, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {
+        if event.endsNote {
+            if !endNote(event, key: NoteTable.key(of: event), inherited: nil, tally: &tally, sink: sink) {
+                tally.unmatchedNoteOffs += 1
+            }
+        } else {
+            run(event, key: NoteTable.key(of: event), from: 0, now: now, inherited: nil, tally: &tally, sink: sink)
+        }
+    }
+
+    /// Runs `event` through the operators from `start`, then delivers and branches.
+    private mutating func run(
+        _ input: MIDIEvent, key: Int, from start: Int, now: UInt64, inherited: NoteOffStyle?,
+        tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void
+    ) {
+        var event = input
+        var i = start
+        while i < operators.count {
+            guard operators[i].process(&event, now: now) else {
+                tally.count(operators[i].dropReason)
+                return
+            }
+            i += 1
+        }
+        if event.kind == .noteOn, event.data2 > 0, !destinations.isEmpty {
+            // A held key now going out as a different note: end the old one first.
+            let sent = Int(event.channel & 15) << 7 | Int(event.data1 & 127)
+            if let previous = notes.emitted(for: key), previous != sent {
+                var end = event
+                end.kind = .noteOff
+                end.data2 = 0
+                end.channel = UInt8(previous >> 7)
+                end.data1 = UInt8(previous & 127)
+                if let style = style(inherited) { _ = style.process(&end) }
+                deliver(end, tally: &tally, sink: sink)
+            }
+            notes.record(key, channel: event.channel, note: event.data1)
+        }
+        deliver(event, tally: &tally, sink: sink)
+        guard !branches.isEmpty else { return }
+        let style = style(inherited)
+        let byNote = splitsByKey && (event.kind == .noteOn || event.kind == .polyPressure)
+        var b = 0
+        while b < branches.count {
+            if !byNote || branches[b].keyRange.contains(event.data1) {
+                branches[b].run(event, key: key, from: 0, now: now, inherited: style, tally: &tally, sink: sink)
+            }
+            b += 1
+        }
+    }
+
+    /// Ends the note this chain and its branches sent for `key`; `true` if any had sent one.
+    private func endNote(
+        _ event: MIDIEvent, key: Int, inherited: NoteOffStyle?, tally: inout RouteTally,
+        sink: (MIDIEvent, Int) -> Void
+    ) -> Bool {
+        var released = false
+        if let emitted = notes.remove(key) {
+            var end = event
+            end.channel = UInt8(emitted >> 7)
+            end.data1 = UInt8(emitted & 127)
+            if let style = style(inherited) { _ = style.process(&end) }
+            deliver(end, tally: &tally, sink: sink)
+            released = true
+        }
+        guard !branches.isEmpty else { return released }
+        let style = style(inherited)
+        var b = 0
+        while b < branches.count {
+            if branches[b].endNote(event, key: key, inherited: style, tally: &tally, sink: sink) { released = true }
+            b += 1
+        }
+        return released
+    }
+
+    mutating func flushDue(
+        now: UInt64, inherited: NoteOffStyle?, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void
+    ) {
+        var i = 0
+        while i < operators.count {
+            if case .throttle(let throttle) = operators[i] {
+                let next = i + 1
+                throttle.flushDue(now: now) { event in
+                    tally.flushed += 1
+                    run(event, key: 0, from: next, now: now, inherited: inherited, tally: &tally, sink: sink)
+                }
+            }
+            i += 1
+        }
+        guard !branches.isEmpty else { return }
+        let style = style(inherited)
+        var b = 0
+        while b < branches.count {
+            branches[b].flushDue(now: now, inherited: style, tally: &tally, sink: sink)
+            b += 1
+        }
+    }
+
+    func releaseAll(inherited: NoteOffStyle?, sink: (MIDIEvent, Int) -> Void) {
+        let style = style(inherited)
+        notes.removeAll { _, emitted in
+            var end = MIDIEvent.noteOff(channel: UInt8(emitted >> 7), note: UInt8(emitted & 127))
+            if let style { _ = style.process(&end) }
+            var d = 0
+            while d < destinations.count {
+                sink(end, destinations[d])
+                d += 1
+            }
+        }
+        var b = 0
+        while b < branches.count {
+            branches[b].releaseAll(inherited: style, sink: sink)
+            b += 1
+        }
+    }
+
+    /// The note-off form of this chain: its last `normaliseNoteOffs` operator, else its parent's.
+    private func style(_ inherited: NoteOffStyle?) -> NoteOffStyle? {
+        var style = inherited
+        var i = 0
+        while i < operators.count {
+            if let own = operators[i].noteOffStyle { style = own }
+            i += 1
+        }
+        return style
+    }
+
+    private func deliver(_ event: MIDIEvent, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {
+        var d = 0
+        while d < destinations.count {
+            sink(event, destinations[d])
+            tally.deliveries += 1
+            d += 1
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import MIDI
+
+/// Drops a control change, pitch bend or channel pressure whose value equals the last one that
+/// passed on its channel (and controller); other events pass.
+///
+/// The first value on each channel x controller always passes. 14-bit controllers, RPN, NRPN
+/// and poly pressure are not compared. The last values live in a buffer that copies of this
+/// value share; a ``Route`` gives its chain fresh buffers.
+public struct RepeatFilter: Sendable {
+    private let state = State()
+
+    /// A filter that has seen nothing yet.
+    public init() {}
+
+    /// The same filter with its own, empty state.
+    public func withFreshState() -> RepeatFilter { RepeatFilter() }
+
+    /// Records `event`'s value; `false` when it repeats the last one.
+    public func process(_ event: inout MIDIEvent) -> Bool {
+        let channel = Int(event.channel & 15)
+        switch event.kind {
+        case .controlChange:
+            let slot = channel << 7 | Int(event.data1 & 127)
+            let value = Int16(event.data2)
+            if state.controllers[slot] == value { return false }
+            state.controllers[slot] = value
+        case .pitchBend:
+            if state.bends[channel] == event.value { return false }
+            state.bends[channel] = event.value
+        case .channelPressure:
+            let value = Int16(event.data1)
+            if state.pressures[channel] == value { return false }
+            state.pressures[channel] = value
+        default:
+            break
+        }
+        return true
+    }
+
+    /// Forgets every last value.
+    public func reset() {
+        state.reset()
+    }
+
+    // @unchecked Sendable: mutated only by the one thread running the route that owns it.
+    private final class State: @unchecked Sendable {
+        // -1 (or Int32.min for bends): nothing seen yet.
+        let controllers = UnsafeMutablePointer<Int16>.allocate(capacity: 16 * 128)
+        let pressures = UnsafeMutablePointer<Int16>.allocate(capacity: 16)
+        let bends = UnsafeMutablePointer<Int32>.allocate(capacity: 16)
+
+        init() {
+            controllers.initialize(repeating: -1, count: 16 * 128)
+            pressures.initialize(repeating: -1, count: 16)
+            bends.initialize(repeating: .min, count: 16)
+        }
+
+        func reset() {
+            controllers.update(repeating: -1, count: 16 * 128)
+            pressures.update(repeating: -1, count: 16)
+            bends.update(repeating: .min, count: 16)
+        }
+
+        deinit {
+            controllers.deallocate()
+            pressures.deallocate()
+            bends.deallocate()
+        }
+    }
+}

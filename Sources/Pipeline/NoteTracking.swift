@@ -1,0 +1,63 @@
+import MIDI
+
+/// What a chain leaf emitted for each note it holds: for every incoming (channel, note) of the
+/// route, the (channel, note) of the note-on it sent, so the note-off can end exactly that note
+/// whatever happened to the operators in between.
+///
+/// A fixed 16 x 128-entry table, allocated once; copies of a chain share it (a ``Route`` gives
+/// its chain fresh tables).
+final class NoteTable: @unchecked Sendable {
+    // @unchecked Sendable: mutated only by the one thread running the route that owns it.
+
+    static let entries = 16 * 128
+    /// No note-on sent for this key.
+    private static let none = UInt16.max
+
+    /// Index `channel << 7 | note` of the route's input; value `channel << 7 | note` emitted.
+    private let emitted = UnsafeMutablePointer<UInt16>.allocate(capacity: entries)
+    /// The number of keys held.
+    private(set) var count = 0
+
+    init() {
+        emitted.initialize(repeating: Self.none, count: Self.entries)
+    }
+
+    deinit {
+        emitted.deallocate()
+    }
+
+    /// The key of `event`'s (channel, note) as it arrives at the route.
+    static func key(of event: MIDIEvent) -> Int {
+        Int(event.channel & 15) << 7 | Int(event.data1 & 127)
+    }
+
+    /// What was emitted for `key`, as `channel << 7 | note`, or `nil`.
+    func emitted(for key: Int) -> Int? {
+        let value = emitted[key]
+        return value == Self.none ? nil : Int(value)
+    }
+
+    /// Records that the note-on for `key` went out as (`channel`, `note`).
+    func record(_ key: Int, channel: UInt8, note: UInt8) {
+        if emitted[key] == Self.none { count += 1 }
+        emitted[key] = UInt16(channel & 15) << 7 | UInt16(note & 127)
+    }
+
+    /// Forgets `key`; returns what was emitted for it, or `nil`.
+    func remove(_ key: Int) -> Int? {
+        let value = emitted[key]
+        guard value != Self.none else { return nil }
+        emitted[key] = Self.none
+        count -= 1
+        return Int(value)
+    }
+
+    /// Calls `body` with every held (key, emitted), lowest key first, and forgets them.
+    func removeAll(_ body: (_ key: Int, _ emitted: Int) -> Void) {
+        var key = 0
+        while key < Self.entries && count > 0 {
+            if let value = remove(key) { body(key, value) }
+            key += 1
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import MIDI
+import Pipeline
+import Testing
+
+/// A chain, a note-on, the operators swapped in before the note-off, and what must come out.
+struct SwapCase: Sendable, CustomTestStringConvertible {
+    var name: String
+    var before: [Operator]
+    var after: [Operator]
+    var noteOn: MIDIEvent?
+    var noteOff: MIDIEvent?
+    var testDescription: String { name }
+}
+
+@Suite struct NoteTrackingTests {
+    static let swaps: [SwapCase] = [
+        SwapCase(
+            name: "transpose changes", before: [.transpose(Transpose(semitones: 12))],
+            after: [.transpose(Transpose(semitones: -5))], noteOn: on(0, 72), noteOff: off(0, 72, 33)),
+        SwapCase(
+            name: "channel map changes", before: [.channelMap(ChannelMap([(0, 9)]))],
+            after: [.channelMap(ChannelMap([(0, 3)]))], noteOn: on(9, 60), noteOff: off(9, 60, 33)),
+        SwapCase(
+            name: "velocity filter removed", before: [.velocityFilter(VelocityFilter(1...63))], after: [],
+            noteOn: nil, noteOff: nil),
+        SwapCase(
+            name: "velocity filter added", before: [], after: [.velocityFilter(VelocityFilter(1...63))],
+            noteOn: on(0, 60), noteOff: off(0, 60, 33)),
+        SwapCase(
+            name: "note pushed out of range", before: [.transpose(Transpose(semitones: 100))], after: [],
+            noteOn: nil, noteOff: nil),
+        SwapCase(
+            name: "transpose added", before: [], after: [.transpose(Transpose(semitones: 100))],
+            noteOn: on(0, 60), noteOff: off(0, 60, 33)),
+        SwapCase(
+            name: "kind filter blocks note-offs", before: [],
+            after: [.kindFilter(KindFilter([.noteOff], inverted: true))],
+            noteOn: on(0, 60), noteOff: off(0, 60, 33)),
+        SwapCase(
+            name: "note filter and channel filter added", before: [.velocity(VelocityCurve(.fixed(1)))],
+            after: [.noteFilter(NoteRangeFilter(0...10)), .channelFilter(ChannelFilter([5]))],
+            noteOn: on(0, 60, 1), noteOff: off(0, 60, 33)),
+    ]
+
+    @Test(arguments: swaps)
+    func noteOffEndsTheNoteItsNoteOnSentAfterTheOperatorsChange(_ swap: SwapCase) {
+        let route = route(swap.before)
+        #expect(route.outputs(on(0, 60)) == (swap.noteOn.map { [Output($0)] } ?? []))
+        route.replaceOperators(swap.after)
+        #expect(route.outputs(off(0, 60, 33)) == (swap.noteOff.map { [Output($0)] } ?? []))
+        #expect(route.heldNoteCount == 0)
+        #expect(route.counters.snapshot.unmatchedNoteOffs == (swap.noteOff == nil ? 1 : 0))
+    }
+
+    @Test func noteOnWithZeroVelocityEndsTheNoteInItsOwnForm() {
+        let route = route([.transpose(Transpose(semitones: 1))])
+        _ = route.outputs(on(4, 127 - 1))
+        route.replaceOperators([.transpose(Transpose(semitones: 50))])
+        #expect(route.outputs(on(4, 126, 0)) == [Output(on(4, 127, 0))])
+    }
+
+    @Test func aRetriggeredKeyGoingOutAsAnotherNoteEndsTheFirst() {
+        let route = route([.transpose(Transpose(semitones: 1))])
+        #expect(route.outputs(on(0, 60)) == [Output(on(0, 61))])
+        route.replaceOperators([.transpose(Transpose(semitones: 2))])
+        #expect(route.outputs(on(0, 60, 90)) == [Output(off(0, 61)), Output(on(0, 62, 90))])
+        #expect(route.outputs(on(0, 60, 80)) == [Output(on(0, 62, 80))], "same note: a plain retrigger")
+        #expect(route.outputs(off(0, 60)) == [Output(off(0, 62))])
+        #expect(route.outputs(off(0, 60)).isEmpty, "already ended")
+    }
+
+    @Test func keySplitNoteOffsGoWhereTheirNoteOnsWent() {
+        let route = route(
+            Chain(
+                [], destinations: [],
+                then: .keySplit([
+                    .init(0...59, Chain([], destinations: [0])),
+                    .init(60...127, Chain([.transpose(Transpose(semitones: -12))], destinations: [1])),
+                ])))
+        #expect(route.outputs(on(0, 59)) == [Output(on(0, 59), to: 0)])
+        #expect(route.outputs(on(0, 72)) == [Output(on(0, 60), to: 1)])
+        // Move the split's input up an octave and the upper zone's transpose: old notes still end.
+        route.replaceOperators([.transpose(Transpose(semitones: 12))])
+        route.replaceOperators([.channelMap(ChannelMap(allTo: 7))], atBranch: [1])
+        #expect(route.outputs(off(0, 59)) == [Output(off(0, 59), to: 0)])
+        #expect(route.outputs(off(0, 72)) == [Output(off(0, 60), to: 1)])
+        #expect(route.outputs(on(0, 59)) == [Output(on(7, 71), to: 1)])
+        #expect(route.outputs(off(0, 59)) == [Output(off(7, 71), to: 1)])
+        #expect(!route.replaceOperators([], atBranch: [2]))
+    }
+
+    @Test func withoutNormalisationANoteEndKeepsTheFormItArrivedIn() {
+        let route = route([])
+        _ = route.outputs(on(0, 60), on(0, 61))
+        #expect(route.outputs(on(0, 60, 0), off(0, 61, 90)) == [Output(on(0, 60, 0)), Output(off(0, 61, 90))])
+    }
+
+    @Test func normalisationInTheParentAppliesToBranchesWithoutTheirOwn() {
+        let route = route(
+            Chain(
+                [.normaliseNoteOffs(.noteOnWithZeroVelocity)], destinations: [],
+                then: .fork([Chain([], destinations: [0]), Chain([.normaliseNoteOffs(.noteOff)], destinations: [1])])))
+        _ = route.outputs(on(0, 60))
+        #expect(route.outputs(off(0, 60, 40)) == [Output(on(0, 60, 0), to: 0), Output(off(0, 60, 40), to: 1)])
+        _ = route.outputs(on(0, 60))
+        #expect(route.outputs(on(0, 60, 0)) == [Output(on(0, 60, 0), to: 0), Output(off(0, 60, 0), to: 1)])
+    }
+
+    @Test func releaseAllEndsEverySentNoteOnceInEachLeafForm() {
+        let route = route(
+            Chain(
+                [.transpose(Transpose(semitones: 12))], destinations: [0],
+                then: .fork([
+                    Chain(
+                        [.channelMap(ChannelMap(allTo: 9)), .normaliseNoteOffs(.noteOnWithZeroVelocity)],
+                        destinations: [1, 2])
+                ])))
+        _ = route.outputs(on(0, 60), on(15, 0), on(0, 116), on(3, 1, 0))
+        #expect(route.heldNoteCount == 4)
+        #expect(
+            route.released() == [
+                Output(off(0, 72), to: 0), Output(off(15, 12), to: 0),
+                Output(on(9, 72, 0), to: 1), Output(on(9, 72, 0), to: 2),
+                Output(on(9, 12, 0), to: 1), Output(on(9, 12, 0), to: 2),
+            ])
+        #expect(route.heldNoteCount == 0)
+        #expect(route.released().isEmpty)
+        #expect(route.outputs(off(0, 60)).isEmpty)
+    }
+}
