@@ -1,1 +1,0 @@
-// Maps MIDI events to OSC messages and back; see docs/OSC.md.

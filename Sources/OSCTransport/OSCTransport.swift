@@ -1,1 +1,0 @@
-// The OSCTransport module; see docs/ARCHITECTURE.md.

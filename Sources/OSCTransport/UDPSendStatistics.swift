@@ -1,0 +1,114 @@
+import Glibc
+import Synchronization
+
+/// Why a packet to one destination was not sent.
+public enum UDPSendFailure: Int, Sendable, CaseIterable, CustomStringConvertible {
+    /// `ECONNREFUSED`: an earlier packet came back as ICMP port unreachable; nothing listens there.
+    case connectionRefused
+    /// `ENETUNREACH`: no route to the network.
+    case networkUnreachable
+    /// `EHOSTUNREACH`: no route to the host (or no ARP/ND answer).
+    case hostUnreachable
+    /// `EAGAIN`/`ENOBUFS`: the socket's send buffer is full; the packet is dropped, not waited for.
+    case bufferFull
+    /// `EMSGSIZE`: larger than a UDP datagram may be.
+    case messageTooLong
+    /// `EACCES`/`EPERM`: refused locally (broadcast without the flag, a firewall rule).
+    case permissionDenied
+    /// Any other `errno`.
+    case other
+
+    public var description: String {
+        switch self {
+        case .connectionRefused: "connection_refused"
+        case .networkUnreachable: "network_unreachable"
+        case .hostUnreachable: "host_unreachable"
+        case .bufferFull: "buffer_full"
+        case .messageTooLong: "message_too_long"
+        case .permissionDenied: "permission_denied"
+        case .other: "other"
+        }
+    }
+
+    /// The reason for an `errno` from `send`/`sendmmsg`.
+    public init(errno code: Int32) {
+        switch code {
+        case ECONNREFUSED: self = .connectionRefused
+        case ENETUNREACH, ENETDOWN: self = .networkUnreachable
+        case EHOSTUNREACH, EHOSTDOWN: self = .hostUnreachable
+        case EAGAIN, ENOBUFS: self = .bufferFull
+        case EMSGSIZE: self = .messageTooLong
+        case EACCES, EPERM: self = .permissionDenied
+        default: self = .other
+        }
+    }
+}
+
+/// One destination's counters at one moment.
+public struct UDPDestinationCounters: Hashable, Sendable {
+    public var packetsSent: Int
+    public var bytesSent: Int
+    /// Packets not sent, by reason; every reason is present.
+    public var errors: [UDPSendFailure: Int]
+    /// All packets not sent.
+    public var totalErrors: Int { errors.values.reduce(0, +) }
+}
+
+/// Per-destination counters a ``UDPSender`` bumps and any thread may read.
+///
+/// Statistics only: every access is relaxed, as nothing else is published through them.
+public final class UDPSendStatistics: Sendable {
+    /// How many destinations are counted.
+    public let destinationCount: Int
+
+    // Per destination: packets, bytes, then one counter per UDPSendFailure.
+    nonisolated(unsafe) private let counters: UnsafeMutablePointer<Atomic<Int>>
+    private static let stride = 2 + UDPSendFailure.allCases.count
+
+    init(destinationCount: Int) {
+        self.destinationCount = destinationCount
+        let total = max(destinationCount, 1) * Self.stride
+        counters = .allocate(capacity: total)
+        var i = 0
+        while i < total {
+            (counters + i).initialize(to: Atomic(0))
+            i += 1
+        }
+    }
+
+    deinit {
+        counters.deinitialize(count: max(destinationCount, 1) * Self.stride)
+        counters.deallocate()
+    }
+
+    /// Packets handed to the kernel for `destination`.
+    public func packetsSent(to destination: Int) -> Int { load(destination, 0) }
+    /// Bytes handed to the kernel for `destination`.
+    public func bytesSent(to destination: Int) -> Int { load(destination, 1) }
+    /// Packets for `destination` not sent because of `reason`.
+    public func errors(to destination: Int, reason: UDPSendFailure) -> Int { load(destination, 2 + reason.rawValue) }
+
+    /// All of one destination's counters (allocates a dictionary: for metrics, not the hot path).
+    public func counters(for destination: Int) -> UDPDestinationCounters {
+        var errors: [UDPSendFailure: Int] = [:]
+        for reason in UDPSendFailure.allCases { errors[reason] = self.errors(to: destination, reason: reason) }
+        return UDPDestinationCounters(
+            packetsSent: packetsSent(to: destination), bytesSent: bytesSent(to: destination), errors: errors)
+    }
+
+    @inline(__always)
+    func recordSent(_ destination: Int, bytes: Int) {
+        counters[destination * Self.stride].wrappingAdd(1, ordering: .relaxed)
+        counters[destination * Self.stride + 1].wrappingAdd(bytes, ordering: .relaxed)
+    }
+
+    @inline(__always)
+    func recordFailure(_ destination: Int, _ reason: UDPSendFailure, count: Int = 1) {
+        counters[destination * Self.stride + 2 + reason.rawValue].wrappingAdd(count, ordering: .relaxed)
+    }
+
+    private func load(_ destination: Int, _ offset: Int) -> Int {
+        precondition(destination >= 0 && destination < destinationCount, "no destination \(destination)")
+        return counters[destination * Self.stride + offset].load(ordering: .relaxed)
+    }
+}

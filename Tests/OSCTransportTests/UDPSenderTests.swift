@@ -1,0 +1,240 @@
+import CAllocationCounter
+import Glibc
+import OSCTransport
+import XCTest
+
+/// A UDP socket the test binds on loopback, to see what a ``UDPSender`` really sent.
+final class LoopbackReceiver {
+    let descriptor: Int32
+    let port: Int
+
+    /// Binds `127.0.0.1` or `::1` on a free port; nil when the family is unavailable here.
+    init?(ipv6: Bool) {
+        let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var length: socklen_t
+        var bound: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_addr = in6addr_loopback
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+            }
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            }
+            port = Int(UInt16(bigEndian: address.sin6_port))
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+            }
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            }
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+        guard bound == 0 else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// The next datagram, or nil after `timeout` milliseconds without one.
+    func receive(timeout: Int32 = 2_000) -> [UInt8]? {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, timeout) == 1 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 70_000)
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        return count >= 0 ? Array(buffer.prefix(count)) : nil
+    }
+
+    /// Every datagram that arrives until none has for `quiet` milliseconds.
+    func receiveAll(quiet: Int32 = 300) -> [[UInt8]] {
+        var packets: [[UInt8]] = []
+        while let packet = receive(timeout: quiet) { packets.append(packet) }
+        return packets
+    }
+}
+
+/// A port nothing listens on: bound to find a free one, then closed.
+func closedPort() throws -> Int {
+    let receiver = try XCTUnwrap(LoopbackReceiver(ipv6: false))
+    return receiver.port
+}
+
+func resolved(_ text: String) throws -> ResolvedOSCDestination {
+    try OSCDestination(parsing: text).resolve()
+}
+
+func packet(_ index: Int, size: Int = 16) -> [UInt8] {
+    (0..<size).map { UInt8(truncatingIfNeeded: index &* 31 &+ $0) }
+}
+
+final class UDPSenderTests: XCTestCase {
+    func testPacketsArriveByteForByteAndInOrderOverIPv4AndIPv6() throws {
+        let v4 = try XCTUnwrap(LoopbackReceiver(ipv6: false))
+        guard let v6 = LoopbackReceiver(ipv6: true) else { throw XCTSkip("no IPv6 loopback here") }
+        let sender = try UDPSender(destinations: [
+            resolved("127.0.0.1:\(v4.port)"), resolved("[::1]:\(v6.port)"),
+        ])
+        var expected4: [[UInt8]] = []
+        var expected6: [[UInt8]] = []
+        for i in 0..<40 {
+            let bytes = packet(i, size: 4 + i * 13)
+            let destination = i % 3 == 0 ? 1 : 0
+            bytes.withUnsafeBytes { sender.queue($0, to: destination) }
+            if destination == 0 { expected4.append(bytes) } else { expected6.append(bytes) }
+        }
+        sender.flush()
+
+        XCTAssertEqual(v4.receiveAll(), expected4)
+        XCTAssertEqual(v6.receiveAll(), expected6)
+        XCTAssertEqual(sender.statistics.packetsSent(to: 0), expected4.count)
+        XCTAssertEqual(sender.statistics.bytesSent(to: 1), expected6.map(\.count).reduce(0, +))
+        XCTAssertEqual(sender.statistics.counters(for: 0).totalErrors, 0)
+    }
+
+    func testAFullBatchFlushesItselfAndALargePacketGoesAfterTheQueuedOnes() throws {
+        let receiver = try XCTUnwrap(LoopbackReceiver(ipv6: false))
+        let sender = try UDPSender(
+            destinations: [resolved("127.0.0.1:\(receiver.port)")], batchCapacity: 4, slotSize: 64)
+        var expected: [[UInt8]] = []
+        for i in 0..<10 {
+            let bytes = packet(i, size: i == 9 ? 3_000 : 20)
+            bytes.withUnsafeBytes { sender.queue($0, to: 0) }
+            expected.append(bytes)
+        }
+        sender.flush()
+        XCTAssertEqual(receiver.receiveAll(), expected)
+        XCTAssertEqual(sender.statistics.packetsSent(to: 0), 10)
+    }
+
+    func testAClosedPortIsCountedWhileTheOtherDestinationGetsEveryPacket() throws {
+        let receiver = try XCTUnwrap(LoopbackReceiver(ipv6: false))
+        let sender = try UDPSender(destinations: [
+            resolved("127.0.0.1:\(try closedPort())"), resolved("127.0.0.1:\(receiver.port)"),
+        ])
+        var expected: [[UInt8]] = []
+        for i in 0..<50 {
+            let bytes = packet(i)
+            bytes.withUnsafeBytes {
+                sender.queue($0, to: 0)
+                sender.queue($0, to: 1)
+            }
+            expected.append(bytes)
+            sender.flush()
+            usleep(2_000)  // time for the ICMP port-unreachable to come back
+        }
+
+        XCTAssertEqual(receiver.receiveAll(), expected)
+        XCTAssertEqual(sender.statistics.packetsSent(to: 1), 50)
+        XCTAssertEqual(sender.statistics.counters(for: 1).totalErrors, 0)
+        let refused = sender.statistics.errors(to: 0, reason: .connectionRefused)
+        XCTAssertGreaterThan(refused, 0)
+        XCTAssertEqual(sender.statistics.packetsSent(to: 0) + refused, 50)
+    }
+
+    func testQueueAndFlushOfHundredThousandPacketsAllocateNothing() throws {
+        try requireOptimizedBuild()
+        let receiver = try XCTUnwrap(LoopbackReceiver(ipv6: false))
+        let sender = try UDPSender(destinations: [
+            resolved("127.0.0.1:\(receiver.port)"), resolved("127.0.0.1:\(try closedPort())"),
+        ])
+        let bytes = packet(7, size: 48)
+        try bytes.withUnsafeBytes { packet in
+            sendPackets(sender, packet, count: 1_000)  // warm-up
+            aseqosc_allocations_start()
+            sendPackets(sender, packet, count: 100_000)
+            let allocations = aseqosc_allocations_stop()
+            XCTAssertEqual(allocations, 0, "\(allocations) allocations for 100,000 packets")
+            print("allocation test: UDP queue+flush, 100000 packets, \(allocations) allocations")
+            let counted = try XCTUnwrap(Optional(sender.statistics.counters(for: 0)))
+            XCTAssertEqual(counted.packetsSent + counted.totalErrors, 50_500)
+        }
+    }
+
+    private func sendPackets(_ sender: UDPSender, _ packet: UnsafeRawBufferPointer, count: Int) {
+        var i = 0
+        while i < count {
+            sender.queue(packet, to: i & 1)
+            if i & 63 == 63 { sender.flush() }
+            i += 1
+        }
+        sender.flush()
+    }
+}
+
+final class OSCDestinationTests: XCTestCase {
+    func testParsesIPv4IPv6AndNames() throws {
+        let v4 = try OSCDestination(parsing: "127.0.0.1:57120")
+        XCTAssertEqual([v4.host, String(v4.port)], ["127.0.0.1", "57120"])
+        let v6 = try OSCDestination(parsing: "[::1]:57120")
+        XCTAssertEqual([v6.host, v6.description], ["::1", "[::1]:57120"])
+        let name = try OSCDestination(parsing: "synth.local:9000")
+        XCTAssertEqual([name.host, String(name.port)], ["synth.local", "9000"])
+        XCTAssertEqual(try v4.resolve().address.description, "127.0.0.1:57120")
+        XCTAssertEqual(try v6.resolve().address.description, "[::1]:57120")
+        XCTAssertEqual(try OSCDestination(parsing: "localhost:1").resolve().address.family == AF_INET6 ? 6 : 4, 4)
+        XCTAssertTrue(try OSCDestination(parsing: "239.1.2.3:9000").resolve().address.isMulticast)
+        XCTAssertFalse(try v4.resolve().address.isMulticast)
+    }
+
+    func testErrorsSayWhatIsWrong() {
+        let cases: [(String, String)] = [
+            ("127.0.0.1:70000", "destination '127.0.0.1:70000': invalid port '70000'; ports are 1-65535"),
+            ("127.0.0.1:0", "destination '127.0.0.1:0': invalid port '0'; ports are 1-65535"),
+            ("127.0.0.1:osc", "destination '127.0.0.1:osc': invalid port 'osc'; ports are 1-65535"),
+            (":57120", "destination ':57120' has no host: write host:port, e.g. 127.0.0.1:57120"),
+            ("[]:57120", "destination '[]:57120' has no host: write host:port, e.g. 127.0.0.1:57120"),
+            ("127.0.0.1", "destination '127.0.0.1' has no port: write host:port, e.g. 127.0.0.1:57120"),
+            ("synth:", "destination 'synth:' has no port: write host:port, e.g. 127.0.0.1:57120"),
+            ("::1:57120", "destination '::1:57120': write IPv6 addresses in brackets, e.g. [::1]:57120"),
+            ("[::1:57120", "destination '[::1:57120': write IPv6 addresses in brackets, e.g. [::1]:57120"),
+        ]
+        for (text, message) in cases {
+            XCTAssertThrowsError(try OSCDestination(parsing: text), text) { error in
+                XCTAssertEqual((error as? OSCDestinationError)?.description, message)
+            }
+        }
+        XCTAssertThrowsError(try OSCDestination(host: "", port: 57120)) { error in
+            XCTAssertEqual("\(error)", "destination ':57120' has no host: write host:port, e.g. 127.0.0.1:57120")
+        }
+    }
+
+    func testAnUnresolvableHostIsNamedInTheError() throws {
+        let destination = try OSCDestination(parsing: "no-such-host.invalid:57120")
+        XCTAssertThrowsError(try destination.resolve()) { error in
+            guard case .unresolvable(let host, let code) = error as? OSCDestinationError else {
+                return XCTFail("\(error)")
+            }
+            XCTAssertEqual(host, "no-such-host.invalid")
+            XCTAssertEqual(
+                "\(error)", "cannot resolve host 'no-such-host.invalid': \(String(cString: gai_strerror(code)))")
+            XCTAssertTrue("\(error)".hasPrefix("cannot resolve host 'no-such-host.invalid': "))
+        }
+    }
+
+    func testAnUnknownMulticastInterfaceIsATypedError() throws {
+        let destination = try OSCDestination(parsing: "239.1.2.3:9000", multicastInterface: "nosuchif0")
+        XCTAssertThrowsError(try UDPSender(destinations: [destination.resolve()])) { error in
+            XCTAssertEqual(
+                "\(error)", "if_nametoindex(nosuchif0) for 239.1.2.3:9000: \(String(cString: strerror(ENODEV)))")
+        }
+    }
+}
+
+/// Allocation counts are only meaningful for the code users run: a release build.
+func requireOptimizedBuild() throws {
+    #if DEBUG
+        throw XCTSkip("allocation tests run in release builds: make test runs them")
+    #endif
+}
