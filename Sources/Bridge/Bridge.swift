@@ -39,15 +39,15 @@ public final class Bridge: @unchecked Sendable {
         let routes = builder.build(config.routes)
         destinations = builder.destinations
         let portNames = config.inputs.map(\.name)
-        var formatters: [OSCEventFormatter] = []
-        for (index, destination) in destinations.enumerated() {
-            formatters.append(
-                try Self.formatter(for: destination, portNames: portNames, sysex: sysexStore, index: index))
+        let formatters = destinations.map {
+            OSCEventFormatter(scheme: $0.resolvedScheme, portNames: portNames, sysex: sysexStore)
         }
         do {
-            sender = try UDPSender(destinations: destinations.map(Self.transportDestination))
+            sender = try UDPSender(destinations: try Self.resolve(destinations))
+        } catch let error as BridgeError {
+            throw error
         } catch {
-            throw .network(error.description)
+            throw .network("\(error)")
         }
         do {
             input = try MIDIInputSide(
@@ -85,26 +85,20 @@ public final class Bridge: @unchecked Sendable {
             + "\(ring.drops) dropped"
     }
 
-    static func formatter(
-        for destination: DestinationConfig, portNames: [String], sysex: SysExStore, index: Int
-    ) throws(BridgeError) -> OSCEventFormatter {
-        guard var scheme = OSCScheme.builtIns[destination.scheme] else {
-            throw .config(ConfigError(path: "destinations[\(index)]", message: "unknown scheme"))
-        }
-        if !destination.messages.isEmpty {
+    /// Resolves every destination's host name (at start, and again on reload).
+    static func resolve(_ destinations: [DestinationConfig]) throws(BridgeError) -> [ResolvedOSCDestination] {
+        var resolved: [ResolvedOSCDestination] = []
+        for config in destinations {
             do {
-                scheme = try scheme.overriding(destination.messages)
+                let destination = try OSCDestination(
+                    host: config.host, port: config.port, broadcast: config.broadcast,
+                    multicastTTL: config.multicastTTL.map { UInt8($0) }, multicastInterface: config.multicastInterface,
+                    multicastLoopback: config.multicastLoop)
+                resolved.append(try destination.resolve())
             } catch {
-                throw .config(ConfigError(path: "destination \(destination.endpoint)", message: error.description))
+                throw .network("destination \(config.endpoint): \(error)")
             }
         }
-        return OSCEventFormatter(scheme: scheme, portNames: portNames, sysex: sysex)
-    }
-
-    static func transportDestination(_ config: DestinationConfig) -> OSCDestination {
-        OSCDestination(
-            host: config.host, port: UInt16(config.port), broadcast: config.broadcast,
-            multicastTTL: config.multicastTTL, multicastInterface: config.multicastInterface,
-            multicastLoop: config.multicastLoop)
+        return resolved
     }
 }

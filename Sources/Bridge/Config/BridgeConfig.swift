@@ -1,5 +1,6 @@
 import ALSASequencer
 import MIDI
+import MIDIOSC
 
 /// Everything a config file says, checked as a whole before anything starts.
 public struct BridgeConfig: Sendable {
@@ -118,9 +119,13 @@ public struct AssembleConfig: Sendable, Equatable {
 public struct DestinationConfig: Sendable, Equatable {
     public var host: String
     public var port: Int
+    /// The scheme's name as written (`default`, `osmid`, `touchosc`).
     public var scheme: String
-    /// Per-kind overrides of the scheme: kind name -> address template, arguments, style.
-    public var messages: [String: MessageConfig]
+    /// Per-kind overrides of the scheme: kind name -> address template, arguments, style
+    /// (nil: that kind is not sent).
+    public var messages: [String: MessageConfig?]
+    /// The scheme with the overrides applied, checked when the config was read.
+    public var resolvedScheme: OSCScheme
     public var multicastTTL: Int?
     public var multicastInterface: String?
     public var multicastLoop: Bool?
@@ -133,6 +138,6 @@ public struct DestinationConfig: Sendable, Equatable {
 /// One kind's OSC message in a custom scheme.
 public struct MessageConfig: Sendable, Equatable {
     public var address: String
-    public var arguments: [String]
-    public var style: String
+    public var arguments: [OSCArgumentField]
+    public var style: OSCArgumentStyle
 }

@@ -1,6 +1,7 @@
 import ALSASequencer
 import Foundation
 import MIDI
+import MIDIOSC
 
 /// Reads a config file into a ``BridgeConfig``, checking everything and naming the key path of
 /// the first mistake.
@@ -351,6 +352,35 @@ public enum ConfigParser {
             output: output)
     }
 
+    static func message(_ node: ConfigNode) throws(ConfigError) -> MessageConfig {
+        let message = try node.object(allowing: ["address", "args", "style"])
+        let address = try message.required("address").nonEmptyString()
+        guard address.hasPrefix("/") else {
+            throw ConfigError(path: "\(node.path).address", message: "an OSC address starts with '/'")
+        }
+        var arguments: [OSCArgumentField] = []
+        if let args = message["args"] {
+            for (index, name) in try args.strings().enumerated() {
+                guard let field = OSCArgumentField(rawValue: name) else {
+                    let known = OSCArgumentField.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw ConfigError(
+                        path: "\(args.path)[\(index)]", message: "unknown argument '\(name)'; expected one of \(known)")
+                }
+                arguments.append(field)
+            }
+        }
+        var style = OSCArgumentStyle.int
+        if let styleNode = message["style"] {
+            let name = try styleNode.string()
+            guard let known = OSCArgumentStyle(rawValue: name) else {
+                let names = OSCArgumentStyle.allCases.map(\.rawValue).joined(separator: ", ")
+                throw styleNode.error("unknown style '\(name)'; expected one of \(names)")
+            }
+            style = known
+        }
+        return MessageConfig(address: address, arguments: arguments, style: style)
+    }
+
     static let destinationKeys = ["host", "port", "scheme", "messages", "multicast", "broadcast"]
 
     static func destination(_ node: ConfigNode) throws(ConfigError) -> DestinationConfig {
@@ -362,7 +392,7 @@ public enum ConfigParser {
         if let schemeNode = object["scheme"], !schemes.contains(scheme) {
             throw schemeNode.error("unknown scheme '\(scheme)'; expected one of \(schemes.joined(separator: ", "))")
         }
-        var messages: [String: MessageConfig] = [:]
+        var messages: [String: MessageConfig?] = [:]
         if let messagesNode = object["messages"] {
             guard case .object(let members) = messagesNode.value else { throw messagesNode.expected("an object") }
             for kindName in members.keys.sorted() {
@@ -371,21 +401,26 @@ public enum ConfigParser {
                     throw child.error("unknown event type '\(kindName)'")
                 }
                 if case .null = child.value {
-                    messages[kindName] = MessageConfig(address: "", arguments: [], style: "none")
+                    messages[kindName] = .some(nil)
                     continue
                 }
-                let message = try child.object(allowing: ["address", "args", "style"])
-                let address = try message.required("address").nonEmptyString()
-                guard address.hasPrefix("/") else {
-                    throw ConfigError(path: "\(child.path).address", message: "an OSC address starts with '/'")
-                }
-                let arguments = try message["args"]?.strings() ?? []
-                let style = try message["style"]?.string() ?? "int"
-                messages[kindName] = MessageConfig(address: address, arguments: arguments, style: style)
+                messages[kindName] = try message(child)
+            }
+        }
+        var resolvedScheme = OSCScheme.builtIns[scheme] ?? .default
+        if !messages.isEmpty {
+            let overrides = messages.mapValues { message in
+                message.map { (address: $0.address, arguments: $0.arguments, style: $0.style) }
+            }
+            do {
+                resolvedScheme = try resolvedScheme.overriding(overrides)
+            } catch {
+                throw ConfigError(path: ConfigNode.join(node.path, "messages"), message: error.description)
             }
         }
         var destination = DestinationConfig(
-            host: host, port: port, scheme: scheme, messages: messages, multicastTTL: nil, multicastInterface: nil,
+            host: host, port: port, scheme: scheme, messages: messages, resolvedScheme: resolvedScheme,
+            multicastTTL: nil, multicastInterface: nil,
             multicastLoop: nil, broadcast: try object["broadcast"]?.bool() ?? false)
         if let multicast = object["multicast"] {
             let options = try multicast.object(allowing: ["ttl", "interface", "loop"])
