@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Keeps our ports connected to the ports that users named by spec, across unplugging,
 /// replugging and client numbers that change: each binding is re-resolved by its spec (never
@@ -35,7 +36,13 @@ public final class PortBindings: @unchecked Sendable {
     }
 
     private let client: SequencerClient
-    public private(set) var bindings: [Binding] = []
+    public private(set) var bindings: [Binding] = [] {
+        didSet { published.withLock { $0 = bindings } }
+    }
+    private let published = Mutex<[Binding]>([])
+
+    /// A copy of the bindings for other threads (status), as of the last change.
+    public var snapshot: [Binding] { published.withLock { $0 } }
 
     public init(client: SequencerClient) {
         self.client = client

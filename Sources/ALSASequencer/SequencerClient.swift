@@ -48,6 +48,11 @@ public final class SequencerClient: @unchecked Sendable {
         snd_seq_close(handle)
     }
 
+    /// Changes the name other clients see for this client.
+    public func rename(_ name: String) throws(ALSAError) {
+        try check(snd_seq_set_client_name(handle, name), "snd_seq_set_client_name")
+    }
+
     /// Creates a port on this client and returns its port number.
     public func createPort(name: String, direction: BridgePortDirection) throws(ALSAError) -> UInt8 {
         let capabilities: Int32 =

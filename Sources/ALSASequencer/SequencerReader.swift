@@ -67,6 +67,14 @@ public final class SequencerReader: @unchecked Sendable {
         _ = write(wakeWriter, &byte, 1)
     }
 
+    /// Lets ``run(_:afterBatch:)`` be called again after a ``stop()`` (a paused input thread
+    /// resuming); events that arrived meanwhile wait in the kernel and are read then.
+    public func rearm() {
+        stopRequested.store(false, ordering: .relaxed)
+        var sink = (UInt64(0), UInt64(0))
+        while withUnsafeMutableBytes(of: &sink, { read(wakeReader, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
     /// The monotonic clock in nanoseconds, the time base of every event.
     @inline(__always)
     public static func now() -> UInt64 {

@@ -7,23 +7,31 @@ import OSCTransport
 import Pipeline
 
 /// The composition root: builds the running bridge from a config (ALSA client and ports,
-/// bindings, ring, routes, OSC formatters and sockets, threads) and takes it down again.
+/// bindings, ring, routes, OSC formatters and sockets, threads), applies new configs without
+/// restarting the ALSA client, and takes it all down without leaving a note sounding.
 public final class Bridge: @unchecked Sendable {
-    // @unchecked Sendable: started and stopped from one thread (the command's); the parts it
-    // owns synchronise their own threads.
+    // @unchecked Sendable: started, reloaded and stopped from one thread (the command's); the
+    // parts it owns synchronise their own threads, and status reads only atomics and values
+    // replaced under `lock`.
 
-    public let config: BridgeConfig
+    public private(set) var config: BridgeConfig
     let log: Logger
     let client: SequencerClient
     let input: MIDIInputSide
     let worker: MIDIToOSCWorker
     let ring: SPSCRing<MIDIEvent>
-    let sender: UDPSender
-    let destinations: [DestinationConfig]
+    let sysexStore: SysExStore
     let startTime = Date()
+    private let lock = NSLock()
+    private var routesForStatus: [RouteRuntime] = []
+
+    /// The routes as of the last start or reload, for status on another thread.
+    var routeSnapshot: [RouteRuntime] { lock.withLock { routesForStatus } }
+    /// The config as of the last start or reload, for status on another thread.
+    var currentConfig: BridgeConfig { lock.withLock { config } }
 
     /// Builds everything; nothing runs until ``start()``.
-    public init(config: BridgeConfig, log: Logger) throws(BridgeError) {
+    public init(config: BridgeConfig, log: Logger, idleWakeMilliseconds: Int32 = 1000) throws(BridgeError) {
         self.config = config
         self.log = log
         do {
@@ -32,56 +40,114 @@ public final class Bridge: @unchecked Sendable {
             throw .alsa(error.description)
         }
         ring = SPSCRing(capacity: config.ringCapacity)
-        let sysexStore = SysExStore(slots: 16, capacity: config.sysexCapacity)
+        sysexStore = SysExStore(slots: 16, capacity: config.sysexCapacity)
         let wake = try WakeSignal()
-
-        var builder = RouteBuilder()
-        let routes = builder.build(config.routes)
-        destinations = builder.destinations
-        let portNames = config.inputs.map(\.name)
-        let formatters = destinations.map {
-            OSCEventFormatter(scheme: $0.resolvedScheme, portNames: portNames, sysex: sysexStore)
-        }
         do {
-            sender = try UDPSender(destinations: try Self.resolve(destinations))
-        } catch let error as BridgeError {
-            throw error
-        } catch {
-            throw .network("\(error)")
-        }
-        do {
-            input = try MIDIInputSide(
-                client: client, inputs: config.inputs, ring: ring, sysexStore: sysexStore, wake: wake, log: log)
+            input = try MIDIInputSide(client: client, ring: ring, sysexStore: sysexStore, wake: wake, log: log)
         } catch {
             throw .alsa(error.description)
         }
         worker = MIDIToOSCWorker(
-            ring: ring, routes: routes, formatters: formatters, sender: sender, sysexStore: sysexStore, wake: wake)
+            ring: ring, routes: [], sysexStore: sysexStore, wake: wake, idleWakeMilliseconds: idleWakeMilliseconds)
+        let routes = try buildRoutes(config, reusing: []).routes
+        worker.replaceRoutes(routes)
+        routesForStatus = routes
     }
 
-    /// Starts the pipeline thread, then the bindings and the input thread.
+    /// Starts the pipeline thread, then the input thread.
     public func start() {
         worker.start()
         input.start()
-        for (index, destination) in destinations.enumerated() {
-            log.info("destination \(index + 1): osc.udp://\(destination.endpoint) scheme \(destination.scheme)")
+        logDestinations()
+    }
+
+    /// Applies a new config without restarting the ALSA client: input ports that keep their
+    /// name keep their connections, routes that did not change keep their held notes, and
+    /// every note held by a removed or changed route gets its note-off first. If the new config
+    /// cannot be applied (a host name that does not resolve, say), nothing changes.
+    public func reload(_ new: BridgeConfig) throws(BridgeError) {
+        input.pause()
+        worker.pause()
+        defer {
+            worker.start()
+            input.start()
         }
+        let built = try buildRoutes(new, reusing: worker.routes)
+        let kept = Set(built.routes.map(ObjectIdentifier.init))
+        for old in worker.routes where !kept.contains(ObjectIdentifier(old)) {
+            if old.route.heldNoteCount > 0 {
+                log.info("route '\(old.config.name)' changed or removed: releasing \(old.route.heldNoteCount) held notes")
+            }
+            worker.release(old)
+        }
+        if new.clientName != config.clientName {
+            do {
+                try client.rename(new.clientName)
+            } catch {
+                log.warning("cannot rename the ALSA client: \(error)")
+            }
+        }
+        worker.replaceRoutes(built.routes)
+        lock.withLock {
+            config = new
+            routesForStatus = built.routes
+        }
+        logDestinations()
     }
 
     /// Stops reading, lets the pipeline finish what is queued, sends every owed note-off, and
     /// flushes: after this returns, nothing is left sounding.
     public func stop() {
-        input.stop()
-        worker.stop()
+        input.pause()
+        worker.pause()
+        worker.releaseAllNotes()
     }
 
-    /// Whether the pipeline thread made progress since `last` (for the watchdog).
-    public func pipelineProgress() -> UInt64 { worker.progress.load(ordering: .relaxed) }
+    /// Ports for the inputs of `config`, then a runtime per route: the old one where the route,
+    /// its inputs' port numbers and its destinations' addresses are unchanged.
+    private func buildRoutes(_ config: BridgeConfig, reusing old: [RouteRuntime]) throws(BridgeError)
+        -> (routes: [RouteRuntime], ports: [UInt8])
+    {
+        let ports: [UInt8]
+        do {
+            ports = try input.apply(config.inputs)
+        } catch {
+            throw .alsa(error.description)
+        }
+        var portNames = [String](repeating: "", count: Int(ports.max() ?? 0) + 1)
+        for (index, port) in ports.enumerated() { portNames[Int(port)] = config.inputs[index].name }
+        var routes: [RouteRuntime] = []
+        var available = old
+        for route in config.routes {
+            let inputPorts = route.inputs.map { ports[$0] }
+            if let index = available.firstIndex(where: { $0.config == route && $0.inputPorts == inputPorts }) {
+                let reused = available.remove(at: index)
+                try reused.refreshDestinations()
+                routes.append(reused)
+            } else {
+                routes.append(
+                    try RouteRuntime(config: route, inputPorts: inputPorts, portNames: portNames, sysexStore: sysexStore))
+            }
+        }
+        return (routes, ports)
+    }
+
+    private func logDestinations() {
+        for runtime in worker.routes {
+            for destination in runtime.resolved {
+                log.info("route '\(runtime.config.name)' -> osc.udp://\(destination)")
+            }
+        }
+    }
+
+    /// Pipeline loop passes, for the watchdog: it pings only while this moves.
+    public var pipelineProgress: UInt64 { worker.progress.load(ordering: .relaxed) }
 
     /// A one-line status for systemd's `STATUS=`.
     public var statusLine: String {
-        let bound = input.bindings.bindings.filter { !$0.connected.isEmpty }.count
-        return "\(bound)/\(input.bindings.bindings.count) bindings, \(worker.eventsIn.load(ordering: .relaxed)) events, "
+        let bindings = input.bindings.snapshot
+        let bound = bindings.filter { !$0.connected.isEmpty }.count
+        return "\(bound)/\(bindings.count) bindings, \(worker.eventsIn.load(ordering: .relaxed)) events, "
             + "\(ring.drops) dropped"
     }
 

@@ -188,7 +188,7 @@ public struct Chain: Sendable {
                 if let style = style(inherited) { _ = style.process(&end) }
                 deliver(end, tally: &tally, sink: sink)
             }
-            notes.record(key, channel: event.channel, note: event.data1)
+            notes.record(key, channel: event.channel, note: event.data1, port: event.port)
         }
         deliver(event, tally: &tally, sink: sink)
         guard !branches.isEmpty else { return }
@@ -212,7 +212,7 @@ public struct Chain: Sendable {
         var released = false
         if let emitted = notes.remove(key) {
             var end = event
-            end.channel = UInt8(emitted >> 7)
+            end.channel = UInt8(emitted >> 7 & 15)
             end.data1 = UInt8(emitted & 127)
             if let style = style(inherited) { _ = style.process(&end) }
             deliver(end, tally: &tally, sink: sink)
@@ -254,7 +254,9 @@ public struct Chain: Sendable {
     func releaseAll(inherited: NoteOffStyle?, sink: (MIDIEvent, Int) -> Void) {
         let style = style(inherited)
         notes.removeAll { _, emitted in
-            var end = MIDIEvent.noteOff(channel: UInt8(emitted >> 7), note: UInt8(emitted & 127))
+            let (channel, note, port) = NoteTable.unpack(emitted)
+            var end = MIDIEvent.noteOff(channel: channel, note: note)
+            end.port = port
             if let style { _ = style.process(&end) }
             var d = 0
             while d < destinations.count {

@@ -11,10 +11,11 @@ final class NoteTable: @unchecked Sendable {
 
     static let entries = 16 * 128
     /// No note-on sent for this key.
-    private static let none = UInt16.max
+    private static let none = UInt32.max
 
-    /// Index `channel << 7 | note` of the route's input; value `channel << 7 | note` emitted.
-    private let emitted = UnsafeMutablePointer<UInt16>.allocate(capacity: entries)
+    /// Index `channel << 7 | note` of the route's input; value `port << 11 | channel << 7 | note`
+    /// emitted (the port, so that a note-off made up on release names the input it ends).
+    private let emitted = UnsafeMutablePointer<UInt32>.allocate(capacity: entries)
     /// The number of keys held.
     private(set) var count = 0
 
@@ -31,16 +32,21 @@ final class NoteTable: @unchecked Sendable {
         Int(event.channel & 15) << 7 | Int(event.data1 & 127)
     }
 
-    /// What was emitted for `key`, as `channel << 7 | note`, or `nil`.
+    /// What was emitted for `key`, as `channel << 7 | note` (without the port), or `nil`.
     func emitted(for key: Int) -> Int? {
         let value = emitted[key]
-        return value == Self.none ? nil : Int(value)
+        return value == Self.none ? nil : Int(value & 0x7FF)
     }
 
-    /// Records that the note-on for `key` went out as (`channel`, `note`).
-    func record(_ key: Int, channel: UInt8, note: UInt8) {
+    /// Records that the note-on for `key`, from input `port`, went out as (`channel`, `note`).
+    func record(_ key: Int, channel: UInt8, note: UInt8, port: UInt16) {
         if emitted[key] == Self.none { count += 1 }
-        emitted[key] = UInt16(channel & 15) << 7 | UInt16(note & 127)
+        emitted[key] = UInt32(port) << 11 | UInt32(channel & 15) << 7 | UInt32(note & 127)
+    }
+
+    /// The (channel, note, port) packed in an emitted value.
+    static func unpack(_ value: Int) -> (channel: UInt8, note: UInt8, port: UInt16) {
+        (UInt8(value >> 7 & 15), UInt8(value & 127), UInt16(truncatingIfNeeded: value >> 11))
     }
 
     /// Forgets `key`; returns what was emitted for it, or `nil`.

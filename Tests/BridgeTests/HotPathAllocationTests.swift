@@ -36,14 +36,10 @@ final class HotPathAllocationTests: XCTestCase {
         let config = try ConfigParser.parse(Data(text.utf8))
         let ring = SPSCRing<MIDIEvent>(capacity: 1024)
         let store = SysExStore(slots: 4, capacity: 1024)
-        var builder = RouteBuilder()
-        let routes = builder.build(config.routes)
-        let formatters = builder.destinations.map {
-            OSCEventFormatter(scheme: $0.resolvedScheme, portNames: ["keys"], sysex: store)
+        let routes = try config.routes.map {
+            try RouteRuntime(config: $0, inputPorts: [0], portNames: ["keys"], sysexStore: store)
         }
-        let sender = try UDPSender(destinations: try Bridge.resolve(builder.destinations))
-        let worker = MIDIToOSCWorker(
-            ring: ring, routes: routes, formatters: formatters, sender: sender, sysexStore: store, wake: try WakeSignal())
+        let worker = MIDIToOSCWorker(ring: ring, routes: routes, sysexStore: store, wake: try WakeSignal())
         var decoder = SequencerEventDecoder(sysexStore: store)
 
         var raw = snd_seq_event_t()

@@ -34,7 +34,7 @@ public struct OutputPortConfig: Sendable, Equatable {
 }
 
 /// A MIDI -> OSC route: input ports, operators, then OSC destinations (and branches).
-public struct RouteConfig: Sendable {
+public struct RouteConfig: Sendable, Equatable {
     public var name: String
     /// Indices into ``BridgeConfig/inputs``.
     public var inputs: [Int]
@@ -42,14 +42,14 @@ public struct RouteConfig: Sendable {
 }
 
 /// Operators, then destinations, then branches that each get a copy of what is left.
-public struct ChainConfig: Sendable {
+public struct ChainConfig: Sendable, Equatable {
     public var operators: [OperatorConfig] = []
     public var destinations: [DestinationConfig] = []
     public var branches: [BranchConfig] = []
 }
 
 /// A branch of a fork or a key split.
-public struct BranchConfig: Sendable {
+public struct BranchConfig: Sendable, Equatable {
     /// For a key split: the notes this branch takes (other events go to every branch).
     public var notes: ClosedRange<UInt8>?
     public var chain: ChainConfig

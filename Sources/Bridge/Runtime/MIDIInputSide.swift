@@ -2,15 +2,18 @@ import ALSASequencer
 import Foundation
 import MIDI
 import Pipeline
+import Synchronization
 
 /// The ALSA side of the MIDI -> OSC path: our input ports, their bindings, and the input thread
 /// that decodes events and queues them for the pipeline thread.
 ///
-/// A full ring drops events (counted), but never a note-off: one that does not fit is owed and
-/// queued at the next chance, so a burst cannot leave a note hanging downstream.
+/// Events keep the ALSA port number they arrived on (`MIDIEvent.port`), which stays the same
+/// for a port across reloads. A full ring drops events (counted), but never a note-off: one
+/// that does not fit is owed and queued at the next chance, so a burst cannot leave a note
+/// hanging downstream.
 final class MIDIInputSide: @unchecked Sendable {
-    // @unchecked Sendable: after `start`, everything but the counters and `reader.stop()` is
-    // touched only by the input thread.
+    // @unchecked Sendable: while the input thread runs, only it touches the state below; the
+    // owner changes ports (`apply`) only while the thread is paused.
 
     let client: SequencerClient
     let reader: SequencerReader
@@ -19,40 +22,86 @@ final class MIDIInputSide: @unchecked Sendable {
     let sysexStore: SysExStore
     let wake: WakeSignal
     let log: Logger
-    /// Our ALSA port number -> index into the config's inputs (or -1 for other ports).
-    private var inputIndexByPort = [Int](repeating: -1, count: 256)
-    /// Note-offs that found the ring full, per input index.
-    private var owedNoteOffs: [HeldNotes]
+    /// Our input ports by name, as ALSA numbered them.
+    private(set) var portsByName: [String: UInt8] = [:]
+    /// The specs each input port is bound by, to tell a changed binding on reload.
+    private var specsByName: [String: [PortSpec]] = [:]
+    private var isInputPort = [Bool](repeating: false, count: 256)
+    private let names = Mutex<[UInt8: String]>([:])
+    /// Note-offs that found the ring full, per ALSA port number.
+    private var owedNoteOffs = [HeldNotes](repeating: HeldNotes(), count: 256)
     private var oweAny = false
+    private var subscribed = false
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
-    init(
-        client: SequencerClient, inputs: [InputPortConfig], ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore,
-        wake: WakeSignal, log: Logger
-    ) throws(ALSAError) {
+    init(client: SequencerClient, ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, wake: WakeSignal, log: Logger)
+        throws(ALSAError)
+    {
         self.client = client
         self.ring = ring
         self.sysexStore = sysexStore
         self.wake = wake
         self.log = log
         bindings = PortBindings(client: client)
-        owedNoteOffs = Array(repeating: HeldNotes(), count: inputs.count)
-        for (index, input) in inputs.enumerated() {
-            let port = try client.createPort(name: input.name, direction: .input)
-            inputIndexByPort[Int(port)] = index
-            for spec in input.from { bindings.bind(spec, to: port, direction: .source) }
-        }
-        _ = try client.subscribeToAnnouncements()
         reader = try SequencerReader(client: client, sysexStore: sysexStore)
     }
 
-    /// Connects the bindings and starts the input thread.
-    func start() {
+    /// Makes our input ports match `inputs`: ports whose name stays keep their number and their
+    /// connections (rebound only if their specs changed); removed ones are deleted; new ones
+    /// are created. Only while the input thread is stopped. Returns the port number of each
+    /// input, by index.
+    func apply(_ inputs: [InputPortConfig]) throws(ALSAError) -> [UInt8] {
+        let wanted = Set(inputs.map(\.name))
+        for (name, port) in portsByName where !wanted.contains(name) {
+            bindings.unbind(ourPort: port)
+            try client.deletePort(port)
+            isInputPort[Int(port)] = false
+            portsByName[name] = nil
+            specsByName[name] = nil
+            log.info("input '\(name)' removed")
+        }
+        var numbers: [UInt8] = []
+        for input in inputs {
+            if let port = portsByName[input.name] {
+                if specsByName[input.name] != input.from {
+                    bindings.unbind(ourPort: port)
+                    for spec in input.from { bindings.bind(spec, to: port, direction: .source) }
+                    specsByName[input.name] = input.from
+                }
+                numbers.append(port)
+                continue
+            }
+            let port = try client.createPort(name: input.name, direction: .input)
+            portsByName[input.name] = port
+            specsByName[input.name] = input.from
+            isInputPort[Int(port)] = true
+            for spec in input.from { bindings.bind(spec, to: port, direction: .source) }
+            numbers.append(port)
+        }
+        if !subscribed {
+            // After the first inputs, so that they are ports 0, 1, ... as a user would expect of
+            // the port numbers some schemes send (osmid's id, TouchOSC's port byte).
+            _ = try client.subscribeToAnnouncements()
+            subscribed = true
+        }
+        names.withLock { names in names = Dictionary(uniqueKeysWithValues: portsByName.map { ($0.value, $0.key) }) }
         logChanges(bindings.reconcile())
         for binding in bindings.bindings where binding.connected.isEmpty {
             log.notice("input: '\(binding.spec)' is waiting: \(binding.waitingReason ?? "no port yet")")
         }
+        return numbers
+    }
+
+    /// The name of our input port `port`, if it is one (any thread: names change only while
+    /// the input thread is paused, and status tolerates a stale answer).
+    func portName(_ port: UInt8) -> String? {
+        names.withLock { $0[port] }
+    }
+
+    /// Starts (or resumes) the input thread.
+    func start() {
+        reader.rearm()
         let thread = Thread { [self] in
             do {
                 try reader.run(handle, afterBatch: afterBatch)
@@ -66,8 +115,8 @@ final class MIDIInputSide: @unchecked Sendable {
         self.thread = thread
     }
 
-    /// Stops the input thread and waits for it.
-    func stop() {
+    /// Stops the input thread and waits for it; events arriving meanwhile wait in the kernel.
+    func pause() {
         guard thread != nil else { return }
         reader.stop()
         finished.wait()
@@ -76,17 +125,16 @@ final class MIDIInputSide: @unchecked Sendable {
 
     private func handle(_ decoded: DecodedSequencerEvent) {
         switch decoded {
-        case .midi(var event, _):
-            let index = inputIndexByPort[Int(event.port & 0xFF)]
-            guard index >= 0 else {
+        case .midi(let event, _):
+            let port = Int(event.port & 0xFF)
+            guard isInputPort[port] else {
                 if event.kind == .sysex { sysexStore.release(event.sysex) }
                 return
             }
-            event.port = UInt16(index)
             if !ring.push(event) {
                 if event.kind == .sysex { sysexStore.release(event.sysex) }
                 if event.endsNote {
-                    owedNoteOffs[index].track(.noteOn(channel: event.channel, note: event.data1, velocity: 1))
+                    owedNoteOffs[port].track(.noteOn(channel: event.channel, note: event.data1, velocity: 1))
                     oweAny = true
                 }
             }
@@ -105,25 +153,24 @@ final class MIDIInputSide: @unchecked Sendable {
 
     private func payOwedNoteOffs() {
         oweAny = false
-        var index = 0
-        while index < owedNoteOffs.count {
-            if !owedNoteOffs[index].isEmpty {
+        var port = 0
+        while port < owedNoteOffs.count {
+            if !owedNoteOffs[port].isEmpty {
                 var stillOwed = HeldNotes()
-                let port = UInt16(index)
-                owedNoteOffs[index].releaseAll { noteOff in
+                owedNoteOffs[port].releaseAll { noteOff in
                     var event = noteOff
-                    event.port = port
+                    event.port = UInt16(port)
                     event.timestamp = SequencerReader.now()
                     if !ring.push(event) {
                         stillOwed.track(.noteOn(channel: event.channel, note: event.data1, velocity: 1))
                     }
                 }
                 if !stillOwed.isEmpty {
-                    owedNoteOffs[index] = stillOwed
+                    owedNoteOffs[port] = stillOwed
                     oweAny = true
                 }
             }
-            index += 1
+            port += 1
         }
     }
 

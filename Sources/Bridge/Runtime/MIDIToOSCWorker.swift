@@ -1,29 +1,27 @@
 import Foundation
 import MIDI
-import MIDIOSC
 import OSC
-import OSCTransport
 import Pipeline
 import Synchronization
 
 /// The pipeline thread of the MIDI -> OSC path: takes events off the ring, runs every route,
-/// formats each output for its destination and queues it on the UDP sender, which sends a whole
-/// batch with one `sendmmsg`. In steady state nothing here allocates, locks, logs or blocks
-/// (the allocation test in BridgeTests drives this loop).
+/// formats each output for its destination and queues it on that route's UDP sender, which
+/// sends a whole batch with one `sendmmsg`. In steady state nothing here allocates, locks, logs
+/// or blocks (HotPathAllocationTests drives this loop and counts).
 final class MIDIToOSCWorker: @unchecked Sendable {
-    // @unchecked Sendable: `routes`, `formatters`, `sender` and `packet` belong to the pipeline
-    // thread once it runs; other threads read only the atomics and call `stop()`.
+    // @unchecked Sendable: `routes` and `packet` belong to the pipeline thread while it runs;
+    // `replaceRoutes` is called only while it is paused. Other threads read the atomics.
 
     private let ring: SPSCRing<MIDIEvent>
-    private var routes: [Route]
-    private var formatters: [OSCEventFormatter]
-    private let sender: UDPSender
+    private(set) var routes: [RouteRuntime]
     private let sysexStore: SysExStore
     private let wake: WakeSignal
     private let packet: UnsafeMutableRawBufferPointer
     private let stopRequested = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
+    /// The longest the thread sleeps without work, so `progress` moves for the watchdog.
+    private let idleWakeMilliseconds: Int32
 
     /// Loop passes so far; the watchdog pings systemd only while this moves.
     let progress = Atomic<UInt64>(0)
@@ -32,19 +30,18 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     /// Outputs that the destination's scheme does not send, or that did not fit a packet.
     let unformatted = Atomic<Int>(0)
 
-    /// Packets longer than this (long SysEx as a blob) are not sent.
+    /// The largest UDP payload; a longer message (a huge SysEx as a blob) is not sent.
     static let packetCapacity = 65_507
 
     init(
-        ring: SPSCRing<MIDIEvent>, routes: [Route], formatters: [OSCEventFormatter], sender: UDPSender,
-        sysexStore: SysExStore, wake: WakeSignal
+        ring: SPSCRing<MIDIEvent>, routes: [RouteRuntime], sysexStore: SysExStore, wake: WakeSignal,
+        idleWakeMilliseconds: Int32 = 1000
     ) {
         self.ring = ring
         self.routes = routes
-        self.formatters = formatters
-        self.sender = sender
         self.sysexStore = sysexStore
         self.wake = wake
+        self.idleWakeMilliseconds = idleWakeMilliseconds
         packet = .allocate(byteCount: Self.packetCapacity, alignment: 16)
     }
 
@@ -52,7 +49,9 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         packet.deallocate()
     }
 
+    /// Starts (or resumes) the pipeline thread.
     func start() {
+        stopRequested.store(false, ordering: .relaxed)
         let thread = Thread { [self] in
             run()
             finished.signal()
@@ -62,9 +61,9 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         self.thread = thread
     }
 
-    /// Stops the loop after it has handled what is queued, then sends every route's owed
-    /// note-offs, so nothing is left sounding.
-    func stop() {
+    /// Stops the thread after it has handled what is queued. Held notes stay held (a reload
+    /// pauses this way); call ``releaseAllNotes()`` afterwards to end them.
+    func pause() {
         guard thread != nil else { return }
         stopRequested.store(true, ordering: .releasing)
         wake.wake()
@@ -72,14 +71,34 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         thread = nil
     }
 
+    /// Swaps in the routes of a new config; only while paused.
+    func replaceRoutes(_ new: [RouteRuntime]) {
+        precondition(thread == nil, "routes are replaced only while the pipeline thread is paused")
+        routes = new
+    }
+
+    /// Sends a note-off for every note every route holds; only while paused.
+    func releaseAllNotes() {
+        precondition(thread == nil, "notes are released only while the pipeline thread is paused")
+        var index = 0
+        while index < routes.count {
+            routes[index].releaseAll(packet: packet)
+            index += 1
+        }
+    }
+
+    /// Sends a note-off for every note `route` holds, with this worker's packet buffer; only
+    /// while paused.
+    func release(_ route: RouteRuntime) {
+        precondition(thread == nil, "notes are released only while the pipeline thread is paused")
+        route.releaseAll(packet: packet)
+    }
+
     private func run() {
         while true {
             let stopping = stopRequested.load(ordering: .acquiring)
             processPending()
-            if stopping {
-                releaseAllNotes()
-                return
-            }
+            if stopping { return }
             progress.add(1, ordering: .relaxed)
             wake.sleep(timeoutMilliseconds: sleepTimeout()) { ring.count > 0 }
         }
@@ -89,59 +108,57 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     func processPending() {
         var handled = 0
         while let event = ring.pop() {
-            let now = event.timestamp
             var index = 0
             while index < routes.count {
-                routes[index].process(event, now: now, into: emit)
+                let runtime = routes[index]
+                runtime.route.process(event, now: event.timestamp) { output, destination in
+                    if !runtime.send(output, to: destination, packet: packet) {
+                        unformatted.add(1, ordering: .relaxed)
+                    }
+                }
                 index += 1
             }
             if event.kind == .sysex { sysexStore.release(event.sysex) }
             handled += 1
-            if handled & 63 == 0 { sender.flush() }
+            if handled & 63 == 0 { flushAll() }
         }
         if handled > 0 { eventsIn.add(handled, ordering: .relaxed) }
         let now = Self.now()
         var index = 0
         while index < routes.count {
-            if let deadline = routes[index].nextDeadline, deadline <= now {
-                routes[index].flushDue(now: now, into: emit)
+            let runtime = routes[index]
+            if let deadline = runtime.route.nextDeadline, deadline <= now {
+                runtime.route.flushDue(now: now) { output, destination in
+                    if !runtime.send(output, to: destination, packet: packet) {
+                        unformatted.add(1, ordering: .relaxed)
+                    }
+                }
             }
             index += 1
         }
-        sender.flush()
+        flushAll()
     }
 
-    /// Formats one route output for its destination and queues the packet.
-    private func emit(_ event: MIDIEvent, _ destination: Int) {
-        var writer = OSCWriter(packet)
-        guard formatters[destination].write(event, into: &writer) else {
-            unformatted.add(1, ordering: .relaxed)
-            return
-        }
-        sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<writer.count]), to: destination)
-    }
-
-    private func releaseAllNotes() {
+    private func flushAll() {
         var index = 0
         while index < routes.count {
-            routes[index].releaseAll(into: emit)
+            routes[index].sender.flush()
             index += 1
         }
-        sender.flush()
     }
 
-    /// How long to sleep: until the earliest throttle deadline, or until woken.
+    /// How long to sleep: until the earliest throttle deadline, at most the idle wake period.
     private func sleepTimeout() -> Int32 {
         var earliest: UInt64 = .max
         var index = 0
         while index < routes.count {
-            if let deadline = routes[index].nextDeadline, deadline < earliest { earliest = deadline }
+            if let deadline = routes[index].route.nextDeadline, deadline < earliest { earliest = deadline }
             index += 1
         }
-        guard earliest != .max else { return -1 }
+        guard earliest != .max else { return idleWakeMilliseconds }
         let now = Self.now()
         guard earliest > now else { return 0 }
-        return Int32(min((earliest - now) / 1_000_000 + 1, 1000))
+        return Int32(min((earliest - now) / 1_000_000 + 1, UInt64(idleWakeMilliseconds)))
     }
 
     /// Monotonic nanoseconds, the clock events are stamped with.
@@ -150,10 +167,4 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
-
-    /// Held notes across every route, for status.
-    var heldNotes: Int { routes.reduce(0) { $0 + $1.heldNoteCount } }
-
-    /// The routes' counters, readable from any thread.
-    var routeCounters: [RouteCounters] { routes.map(\.counters) }
 }

@@ -1,20 +1,26 @@
 import MIDI
 import Pipeline
 
-/// Turns the routes of a config into the pipeline's routes, numbering every OSC destination in
-/// the order met (route by route, depth first), which is how the worker finds its formatter and
-/// the sender its socket address.
+/// Turns one configured route into the pipeline's route, numbering its OSC destinations in the
+/// order met (depth first), which is how the worker finds a destination's formatter and socket.
+///
+/// Events carry the ALSA port number of the input they arrived on (stable across reloads), so
+/// config input indices are translated through `inputPorts`.
 struct RouteBuilder {
+    /// The ALSA port number of each config input, by input index.
+    let inputPorts: [UInt8]
     private(set) var destinations: [DestinationConfig] = []
 
-    mutating func build(_ routes: [RouteConfig]) -> [Route] {
-        routes.map { route in
-            Route(inputPorts: PortSet(route.inputs.map { UInt16($0) }), chain: chain(route.chain))
-        }
+    init(inputPorts: [UInt8]) {
+        self.inputPorts = inputPorts
+    }
+
+    mutating func build(_ route: RouteConfig) -> Route {
+        Route(inputPorts: PortSet(route.inputs.map { UInt16(inputPorts[$0]) }), chain: chain(route.chain))
     }
 
     private mutating func chain(_ config: ChainConfig) -> Chain {
-        let operators = config.operators.flatMap(Self.operators)
+        let operators = config.operators.flatMap { Self.operators($0, inputPorts: inputPorts) }
         var indices: [Int] = []
         for destination in config.destinations {
             indices.append(destinations.count)
@@ -32,7 +38,7 @@ struct RouteBuilder {
     }
 
     /// One config operator as pipeline operators (a velocity setting may be several steps).
-    static func operators(_ config: OperatorConfig) -> [Operator] {
+    static func operators(_ config: OperatorConfig, inputPorts: [UInt8]) -> [Operator] {
         switch config {
         case .kinds(let kinds, let inverted):
             return [.kindFilter(KindFilter(kinds.sorted { $0.rawValue < $1.rawValue }, inverted: inverted))]
@@ -45,7 +51,7 @@ struct RouteBuilder {
         case .controllers(let controllers, let inverted):
             return [.controllerFilter(ControllerFilter(controllers.sorted(), inverted: inverted))]
         case .ports(let ports, let inverted):
-            return [.portFilter(PortFilter(PortSet(ports.map { UInt16($0) }), inverted: inverted))]
+            return [.portFilter(PortFilter(PortSet(ports.map { UInt16(inputPorts[$0]) }), inverted: inverted))]
         case .transpose(let semitones):
             return [.transpose(Transpose(semitones: semitones))]
         case .channelMap(let map):
