@@ -8,11 +8,17 @@ final class RunningBridge {
     let bridge: BackgroundProcess
     let dumps: [UInt16: BackgroundProcess]
     let directory: URL
+    let configFile: URL
+    let controlPath: String
 
-    init(config: String, oscPorts: [UInt16], file: StaticString = #filePath, line: UInt = #line) throws {
+    init(
+        config: String, oscPorts: [UInt16], environment: [String: String]? = nil, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("aseqosc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let configFile = directory.appendingPathComponent("config.json5")
+        configFile = directory.appendingPathComponent("config.json5")
+        controlPath = directory.appendingPathComponent("control").path
         try config.write(to: configFile, atomically: true, encoding: .utf8)
 
         let oscdump = try TestEnvironment.tool("oscdump", package: "liblo-tools")
@@ -23,7 +29,9 @@ final class RunningBridge {
             dumps[port] = dump
         }
         self.dumps = dumps
-        bridge = BackgroundProcess(TestEnvironment.aseqoscBinary, ["run", "--config", configFile.path])
+        bridge = BackgroundProcess(
+            TestEnvironment.aseqoscBinary, ["run", "--config", configFile.path, "--control", controlPath],
+            environment: environment)
         try bridge.start()
         let started = Self.waitUntil(timeout: 20) { self.bridge.standardError.contains("NOTICE  running") || !self.bridge.isRunning }
         XCTAssertTrue(started && bridge.isRunning, "the bridge did not start: \(bridge.standardError)", file: file, line: line)
@@ -42,6 +50,18 @@ final class RunningBridge {
     @discardableResult
     func waitForMessages(port: UInt16, count: Int, timeout: TimeInterval = 10) -> Bool {
         Self.waitUntil(timeout: timeout) { self.messages(port: port).count >= count }
+    }
+
+    /// Replaces the config file and sends SIGHUP; waits for the log line saying how it went.
+    @discardableResult
+    func reload(_ config: String) throws -> Bool {
+        let before = bridge.standardError.components(separatedBy: "reload").count
+        try config.write(to: configFile, atomically: true, encoding: .utf8)
+        bridge.signal(SIGHUP)
+        return Self.waitUntil(timeout: 10) {
+            let text = self.bridge.standardError
+            return text.components(separatedBy: "reload").count >= before + 2
+        }
     }
 
     /// Stops the bridge with SIGTERM; returns its result and how long it took to exit.

@@ -1,0 +1,56 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The shipped units pass `systemd-analyze verify` and keep a low exposure score.
+final class SystemdUnitTests: XCTestCase {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Copies a unit with ExecStart pointing at the built binary (verify checks it exists).
+    func installedCopy(of name: String, as copyName: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("units-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let text = try String(contentsOf: Self.repository.appendingPathComponent("systemd/\(name)"), encoding: .utf8)
+            .replacingOccurrences(of: "/usr/local/bin/aseqosc", with: TestEnvironment.aseqoscBinary)
+        let copy = directory.appendingPathComponent(copyName)
+        try text.write(to: copy, atomically: true, encoding: .utf8)
+        return copy
+    }
+
+    func testUnitsPassSystemdAnalyzeVerify() throws {
+        let analyze = try TestEnvironment.tool("systemd-analyze", package: "systemd")
+        for (name, copyName) in [("aseqosc.service", "aseqosc.service"), ("aseqosc@.service", "aseqosc@studio.service")] {
+            let unit = try installedCopy(of: name, as: copyName)
+            let result = try runProcess(analyze, ["verify", unit.path], timeout: 60)
+            XCTAssertEqual(result.status, 0, "\(name): \(result.standardError)")
+            let complaints = (result.standardOutput + result.standardError).split(separator: "\n")
+                .filter { $0.contains(copyName) }
+            XCTAssertEqual(complaints, [], "\(name)")
+        }
+    }
+
+    func testServiceExposureScoreStaysLow() throws {
+        let analyze = try TestEnvironment.tool("systemd-analyze", package: "systemd")
+        let unit = try installedCopy(of: "aseqosc.service", as: "aseqosc.service")
+        let result = try runProcess(analyze, ["security", "--offline=true", unit.path], timeout: 60)
+        let line = try XCTUnwrap(
+            result.standardOutput.split(separator: "\n").first { $0.contains("Overall exposure level") },
+            result.standardOutput + result.standardError)
+        let score = try XCTUnwrap(Double(line.split(separator: " ").first { Double($0) != nil } ?? ""), String(line))
+        XCTAssertLessThanOrEqual(score, 2.0, String(line))
+        print("systemd-analyze security: \(line)")
+    }
+
+    func testTypeNotifyWithWatchdogReloadAndRestart() throws {
+        let text = try String(
+            contentsOf: Self.repository.appendingPathComponent("systemd/aseqosc.service"), encoding: .utf8)
+        for line in [
+            "Type=notify", "WatchdogSec=10", "Restart=on-failure", "ExecReload=/bin/kill -HUP $MAINPID",
+            "DeviceAllow=/dev/snd/seq rw", "DevicePolicy=closed", "SupplementaryGroups=audio", "NoNewPrivileges=yes",
+            "ProtectSystem=strict", "MemoryDenyWriteExecute=yes",
+        ] {
+            XCTAssertTrue(text.split(separator: "\n").contains(Substring(line)), line)
+        }
+    }
+}
