@@ -195,7 +195,10 @@ private func steps(_ line: String, middleC: Int = 4, files: [String: [UInt8]] = 
         ("raw F0 01 90 3C 64", "'raw F0 01 90 3C 64': byte 3 (90) interrupts a SysEx before its F7"),
         ("blah", "'blah': unknown command; `aseqosc send --help` lists the commands"),
         ("on C4 100 100", "'100': unknown command; `aseqosc send --help` lists the commands"),
-        ("dev KeyStep", "'dev KeyStep': aseqosc names the port with --to PORTSPEC; ports are listed by `aseqosc ports`"),
+        (
+            "dev KeyStep",
+            "'dev KeyStep': aseqosc names the port with --to PORTSPEC; ports are listed by `aseqosc ports`"
+        ),
         ("list", "'list': ports are listed by `aseqosc ports`"),
         ("file nowhere.txt", "'file nowhere.txt': cannot read 'nowhere.txt': No such file or directory"),
         ("syf nowhere.syx", "'syf nowhere.syx': cannot read 'nowhere.syx': No such file or directory"),
@@ -245,9 +248,10 @@ private func steps(_ line: String, middleC: Int = 4, files: [String: [UInt8]] = 
     }
 
     @Test func quotedWordsKeepTheirBlanks() {
-        #expect(SendScript.words(in: #"file "my cmds.txt" on C4 1"#, source: "x").map(\.text) == [
-            "file", "my cmds.txt", "on", "C4", "1",
-        ])
+        #expect(
+            SendScript.words(in: #"file "my cmds.txt" on C4 1"#, source: "x").map(\.text) == [
+                "file", "my cmds.txt", "on", "C4", "1",
+            ])
     }
 
     @Test func fileCommandsAddToTheScriptAndKeepItsChannel() {
@@ -276,9 +280,10 @@ private func steps(_ line: String, middleC: Int = 4, files: [String: [UInt8]] = 
     @Test func theFileCommandReadsAnotherFileInPlace() {
         let files = ["setup.txt": Array("ch 10 # drums\ncc 7 90\n".utf8), "bad.txt": Array("pc 999\n".utf8)]
         #expect(wire(steps("on C4 1 file setup.txt on C1 100", files: files)) == "90 3C 01 B9 07 5A 99 18 64")
-        #expect(script("file bad.txt", files: files).errors.map(\.description) == [
-            "bad.txt:1: 'pc 999': number 999 is out of range (0-127)"
-        ])
+        #expect(
+            script("file bad.txt", files: files).errors.map(\.description) == [
+                "bad.txt:1: 'pc 999': number 999 is out of range (0-127)"
+            ])
     }
 
     @Test func aFileIncludingItselfStops() {

@@ -271,9 +271,10 @@ public struct SendScript {
         case .songSelect: send(.songSelect, try seven(0))
         case .tuneRequest: send(.tuneRequest)
         case .raw:
-            steps += try Self.messages(in: try arguments.enumerated().map { index, text throws(Problem) in
-                try Self.byte(text, position: index + 1)
-            })
+            steps += try Self.messages(
+                in: try arguments.enumerated().map { index, text throws(Problem) in
+                    try Self.byte(text, position: index + 1)
+                })
         case .panic:
             // SendMIDI's panic, message for message.
             for channel: UInt8 in 0...15 {
