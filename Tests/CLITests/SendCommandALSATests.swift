@@ -91,12 +91,35 @@ final class SendCommandALSATests: XCTestCase {
         XCTAssertEqual(result.bytes, hex("9F 3C 64 F0" + data.joined() + "F7 8F 3C 00"))
     }
 
-    func testClockAndTimestampsTakeTheirTime() throws {
-        // 24 clocks at 120 bpm span 23 intervals of 20.8 ms; the delay adds 300 ms.
-        let result = try capture(["--to", "16:0", "clock", "120", "1", "+00.300", "on", "C4", "1"])
-        XCTAssertEqual(result.send.status, 0, result.send.standardError)
-        XCTAssertEqual(result.bytes, String(repeating: "F8", count: 24) + "903C01")
-        XCTAssertGreaterThanOrEqual(result.seconds, 0.479 + 0.3)
+    func testClockAndTimestampsSpaceTheMessages() throws {
+        // amidi -T stamps each read: "5.390988425) 903C01". The ticks of 120 bpm are 20.8 ms
+        // apart, the delay adds 300 ms, and the two absolute timestamps 200 ms across midnight.
+        let amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
+        let dump = BackgroundProcess(amidi, ["-p", "hw:0,0", "-d", "-c", "-T", "monotonic", "-t", "2"])
+        try dump.start()
+        usleep(500_000)
+        let send = try runProcess(
+            binary,
+            [
+                "send", "--to", "16:0", "clock", "120", "1", "+00.300", "on", "C4", "1", "23:59:59.900", "00:00:00.100",
+                "off", "C4",
+            ])
+        XCTAssertEqual(send.status, 0, send.standardError)
+        let output = dump.wait(timeout: 30).standardOutput
+        var times: [(seconds: Double, bytes: String)] = []
+        for line in output.split(separator: "\n") {
+            let parts = line.split(separator: ")", maxSplits: 1)
+            guard parts.count == 2, let seconds = Double(parts[0]) else { continue }
+            times.append((seconds, parts[1].filter(\.isHexDigit)))
+        }
+        XCTAssertEqual(times.map(\.bytes).joined(), String(repeating: "F8", count: 24) + "903C01803C00", output)
+        let clocks = times.filter { $0.bytes.hasPrefix("F8") }
+        let noteOn = try XCTUnwrap(times.first { $0.bytes == "903C01" })
+        let noteOff = try XCTUnwrap(times.first { $0.bytes == "803C00" })
+        let lastClock = try XCTUnwrap(clocks.last).seconds
+        XCTAssertGreaterThanOrEqual(lastClock - clocks[0].seconds, 0.47, output)
+        XCTAssertGreaterThanOrEqual(noteOn.seconds - lastClock, 0.29, output)
+        XCTAssertGreaterThanOrEqual(noteOff.seconds - noteOn.seconds, 0.19, output)
     }
 
     func testARegularExpressionSendsToEveryPortItMatches() throws {

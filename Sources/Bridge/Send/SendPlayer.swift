@@ -87,13 +87,12 @@ public final class SendPlayer {
     }
 
     private func wait(forTimestamp millisecondOfDay: Int) {
-        let now = Self.now()
         if let last = lastTimestamp {
-            var wanted = Int64(millisecondOfDay - last.millisecondOfDay)
+            var wanted = millisecondOfDay - last.millisecondOfDay
             if wanted < 0 { wanted += 24 * 60 * 60 * 1000 }  // past midnight
             Self.sleep(until: last.reachedAt + UInt64(wanted) * 1_000_000)
         }
-        lastTimestamp = (millisecondOfDay, max(now, Self.now()))
+        lastTimestamp = (millisecondOfDay, Self.now())
     }
 
     private func playClock(bpm: Double, ticks: Int?) throws(ALSAError) {
