@@ -7,7 +7,12 @@ enum Aseqosc {
     static let version = "0.1.0"
 
     /// Every subcommand, in the order `aseqosc --help` lists them.
-    static var commands: [any Command.Type] { [RunCommand.self, StatusCommand.self, PortsCommand.self, MonitorCommand.self, CheckCommand.self] }
+    static var commands: [any Command.Type] {
+        [
+            RunCommand.self, StatusCommand.self, PortsCommand.self, MonitorCommand.self, SendCommand.self,
+            CheckCommand.self,
+        ]
+    }
 
     static func main() {
         exit(run(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -59,6 +59,9 @@ struct RunCommand: Command {
     }
 
     func run() -> ExitCode {
+        // First of all, so that a signal sent as soon as the bridge says it runs is never lost
+        // (or, for SIGHUP, fatal).
+        let signals = SignalQueue([SIGTERM, SIGINT, SIGHUP])
         let log = Logger(level: logLevel)
         let notifier = ServiceNotifier()
         let config: BridgeConfig
@@ -95,7 +98,6 @@ struct RunCommand: Command {
         notifier.notify("READY=1\nSTATUS=\(bridge.statusLine)")
         log.notice("running: \(bridge.statusLine)")
 
-        let signals = SignalQueue([SIGTERM, SIGINT, SIGHUP])
         let timers = Self.startTimers(bridge: bridge, notifier: notifier)
         while true {
             let number = signals.next()
