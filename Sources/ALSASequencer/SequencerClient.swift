@@ -143,7 +143,8 @@ extension SequencerClient {
 
     /// Sends `event` from our port `port` to its subscribers (or to `destination`), right away,
     /// bypassing queues. SysEx bytes come from `sysexBytes` and go out in
-    /// ``sysexChunkSize``-byte pieces.
+    /// ``sysexChunkSize``-byte pieces; 14-bit controllers, RPN and NRPN go out as their control
+    /// change sequences.
     ///
     /// - Throws: `ALSAError` (`-EAGAIN` when the output pool is full in non-blocking mode).
     public func send(
@@ -151,6 +152,19 @@ extension SequencerClient {
         sysexBytes: UnsafeRawBufferPointer? = nil
     ) throws(ALSAError) {
         var raw = snd_seq_event_t()
+        if event.isAssembledController {
+            // As plain control changes: the kernel's converter for raw MIDI ports (virmidi,
+            // USB) silently drops CONTROL14/REGPARAM/NONREGPARAM events, and every receiver
+            // understands the control change sequence.
+            var failure: ALSAError?
+            event.forEachControlChange { cc in
+                guard failure == nil else { return }
+                SequencerEventEncoder.encode(cc, into: &raw)
+                do throws(ALSAError) { try write(&raw, from: port, to: destination) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            return
+        }
         if event.kind == .sysex, let sysexBytes, sysexBytes.count > Self.sysexChunkSize {
             var offset = 0
             while offset < sysexBytes.count {

@@ -75,9 +75,12 @@ final class OutputALSATests: XCTestCase {
         let text = dump.standardOutput
         XCTAssertTrue(text.contains("Note on                 2, note 60, velocity 100"), text)
         XCTAssertTrue(text.contains("Control change          0, controller 74, value 12"), text)
-        // aseqdump prints 14-bit controller values %5d-wide.
-        XCTAssertTrue(text.contains("Control change          1, controller 1, value  9000"), text)
-        XCTAssertTrue(text.contains("Non-reg. parameter      0, parameter 300, value 500"), text)
+        // 14-bit controllers and NRPN leave as plain control changes: 9000 = 70 << 7 | 40;
+        // parameter 300 = 2 << 7 | 44, value 500 = 3 << 7 | 116.
+        for (channel, controller, value) in [(1, 1, 70), (1, 33, 40), (0, 99, 2), (0, 98, 44), (0, 6, 3), (0, 38, 116)] {
+            let line = "Control change          \(channel), controller \(controller), value \(value)"
+            XCTAssertTrue(text.contains(line), "\(line)\n\(text)")
+        }
         XCTAssertTrue(text.contains("Pitch bend              0, value -100"), text)
     }
 }
