@@ -224,21 +224,18 @@ public struct SendScript {
         case .polyPressure: send(.polyPressure, try note(0), try seven(1))
         case .controlChange: send(.controlChange, try seven(0), try seven(1))
         case .controlChange14:
-            let controller = UInt8(try number(argument(0), "number", 0...31))
-            let value = try fourteen(1)
-            send(.controlChange, controller, UInt8(value >> 7))
-            send(.controlChange, controller + 32, UInt8(value & 0x7F))
+            let controller = UInt16(try number(argument(0), "number", 0...31))
+            let value = Int32(try fourteen(1))
+            MIDIEvent(.controlChange14, channel: channel, value: value, parameter: controller)
+                .forEachControlChange { steps.append(.event($0)) }
         case .programChange: send(.programChange, try seven(0))
         case .channelPressure: send(.channelPressure, try seven(0))
         case .pitchBend: send(.pitchBend, value: Int32(try pitchBend(argument(0)) - 8192))
         case .rpn, .nrpn:
-            let number = try fourteen(0)
-            let value = try fourteen(1)
-            let (selectMSB, selectLSB): (UInt8, UInt8) = verb == .rpn ? (101, 100) : (99, 98)
-            send(.controlChange, selectMSB, UInt8(number >> 7))
-            send(.controlChange, selectLSB, UInt8(number & 0x7F))
-            send(.controlChange, 6, UInt8(value >> 7))
-            send(.controlChange, 38, UInt8(value & 0x7F))
+            let number = UInt16(try fourteen(0))
+            let value = Int32(try fourteen(1))
+            MIDIEvent(verb == .rpn ? .rpn : .nrpn, channel: channel, value: value, parameter: number)
+                .forEachControlChange { steps.append(.event($0)) }
             // The RPN null, as SendMIDI sends: later data entry changes nothing by accident.
             send(.controlChange, 101, 127)
             send(.controlChange, 100, 127)
