@@ -114,7 +114,7 @@ public final class PortBindings: @unchecked Sendable {
             case .source: try client.connect(from: address, to: binding.ourPort)
             case .destination: try client.connect(from: binding.ourPort, to: address)
             }
-        } catch where error.code == -EBUSY {
+        } catch  where error.code == -EBUSY {
             // EBUSY: already subscribed (by us earlier, or by aconnect): that is what we want.
         }
     }

@@ -169,7 +169,8 @@ extension SequencerClient {
             var offset = 0
             while offset < sysexBytes.count {
                 let end = min(offset + Self.sysexChunkSize, sysexBytes.count)
-                SequencerEventEncoder.encode(event, into: &raw, sysexBytes: UnsafeRawBufferPointer(rebasing: sysexBytes[offset..<end]))
+                SequencerEventEncoder.encode(
+                    event, into: &raw, sysexBytes: UnsafeRawBufferPointer(rebasing: sysexBytes[offset..<end]))
                 try write(&raw, from: port, to: destination)
                 offset = end
             }

@@ -76,7 +76,8 @@ public final class Bridge: @unchecked Sendable {
         let kept = Set(built.routes.map(ObjectIdentifier.init))
         for old in worker.routes where !kept.contains(ObjectIdentifier(old)) {
             if old.route.heldNoteCount > 0 {
-                log.info("route '\(old.config.name)' changed or removed: releasing \(old.route.heldNoteCount) held notes")
+                log.info(
+                    "route '\(old.config.name)' changed or removed: releasing \(old.route.heldNoteCount) held notes")
             }
             worker.release(old)
         }
@@ -126,7 +127,8 @@ public final class Bridge: @unchecked Sendable {
                 routes.append(reused)
             } else {
                 routes.append(
-                    try RouteRuntime(config: route, inputPorts: inputPorts, portNames: portNames, sysexStore: sysexStore))
+                    try RouteRuntime(
+                        config: route, inputPorts: inputPorts, portNames: portNames, sysexStore: sysexStore))
             }
         }
         return (routes, ports)

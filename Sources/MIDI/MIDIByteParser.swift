@@ -86,8 +86,7 @@ public struct MIDIByteParser {
 
     /// Parses one byte, calling `sink` if it completes an event.
     @inline(__always)
-    public mutating func parse(_ byte: UInt8, timestamp: UInt64 = 0, into sink: (MIDIEvent) -> Void)
-    {
+    public mutating func parse(_ byte: UInt8, timestamp: UInt64 = 0, into sink: (MIDIEvent) -> Void) {
         if byte >= 0xF8 {
             realtime(byte, timestamp: timestamp, into: sink)
         } else if byte >= 0x80 {
@@ -109,8 +108,7 @@ public struct MIDIByteParser {
     // MARK: Byte classes
 
     @inline(__always)
-    private mutating func realtime(_ byte: UInt8, timestamp: UInt64, into sink: (MIDIEvent) -> Void)
-    {
+    private mutating func realtime(_ byte: UInt8, timestamp: UInt64, into sink: (MIDIEvent) -> Void) {
         let kind: MIDIEventKind
         switch byte {
         case 0xF8: kind = .clock
@@ -175,8 +173,7 @@ public struct MIDIByteParser {
     }
 
     @inline(__always)
-    private mutating func dataByte(_ byte: UInt8, timestamp: UInt64, into sink: (MIDIEvent) -> Void)
-    {
+    private mutating func dataByte(_ byte: UInt8, timestamp: UInt64, into sink: (MIDIEvent) -> Void) {
         if inSysEx {
             if draft != nil, let store { store.append(byte, to: &draft!) }
             return

@@ -17,7 +17,9 @@ struct CheckCommand: Command {
 
     init(arguments: inout ArgumentScanner) throws(UsageError) {
         let words = try arguments.positionals()
-        guard words.count == 1 else { throw UsageError(words.isEmpty ? "a config file is needed" : "one config file at a time") }
+        guard words.count == 1 else {
+            throw UsageError(words.isEmpty ? "a config file is needed" : "one config file at a time")
+        }
         path = words[0]
     }
 

@@ -70,7 +70,8 @@ struct MonitorCommand: Command {
             try reader.run { decoded in
                 switch decoded {
                 case .midi(let event, let source):
-                    let line = json ? Self.jsonLine(event, source, sysexStore) : Self.textLine(event, source, sysexStore)
+                    let line =
+                        json ? Self.jsonLine(event, source, sysexStore) : Self.textLine(event, source, sysexStore)
                     writeAll(line + "\n", to: STDOUT_FILENO)
                     if event.kind == .sysex { sysexStore.release(event.sysex) }
                 case .announcement(let announcement) where PortBindings.affectsBindings(announcement):
@@ -113,7 +114,9 @@ struct MonitorCommand: Command {
         if event.kind.isChannelMessage { fields.append(("channel", "\(Int(event.channel) + 1)")) }
         switch event.kind {
         case .noteOn, .noteOff, .polyPressure:
-            fields += [("note", "\(event.data1)"), (event.kind == .polyPressure ? "pressure" : "velocity", "\(event.data2)")]
+            fields += [
+                ("note", "\(event.data1)"), (event.kind == .polyPressure ? "pressure" : "velocity", "\(event.data2)"),
+            ]
         case .controlChange:
             fields += [("controller", "\(event.data1)"), ("value", "\(event.data2)")]
         case .programChange: fields.append(("program", "\(event.data1)"))

@@ -47,7 +47,8 @@ struct PortsCommand: Command {
         let clientWidth = max(6, ports.map(\.clientName.count).max() ?? 0)
         var text = "PORT     DIR     TYPE      " + "CLIENT".padding(clientWidth) + "  PORT NAME\n"
         for port in ports {
-            text += port.address.description.padding(8) + " " + port.direction.padding(7) + " "
+            text +=
+                port.address.description.padding(8) + " " + port.direction.padding(7) + " "
                 + port.kind.padding(9) + " " + port.clientName.padding(clientWidth) + "  " + port.portName + "\n"
         }
         return text

@@ -37,7 +37,8 @@ struct RunCommand: Command {
         if let path = try arguments.option("--config") {
             configPath = path
         } else {
-            configPath = FileManager.default.fileExists(atPath: Self.systemConfig) ? Self.systemConfig : Self.packagedConfig
+            configPath =
+                FileManager.default.fileExists(atPath: Self.systemConfig) ? Self.systemConfig : Self.packagedConfig
         }
         let levelName = try arguments.option("--log-level") ?? "info"
         guard let level = LogLevel(name: levelName) else {

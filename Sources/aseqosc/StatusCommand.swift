@@ -30,7 +30,9 @@ struct StatusCommand: Command {
     func run() -> ExitCode {
         let candidates = controlPath.map { [$0] } ?? ControlSocket.candidatePaths()
         guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-            printError("no running aseqosc found (looked for \(candidates.joined(separator: ", "))); start it with `aseqosc run`")
+            printError(
+                "no running aseqosc found (looked for \(candidates.joined(separator: ", "))); start it with `aseqosc run`"
+            )
             return .unavailable
         }
         let data: Data

@@ -32,7 +32,8 @@ final class HotplugALSATests: XCTestCase {
                 "cycle \(cycle): not rebound: \(monitor.standardError)")
             try keys.send(.noteOn(channel: 0, note: UInt8(40 + cycle), velocity: 90), from: port)
             try keys.send(.noteOn(channel: 3, note: 100, velocity: 1), from: port)
-            XCTAssertTrue(waitUntil { monitor.standardOutput.components(separatedBy: "note_on").count - 1 >= 2 * boundCount })
+            XCTAssertTrue(
+                waitUntil { monitor.standardOutput.components(separatedBy: "note_on").count - 1 >= 2 * boundCount })
             _ = keys  // the client closes here, unplugging its port while both notes are held
         }
         _ = spacer

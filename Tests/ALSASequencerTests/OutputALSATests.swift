@@ -77,7 +77,8 @@ final class OutputALSATests: XCTestCase {
         XCTAssertTrue(text.contains("Control change          0, controller 74, value 12"), text)
         // 14-bit controllers and NRPN leave as plain control changes: 9000 = 70 << 7 | 40;
         // parameter 300 = 2 << 7 | 44, value 500 = 3 << 7 | 116.
-        for (channel, controller, value) in [(1, 1, 70), (1, 33, 40), (0, 99, 2), (0, 98, 44), (0, 6, 3), (0, 38, 116)] {
+        for (channel, controller, value) in [(1, 1, 70), (1, 33, 40), (0, 99, 2), (0, 98, 44), (0, 6, 3), (0, 38, 116)]
+        {
             let line = "Control change          \(channel), controller \(controller), value \(value)"
             XCTAssertTrue(text.contains(line), "\(line)\n\(text)")
         }

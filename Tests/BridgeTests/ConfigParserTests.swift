@@ -10,59 +10,109 @@ import Testing
     static let input = "inputs: [{ name: \"in\" }]"
 
     static let cases: [(String, String)] = [
-        ("{ \(input), routes: [{ destinations: [{ host: \"a\", port: 57120 }] }, { destinations: [{ host: \"b\", port: 70000 }] }] }",
-         "routes[1].destinations[0].port: expected 1-65535, found 70000"),
-        ("{ \(input), routes: [{ destinations: [{ host: \"a\", port: 0 }] }] }",
-         "routes[0].destinations[0].port: expected 1-65535, found 0"),
-        ("{ \(input), routes: [{ destinations: [{ host: \"a\", port: \"57120\" }] }] }",
-         "routes[0].destinations[0].port: expected an integer, found \"57120\""),
-        ("{ \(input), routes: [{ destinations: [{ port: 57120 }] }] }",
-         "routes[0].destinations[0].host: required key is missing"),
-        ("{ \(input), routes: [{ destinations: [{ host: \"\", port: 57120 }] }] }",
-         "routes[0].destinations[0].host: expected a non-empty string"),
-        ("{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, scheme: \"m2o\" }] }] }",
-         "routes[0].destinations[0].scheme: unknown scheme 'm2o'; expected one of default, osmid, touchosc"),
-        ("{ \(input), routes: [{ operators: [{ tranpose: 12 }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].tranpose: unknown key; did you mean 'transpose'?"),
-        ("{ \(input), routes: [{ operators: [{ transpose: 200 }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].transpose: expected -127-127, found 200"),
-        ("{ \(input), routes: [{ operators: [{ transpose: 12, channels: [1] }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0]: expected an object with one operator key, such as { transpose: 12 }"),
-        ("{ \(input), routes: [{ operators: [{ channels: [0] }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].channels[0]: expected 1-16, found 0"),
-        ("{ \(input), routes: [{ operators: [{ notes: \"C5..C2\" }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].notes: the range C5..C2 is empty: its low note is above its high"),
-        ("{ \(input), routes: [{ operators: [{ notes: \"H2..C5\" }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].notes: 'H2' is not a note (C-1..G9, F#3, Bb2 or 0-127)"),
-        ("{ \(input), routes: [{ operators: [{ types: [\"note\"] }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].types[0]: unknown event type 'note'; expected one of note_off, note_on, poly_pressure, control_change, program_change, channel_pressure, pitch_bend, control_change14, rpn, nrpn, mtc_quarter_frame, song_position, song_select, tune_request, clock, start, continue, stop, active_sensing, reset, sysex, notes, realtime, system"),
-        ("{ \(input), routes: [{ operators: [{ not: { transpose: 1 } }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].not.transpose: 'not' takes a filter (types, channels, notes, velocities, controllers, ports)"),
-        ("{ \(input), routes: [{ operators: [{ velocity: { min: 100, max: 20 } }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].velocity: min (100) is above max (20)"),
-        ("{ \(input), routes: [{ operators: [{ velocity: {} }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].velocity: expected one or more of fixed, scale, offset, gamma, min, max"),
-        ("{ \(input), routes: [{ operators: [{ channelMap: { \"17\": 1 } }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].channelMap.17: the key '17' is not 1-16"),
-        ("{ \(input), routes: [{ operators: [{ valueMap: { controller: 1, in: [0, 0], out: [0, 127] } }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].valueMap.in: the two ends are equal"),
-        ("{ \(input), routes: [{ operators: [{ valueMap: { of: \"pitch_bend\", in: [-9000, 8191], out: [0, 1] } }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].valueMap.in[0]: expected -8192-8191, found -9000"),
-        ("{ \(input), routes: [{ operators: [{ throttle: { perSecond: 0 } }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].throttle.perSecond: expected 0.1-10000, found 0"),
-        ("{ \(input), routes: [{ operators: [{ noteOff: \"off\" }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].operators[0].noteOff: expected \"note_off\" or \"note_on_zero\", found \"off\""),
-        ("{ \(input), routes: [{ from: [\"keys\"], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].from[0]: no input port named 'keys'; inputs are 'in'"),
-        ("{ \(input), routes: [{ operators: [] }] }",
-         "routes[0]: a route needs destinations (or a split or fork)"),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 57120 }] }, { destinations: [{ host: \"b\", port: 70000 }] }] }",
+            "routes[1].destinations[0].port: expected 1-65535, found 70000"
+        ),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 0 }] }] }",
+            "routes[0].destinations[0].port: expected 1-65535, found 0"
+        ),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: \"57120\" }] }] }",
+            "routes[0].destinations[0].port: expected an integer, found \"57120\""
+        ),
+        (
+            "{ \(input), routes: [{ destinations: [{ port: 57120 }] }] }",
+            "routes[0].destinations[0].host: required key is missing"
+        ),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"\", port: 57120 }] }] }",
+            "routes[0].destinations[0].host: expected a non-empty string"
+        ),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, scheme: \"m2o\" }] }] }",
+            "routes[0].destinations[0].scheme: unknown scheme 'm2o'; expected one of default, osmid, touchosc"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ tranpose: 12 }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].tranpose: unknown key; did you mean 'transpose'?"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ transpose: 200 }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].transpose: expected -127-127, found 200"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ transpose: 12, channels: [1] }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0]: expected an object with one operator key, such as { transpose: 12 }"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ channels: [0] }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].channels[0]: expected 1-16, found 0"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ notes: \"C5..C2\" }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].notes: the range C5..C2 is empty: its low note is above its high"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ notes: \"H2..C5\" }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].notes: 'H2' is not a note (C-1..G9, F#3, Bb2 or 0-127)"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ types: [\"note\"] }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].types[0]: unknown event type 'note'; expected one of note_off, note_on, poly_pressure, control_change, program_change, channel_pressure, pitch_bend, control_change14, rpn, nrpn, mtc_quarter_frame, song_position, song_select, tune_request, clock, start, continue, stop, active_sensing, reset, sysex, notes, realtime, system"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ not: { transpose: 1 } }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].not.transpose: 'not' takes a filter (types, channels, notes, velocities, controllers, ports)"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ velocity: { min: 100, max: 20 } }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].velocity: min (100) is above max (20)"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ velocity: {} }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].velocity: expected one or more of fixed, scale, offset, gamma, min, max"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ channelMap: { \"17\": 1 } }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].channelMap.17: the key '17' is not 1-16"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ valueMap: { controller: 1, in: [0, 0], out: [0, 127] } }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].valueMap.in: the two ends are equal"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ valueMap: { of: \"pitch_bend\", in: [-9000, 8191], out: [0, 1] } }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].valueMap.in[0]: expected -8192-8191, found -9000"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ throttle: { perSecond: 0 } }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].throttle.perSecond: expected 0.1-10000, found 0"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [{ noteOff: \"off\" }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].operators[0].noteOff: expected \"note_off\" or \"note_on_zero\", found \"off\""
+        ),
+        (
+            "{ \(input), routes: [{ from: [\"keys\"], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].from[0]: no input port named 'keys'; inputs are 'in'"
+        ),
+        (
+            "{ \(input), routes: [{ operators: [] }] }",
+            "routes[0]: a route needs destinations (or a split or fork)"
+        ),
         ("{ \(route) }", "inputs: routes need at least one input port"),
         ("{ inputs: [{ name: \"in\" }, { name: \"in\" }] }", "inputs[1].name: the port name 'in' is used twice"),
-        ("{ inputs: [{ name: \"in\", from: [\"/[/\"] }] }",
-         "inputs[0].from[0]: '/[/' is not a valid regular expression: expected custom character class members; "
-            + PortSpecParseError.acceptedForms),
-        ("{ inputs: [{ name: \"in\", from: \"999:0\" }] }",
-         "inputs[0].from: '999:0': 999 is not a client or port number (0-255); " + PortSpecParseError.acceptedForms),
+        (
+            "{ inputs: [{ name: \"in\", from: [\"/[/\"] }] }",
+            "inputs[0].from[0]: '/[/' is not a valid regular expression: expected custom character class members; "
+                + PortSpecParseError.acceptedForms
+        ),
+        (
+            "{ inputs: [{ name: \"in\", from: \"999:0\" }] }",
+            "inputs[0].from: '999:0': 999 is not a client or port number (0-255); " + PortSpecParseError.acceptedForms
+        ),
         ("{ inputs: [{ name: \"in\", form: [\"*\"] }] }", "inputs[0].form: unknown key; did you mean 'from'?"),
         ("{ client: \"\" }", "client: expected a non-empty string"),
         ("{ middleC: 7 }", "middleC: expected 3-5, found 7"),
@@ -71,10 +121,14 @@ import Testing
         ("[1, 2]", "expected an object, found an array"),
         ("{ inputs: [{ name: \"in\" }, }", "not valid JSON5 (look for a missing comma, quote or bracket)"),
         ("", "not valid JSON5 (look for a missing comma, quote or bracket)"),
-        ("{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, messages: { note_on: { address: \"synth/on\" } } }] }] }",
-         "routes[0].destinations[0].messages.note_on.address: an OSC address starts with '/'"),
-        ("{ \(input), routes: [{ split: [{ operators: [] }], destinations: [{ host: \"a\", port: 1 }] }] }",
-         "routes[0].split[0].notes: required key is missing"),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, messages: { note_on: { address: \"synth/on\" } } }] }] }",
+            "routes[0].destinations[0].messages.note_on.address: an OSC address starts with '/'"
+        ),
+        (
+            "{ \(input), routes: [{ split: [{ operators: [] }], destinations: [{ host: \"a\", port: 1 }] }] }",
+            "routes[0].split[0].notes: required key is missing"
+        ),
     ]
 
     @Test(arguments: cases)
@@ -100,7 +154,8 @@ import Testing
     static var shippedFiles: [String] {
         let examples = repository.appendingPathComponent("Config/examples")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: examples.path)) ?? []
-        return ["Config/aseqosc.json5"] + names.filter { $0.hasSuffix(".json5") }.sorted().map { "Config/examples/\($0)" }
+        return ["Config/aseqosc.json5"]
+            + names.filter { $0.hasSuffix(".json5") }.sorted().map { "Config/examples/\($0)" }
     }
 
     @Test func everyShippedConfigIsValid() throws {

@@ -73,8 +73,9 @@ final class HotPathAllocationTests: XCTestCase {
         XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
         XCTAssertGreaterThan(delivered, events, "packets reached the loopback sockets")
         XCTAssertEqual(worker.eventsIn.load(ordering: .relaxed), events + 2_000)
-        print("allocation test: ALSA decode -> ring -> operators -> OSC x3 -> UDP, \(events) events, "
-            + "\(delivered) packets received, \(allocations) allocations")
+        print(
+            "allocation test: ALSA decode -> ring -> operators -> OSC x3 -> UDP, \(events) events, "
+                + "\(delivered) packets received, \(allocations) allocations")
     }
 
     /// A varied stream of sequencer events: notes (some off as note-on 0), controllers, bends,
@@ -124,7 +125,9 @@ final class UDPReceiverSocket {
         setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, 4)
         _ = fcntl(descriptor, F_SETFL, O_NONBLOCK)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw XCTSkip("cannot bind a loopback UDP socket") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -19,7 +19,8 @@ final class MIDIToOSCALSATests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.standardError)
     }
 
-    static let phrase = "90 3C 64 B0 07 40 E0 00 40 E1 7F 7F C2 05 D3 30 A4 3C 21 80 3C 00 90 3E 00 F0 7E 7F 06 01 F7 F8 FA FC"
+    static let phrase =
+        "90 3C 64 B0 07 40 E0 00 40 E1 7F 7F C2 05 D3 30 A4 3C 21 80 3C 00 90 3E 00 F0 7E 7F 06 01 F7 F8 FA FC"
 
     func testPhraseReachesEveryDestinationInItsScheme() throws {
         let bridge = try RunningBridge(

@@ -33,8 +33,11 @@ final class RunningBridge {
             TestEnvironment.aseqoscBinary, ["run", "--config", configFile.path, "--control", controlPath],
             environment: environment)
         try bridge.start()
-        let started = Self.waitUntil(timeout: 20) { self.bridge.standardError.contains("NOTICE  running") || !self.bridge.isRunning }
-        XCTAssertTrue(started && bridge.isRunning, "the bridge did not start: \(bridge.standardError)", file: file, line: line)
+        let started = Self.waitUntil(timeout: 20) {
+            self.bridge.standardError.contains("NOTICE  running") || !self.bridge.isRunning
+        }
+        XCTAssertTrue(
+            started && bridge.isRunning, "the bridge did not start: \(bridge.standardError)", file: file, line: line)
     }
 
     /// The OSC messages one oscdump printed, without their time tags.

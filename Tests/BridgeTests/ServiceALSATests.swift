@@ -38,7 +38,8 @@ final class ServiceALSATests: XCTestCase {
         XCTAssertTrue(socket.waitFor(timeout: 5) { $0.filter { $0 == "WATCHDOG=1" }.count >= 3 }, "\(socket.messages)")
 
         try bridge.reload(Self.config(routes: Self.keepRoute))
-        XCTAssertTrue(socket.waitFor { $0.contains { $0.hasPrefix("RELOADING=1\nMONOTONIC_USEC=") } }, "\(socket.messages)")
+        XCTAssertTrue(
+            socket.waitFor { $0.contains { $0.hasPrefix("RELOADING=1\nMONOTONIC_USEC=") } }, "\(socket.messages)")
         XCTAssertTrue(
             socket.waitFor { messages in
                 messages.drop { !$0.hasPrefix("RELOADING=1") }.dropFirst().contains { $0.contains("READY=1") }
@@ -69,13 +70,16 @@ final class ServiceALSATests: XCTestCase {
         try play("80 3C 00 80 40 00")
         bridge.waitForMessages(port: 9201, count: 4)
         XCTAssertEqual(
-            Array(bridge.messages(port: 9201).dropFirst(2)), ["/midi/keys/1/note_off ii 60 0", "/midi/keys/1/note_off ii 64 0"])
+            Array(bridge.messages(port: 9201).dropFirst(2)),
+            ["/midi/keys/1/note_off ii 60 0", "/midi/keys/1/note_off ii 64 0"])
         XCTAssertEqual(bridge.messages(port: 9202).count, 4, "nothing more reaches the removed route")
     }
 
     func testBrokenConfigOnReloadIsRefusedAndTheBridgeKeepsRunning() throws {
         let bridge = try RunningBridge(config: Self.config(routes: Self.keepRoute), oscPorts: [9201])
-        XCTAssertTrue(try bridge.reload(#"{ inputs: [{ name: "keys" }], routes: [{ destinations: [{ host: "a", port: 70000 }] }] }"#))
+        XCTAssertTrue(
+            try bridge.reload(
+                #"{ inputs: [{ name: "keys" }], routes: [{ destinations: [{ host: "a", port: 70000 }] }] }"#))
         XCTAssertTrue(
             bridge.bridge.standardError.contains(
                 "ERROR   reload refused, the running config stays: \(bridge.configFile.path): "
@@ -109,7 +113,9 @@ final class ServiceALSATests: XCTestCase {
 
         let text = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--control", bridge.controlPath])
         XCTAssertEqual(text.status, 0)
-        XCTAssertTrue(text.standardOutput.contains("keys <- 'Virtual Raw MIDI 0-0': 16:0 Virtual Raw MIDI 0-0:VirMIDI 0-0"), text.standardOutput)
+        XCTAssertTrue(
+            text.standardOutput.contains("keys <- 'Virtual Raw MIDI 0-0': 16:0 Virtual Raw MIDI 0-0:VirMIDI 0-0"),
+            text.standardOutput)
         XCTAssertTrue(text.standardOutput.contains("-> 127.0.0.1:9201 (default): 3 packets"), text.standardOutput)
     }
 }
@@ -123,7 +129,8 @@ final class NotifySocket: @unchecked Sendable {
     private var thread: Thread?
 
     init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))").path
+        path =
+            FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))").path
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         descriptor = fd
         var address = sockaddr_un()
@@ -132,7 +139,9 @@ final class NotifySocket: @unchecked Sendable {
             for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0 else { throw XCTSkip("cannot bind \(path)") }
         let thread = Thread { [weak self] in

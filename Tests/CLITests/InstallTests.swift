@@ -27,7 +27,8 @@ final class InstallTests: XCTestCase {
         for file in files {
             XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent(file).path), file)
         }
-        let unit = try String(contentsOf: root.appendingPathComponent("etc/systemd/system/aseqosc.service"), encoding: .utf8)
+        let unit = try String(
+            contentsOf: root.appendingPathComponent("etc/systemd/system/aseqosc.service"), encoding: .utf8)
         XCTAssertTrue(unit.contains("ExecStart=/usr/bin/aseqosc run --config /etc/aseqosc/aseqosc.json5"), unit)
         let version = try runProcess(root.appendingPathComponent("usr/bin/aseqosc").path, ["--version"])
         XCTAssertEqual(version.status, 0)
@@ -39,7 +40,8 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: config, encoding: .utf8), "{ client: \"studio\" }\n")
         let uninstall = try make(["uninstall", "DESTDIR=\(root.path)", "PREFIX=/usr"])
         XCTAssertEqual(uninstall.status, 0, uninstall.standardError)
-        XCTAssertTrue(uninstall.standardOutput.contains("kept /etc/aseqosc/aseqosc.json5 (edited)"), uninstall.standardOutput)
+        XCTAssertTrue(
+            uninstall.standardOutput.contains("kept /etc/aseqosc/aseqosc.json5 (edited)"), uninstall.standardOutput)
         XCTAssertTrue(FileManager.default.fileExists(atPath: config.path))
         for file in files where file != "etc/aseqosc/aseqosc.json5" {
             XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(file).path), file)

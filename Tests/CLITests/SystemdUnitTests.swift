@@ -20,7 +20,9 @@ final class SystemdUnitTests: XCTestCase {
 
     func testUnitsPassSystemdAnalyzeVerify() throws {
         let analyze = try TestEnvironment.tool("systemd-analyze", package: "systemd")
-        for (name, copyName) in [("aseqosc.service", "aseqosc.service"), ("aseqosc@.service", "aseqosc@studio.service")] {
+        for (name, copyName) in [
+            ("aseqosc.service", "aseqosc.service"), ("aseqosc@.service", "aseqosc@studio.service"),
+        ] {
             let unit = try installedCopy(of: name, as: copyName)
             let result = try runProcess(analyze, ["verify", unit.path], timeout: 60)
             XCTAssertEqual(result.status, 0, "\(name): \(result.standardError)")

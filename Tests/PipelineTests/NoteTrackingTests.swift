@@ -127,6 +127,9 @@ struct SwapCase: Sendable, CustomTestStringConvertible {
         #expect(route.heldNoteCount == 0)
         #expect(route.released().isEmpty)
         // The key's own note-off after a release-all passes through the operators again.
-        #expect(route.outputs(off(0, 60)) == [Output(off(0, 72), to: 0), Output(on(9, 72, 0), to: 1), Output(on(9, 72, 0), to: 2)])
+        #expect(
+            route.outputs(off(0, 60)) == [
+                Output(off(0, 72), to: 0), Output(on(9, 72, 0), to: 1), Output(on(9, 72, 0), to: 2),
+            ])
     }
 }

@@ -6,11 +6,15 @@ extension BridgeConfig {
     public var summary: String {
         var lines: [String] = ["client '\(clientName)'"]
         for input in inputs {
-            let from = input.from.isEmpty ? "nothing (others connect to it)" : input.from.map { "'\($0)'" }.joined(separator: ", ")
+            let from =
+                input.from.isEmpty
+                ? "nothing (others connect to it)" : input.from.map { "'\($0)'" }.joined(separator: ", ")
             lines.append("input '\(input.name)' <- \(from)")
         }
         for output in outputs {
-            let to = output.to.isEmpty ? "nothing (others connect to it)" : output.to.map { "'\($0)'" }.joined(separator: ", ")
+            let to =
+                output.to.isEmpty
+                ? "nothing (others connect to it)" : output.to.map { "'\($0)'" }.joined(separator: ", ")
             lines.append("output '\(output.name)' -> \(to)")
         }
         for route in routes {
@@ -25,9 +29,16 @@ extension BridgeConfig {
 extension ChainConfig {
     func summaryLines(indent: String, middleCOctave: Int) -> [String] {
         var lines = operators.map { indent + "| " + $0.summary(middleCOctave: middleCOctave) }
-        lines += destinations.map { indent + "-> osc://\($0.endpoint) scheme \($0.scheme)" + ($0.messages.isEmpty ? "" : " (custom messages: \($0.messages.keys.sorted().joined(separator: ", ")))") }
+        lines += destinations.map {
+            indent + "-> osc://\($0.endpoint) scheme \($0.scheme)"
+                + ($0.messages.isEmpty
+                    ? "" : " (custom messages: \($0.messages.keys.sorted().joined(separator: ", ")))")
+        }
         for (index, branch) in branches.enumerated() {
-            let label = branch.notes.map { "notes \(NoteName.format($0.lowerBound, middleCOctave: middleCOctave))..\(NoteName.format($0.upperBound, middleCOctave: middleCOctave))" } ?? "fork"
+            let label =
+                branch.notes.map {
+                    "notes \(NoteName.format($0.lowerBound, middleCOctave: middleCOctave))..\(NoteName.format($0.upperBound, middleCOctave: middleCOctave))"
+                } ?? "fork"
             lines.append(indent + "branch \(index + 1) (\(label))")
             lines += branch.chain.summaryLines(indent: indent + "  ", middleCOctave: middleCOctave)
         }
@@ -47,13 +58,18 @@ extension OperatorConfig {
         case .kinds(let kinds, let inverted):
             return not(inverted) + "types " + kinds.map(\.description).sorted().joined(separator: ", ")
         case .channels(let channels, let inverted): return not(inverted) + "channels " + list(channels) { "\($0 + 1)" }
-        case .notes(let range, let inverted): return not(inverted) + "notes \(note(range.lowerBound))..\(note(range.upperBound))"
-        case .velocities(let range, let inverted): return not(inverted) + "velocities \(range.lowerBound)..\(range.upperBound)"
-        case .controllers(let controllers, let inverted): return not(inverted) + "controllers " + list(controllers) { "\($0)" }
+        case .notes(let range, let inverted):
+            return not(inverted) + "notes \(note(range.lowerBound))..\(note(range.upperBound))"
+        case .velocities(let range, let inverted):
+            return not(inverted) + "velocities \(range.lowerBound)..\(range.upperBound)"
+        case .controllers(let controllers, let inverted):
+            return not(inverted) + "controllers " + list(controllers) { "\($0)" }
         case .ports(let ports, let inverted): return not(inverted) + "ports " + list(ports) { "#\($0)" }
         case .transpose(let semitones): return "transpose \(semitones > 0 ? "+" : "")\(semitones)"
-        case .channelMap(let map): return "channel map " + map.keys.sorted().map { "\($0 + 1)->\(map[$0]! + 1)" }.joined(separator: ", ")
-        case .controllerMap(let map): return "controller map " + map.keys.sorted().map { "\($0)->\(map[$0]!)" }.joined(separator: ", ")
+        case .channelMap(let map):
+            return "channel map " + map.keys.sorted().map { "\($0 + 1)->\(map[$0]! + 1)" }.joined(separator: ", ")
+        case .controllerMap(let map):
+            return "controller map " + map.keys.sorted().map { "\($0)->\(map[$0]!)" }.joined(separator: ", ")
         case .velocity(let velocity):
             var parts: [String] = []
             if let fixed = velocity.fixed { parts.append("fixed \(fixed)") }
@@ -64,11 +80,15 @@ extension OperatorConfig {
             if let maximum = velocity.maximum { parts.append("max \(maximum)") }
             return "velocity " + parts.joined(separator: ", ")
         case .valueMap(let map):
-            let from = map.inputReversed ? (map.input.upperBound, map.input.lowerBound) : (map.input.lowerBound, map.input.upperBound)
-            return "value map \(map.target) \(ConfigValue.format(from.0))..\(ConfigValue.format(from.1)) -> \(ConfigValue.format(map.output.0))..\(ConfigValue.format(map.output.1))"
+            let from =
+                map.inputReversed
+                ? (map.input.upperBound, map.input.lowerBound) : (map.input.lowerBound, map.input.upperBound)
+            return
+                "value map \(map.target) \(ConfigValue.format(from.0))..\(ConfigValue.format(from.1)) -> \(ConfigValue.format(map.output.0))..\(ConfigValue.format(map.output.1))"
         case .noteOff(let style): return "note-offs as \(style.rawValue)"
         case .assemble(let assemble):
-            return "assemble 14-bit controllers [\(assemble.fourteenBitControllers.map(String.init).joined(separator: ", "))], RPN/NRPN"
+            return
+                "assemble 14-bit controllers [\(assemble.fourteenBitControllers.map(String.init).joined(separator: ", "))], RPN/NRPN"
                 + (assemble.dataEntryMSBOnly ? " (data entry MSB only)" : "")
         case .dropRepeats: return "drop repeated values"
         case .throttle(let perSecond): return "throttle controllers to \(ConfigValue.format(perSecond))/s"

@@ -59,7 +59,9 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         ]
         for binding in bindings {
             let arrow = binding.direction == "in" ? "<-" : "->"
-            let target = binding.connected.isEmpty ? "waiting (\(binding.waiting ?? "no port"))" : binding.connected.joined(separator: ", ")
+            let target =
+                binding.connected.isEmpty
+                ? "waiting (\(binding.waiting ?? "no port"))" : binding.connected.joined(separator: ", ")
             lines.append("  \(binding.port) \(arrow) '\(binding.spec)': \(target)")
         }
         lines.append("routes:")
@@ -68,8 +70,11 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
                 "  \(route.name): in \(route.eventsIn), passed \(route.passed), filtered \(route.droppedByFilter), "
                     + "out of range \(route.droppedOutOfRange), throttled \(route.throttled)")
             for destination in route.destinations {
-                let errors = destination.errors.isEmpty
-                    ? "no errors" : destination.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                let errors =
+                    destination.errors.isEmpty
+                    ? "no errors"
+                    : destination.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+                        separator: ", ")
                 lines.append(
                     "    -> \(destination.address) (\(destination.scheme)): \(destination.packetsSent) packets, "
                         + "\(destination.bytesSent) bytes, \(errors)")
@@ -112,7 +117,9 @@ extension Bridge {
                             scheme: runtime.destinations[index].scheme, packetsSent: counters.packetsSent,
                             bytesSent: counters.bytesSent,
                             errors: Dictionary(
-                                uniqueKeysWithValues: counters.errors.filter { $0.value > 0 }.map { ("\($0.key)", $0.value) }))
+                                uniqueKeysWithValues: counters.errors.filter { $0.value > 0 }.map {
+                                    ("\($0.key)", $0.value)
+                                }))
                     })
             },
             eventsIn: worker.eventsIn.load(ordering: .relaxed), ringCapacity: ring.capacity,

@@ -38,7 +38,9 @@ public final class ControlSocket: @unchecked Sendable {
         unlink(path)
         var address = Self.address(path)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0, listen(fd, 8) == 0 else {
             let code = errno
@@ -62,7 +64,8 @@ public final class ControlSocket: @unchecked Sendable {
                 data.withUnsafeBytes { bytes in
                     var offset = 0
                     while offset < bytes.count {
-                        let sent = send(connection, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                        let sent = send(
+                            connection, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
                         if sent <= 0 { break }
                         offset += sent
                     }
@@ -89,7 +92,9 @@ public final class ControlSocket: @unchecked Sendable {
         defer { close(fd) }
         var address = address(path)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else { throw .system("connect \(path)", errno) }
         var data = Data()

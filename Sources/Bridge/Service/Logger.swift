@@ -37,7 +37,8 @@ public final class Logger: Sendable {
         if forJournal {
             prefix = "<\(level.rawValue)>"
         } else {
-            prefix = Self.timestamp() + " " + "\(level)".uppercased().padding(toLength: 7, withPad: " ", startingAt: 0) + " "
+            prefix =
+                Self.timestamp() + " " + "\(level)".uppercased().padding(toLength: 7, withPad: " ", startingAt: 0) + " "
         }
         let line = prefix + message() + "\n"
         lock.withLock { _ in

@@ -33,7 +33,8 @@ public final class ServiceNotifier: Sendable {
             if bytes.first == UInt8(ascii: "@") { raw[0] = 0 }  // abstract namespace
         }
         address = target
-        addressLength = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == UInt8(ascii: "@") ? 0 : 1))
+        addressLength = socklen_t(
+            MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == UInt8(ascii: "@") ? 0 : 1))
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     }
 
