@@ -13,6 +13,7 @@ extension BridgeConfig {
             let to = output.to.isEmpty ? "nothing (others connect to it)" : output.to.map { "'\($0)'" }.joined(separator: ", ")
             lines.append("output '\(output.name)' -> \(to)")
         }
+        if let oscInput { lines.append(oscInput.summary) }
         for route in routes {
             let from = route.inputs.map { "'\(inputs[$0].name)'" }.joined(separator: ", ")
             lines.append("route '\(route.name)' from \(from)")
