@@ -4,7 +4,7 @@ import OSCTransport
 
 /// The OSC -> MIDI direction as a config sets it up (the top-level `osc` key): where to listen,
 /// who may send, what is accepted, the operators, and the mapping rules.
-public struct OSCInputConfig: Sendable {
+public struct OSCInputConfig: Sendable, Equatable {
     /// o2m's default port, so senders written for osmid's o2m reach aseqosc unchanged.
     public static let defaultPort = 57200
 

@@ -50,6 +50,9 @@ final class OSCToMIDISide: @unchecked Sendable {
     private let sysexStore: SysExStore?
     private let log: Logger
     private let outputNames: [String]
+    private let client: SequencerClient
+    private let bindings: PortBindings
+    private let ports: [UInt8]
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
@@ -67,6 +70,8 @@ final class OSCToMIDISide: @unchecked Sendable {
     ) throws(BridgeError) {
         self.config = config
         self.log = log
+        self.client = client
+        self.bindings = bindings
         outputNames = outputs.map(\.name)
         var ports: [UInt8] = []
         do {
@@ -79,6 +84,7 @@ final class OSCToMIDISide: @unchecked Sendable {
         } catch {
             throw .alsa(error.description)
         }
+        self.ports = ports
         sysexStore = config.sysex ? SysExStore(slots: 16, capacity: sysexCapacity) : nil
         output = PacedMIDIOutput(
             client: client, ports: ports, sysexStore: sysexStore, bytesPerSecond: config.sysexBytesPerSecond)
@@ -86,7 +92,10 @@ final class OSCToMIDISide: @unchecked Sendable {
             outputNames: outputNames, rules: config.mappings, families: config.families, sysex: sysexStore)
         route = Route(
             inputPorts: .all,
-            chain: Chain(config.operators.flatMap(RouteBuilder.operators), destinations: [0]))
+            // Events carry the output's index as their port, which is what `ports` filters name.
+            chain: Chain(
+                config.operators.flatMap { RouteBuilder.operators($0, inputPorts: outputs.indices.map { UInt8($0) }) },
+                destinations: [0]))
         do {
             receiver = try UDPReceiver(
                 host: config.host, port: config.port,
@@ -129,18 +138,34 @@ final class OSCToMIDISide: @unchecked Sendable {
         log.notice("osc input: \(summary)")
     }
 
+    /// Unbinds and deletes our output ports (on reload, after ``stop()``).
+    func removePorts() {
+        for port in ports {
+            bindings.unbind(ourPort: port)
+            try? client.deletePort(port)
+        }
+    }
+
     /// The counters in one line, for the log at shutdown and `status`.
     var summary: String {
-        func value(_ counter: Atomic<Int>) -> Int { counter.load(ordering: .relaxed) }
         let statistics = receiver.statistics
-        return "\(statistics.datagrams) datagrams, \(value(counters.messages)) messages, "
-            + "\(value(counters.translated)) translated, \(output.sent.load(ordering: .relaxed)) MIDI events sent, "
-            + "\(value(counters.scheduled)) bundles scheduled, \(value(counters.late)) late; dropped: "
-            + "\(statistics.notAllowed) not allowed, \(value(counters.malformedPackets) + statistics.truncated) malformed packets, "
-            + "\(value(counters.malformedMessages)) malformed messages, \(value(counters.unknownAddress)) unknown addresses, "
-            + "\(value(counters.sysexDisabled)) SysEx disabled, \(value(counters.sysexDropped)) SysEx no room, "
-            + "\(output.droppedQueueFull.load(ordering: .relaxed)) output queue full, "
-            + "\(output.failed.load(ordering: .relaxed)) output failed"
+        let malformedPackets = counters.malformedPackets.load(ordering: .relaxed) + statistics.truncated
+        let parts: [String] = [
+            "\(statistics.datagrams) datagrams",
+            "\(counters.messages.load(ordering: .relaxed)) messages",
+            "\(counters.translated.load(ordering: .relaxed)) translated",
+            "\(output.sent.load(ordering: .relaxed)) MIDI events sent",
+            "\(counters.scheduled.load(ordering: .relaxed)) bundles scheduled",
+            "\(counters.late.load(ordering: .relaxed)) late; dropped: \(statistics.notAllowed) not allowed",
+            "\(malformedPackets) malformed packets",
+            "\(counters.malformedMessages.load(ordering: .relaxed)) malformed messages",
+            "\(counters.unknownAddress.load(ordering: .relaxed)) unknown addresses",
+            "\(counters.sysexDisabled.load(ordering: .relaxed)) SysEx disabled",
+            "\(counters.sysexDropped.load(ordering: .relaxed)) SysEx without room",
+            "\(output.droppedQueueFull.load(ordering: .relaxed)) output queue full",
+            "\(output.failed.load(ordering: .relaxed)) output failed",
+        ]
+        return parts.joined(separator: ", ")
     }
 
     // MARK: The OSC thread
