@@ -96,8 +96,7 @@ public final class UDPReceiver: @unchecked Sendable {
         guard descriptor >= 0 else { throw fail("socket") }
         var pipeEnds: (Int32, Int32) = (-1, -1)
         do throws(UDPReceiverError) {
-            var on: Int32 = 1
-            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+            // No SO_REUSEADDR: for UDP it would let a second aseqosc bind the same port silently.
             if family == AF_INET6 {
                 // `::` should take IPv4 senders too (they arrive as ::ffff:a.b.c.d).
                 var off: Int32 = 0
