@@ -171,7 +171,14 @@ final class PacedMIDIOutput {
     private func attempt(_ event: MIDIEvent, port: Int, offset: inout Int, now: UInt64) -> Attempt {
         guard event.kind == .sysex else {
             do {
-                try client.send(event, from: ports[port])
+                switch event.kind {
+                case .controlChange14, .rpn, .nrpn:
+                    // As the control changes MIDI 1.0 carries them: ALSA's raw MIDI converters
+                    // (virmidi's among them) drop CONTROL14 and (N)RPN events they cannot fit.
+                    try sendAsControlChanges(event, from: ports[port])
+                default:
+                    try client.send(event, from: ports[port])
+                }
                 sent.add(1, ordering: .relaxed)
             } catch where error.code == -EAGAIN {
                 readyAt[port] = now + Self.retryInterval
@@ -212,6 +219,27 @@ final class PacedMIDIOutput {
         offset = position
         if case .done = result { release(event) }
         return result
+    }
+
+    /// A 14-bit controller as MSB then LSB; an RPN or NRPN as parameter MSB, LSB, data entry
+    /// MSB, LSB.
+    private func sendAsControlChanges(_ event: MIDIEvent, from port: UInt8) throws(ALSAError) {
+        let value = UInt8(truncatingIfNeeded: event.value >> 7) & 0x7F
+        let valueLSB = UInt8(truncatingIfNeeded: event.value) & 0x7F
+        func cc(_ controller: UInt8, _ data: UInt8) throws(ALSAError) {
+            try client.send(.controlChange(channel: event.channel, controller: controller, value: data), from: port)
+        }
+        if event.kind == .controlChange14 {
+            let controller = UInt8(truncatingIfNeeded: event.parameter) & 0x1F
+            try cc(controller, value)
+            try cc(controller + 32, valueLSB)
+            return
+        }
+        let registered = event.kind == .rpn
+        try cc(registered ? 101 : 99, UInt8(truncatingIfNeeded: event.parameter >> 7) & 0x7F)
+        try cc(registered ? 100 : 98, UInt8(truncatingIfNeeded: event.parameter) & 0x7F)
+        try cc(6, value)
+        try cc(38, valueLSB)
     }
 
     // MARK: Per-port queues
