@@ -309,6 +309,34 @@ final class OSCToMIDIALSATests: XCTestCase {
         XCTAssertTrue(summary.contains("1 bundles scheduled, 1 late"), summary)
     }
 
+    func testALongSysExIsPacedWithoutHoldingUpAnotherPort() throws {
+        let port = 57308
+        let aseqdumpPath = try TestEnvironment.tool("aseqdump", package: "alsa-utils")
+        let bridge = try startBridge(port: port, osc: "sysex: true, sysexBytesPerSecond: 3125")
+        let raw = try dumpRawMIDI()
+        let through = BackgroundProcess(stdbuf, ["-oL", aseqdumpPath, "-p", "14:0"])
+        try through.start()
+        XCTAssertTrue(through.waitForOutput { $0.contains("Waiting for data") })
+        // 3,000 bytes at MIDI's 3,125 bytes a second: about 0.96 s on the "synth" port.
+        let long = [0xF0] + (0..<2_998).map { UInt8($0 % 128) } + [0xF7]
+        try send(port, "/midi/synth/sysex", blob: long)
+        let sent = Date()
+        try send(port, .message(OSCMessage("/midi/thru/1/note_on", [.int32(60), .int32(100)])))
+        try send(port, .message(OSCMessage("/midi/synth/1/note_on", [.int32(61), .int32(100)])))
+        XCTAssertTrue(through.waitForOutput { $0.contains("Note on") })
+        let noteElsewhere = Date().timeIntervalSince(sent)
+        let messages = waitForMessages(raw, count: 2)
+        let sysexDone = Date().timeIntervalSince(sent)
+        print("paced SysEx: note on the other port after \(Int(noteElsewhere * 1000)) ms, SysEx done after \(Int(sysexDone * 1000)) ms")
+        XCTAssertLessThan(noteElsewhere, 0.15, "the note to 'thru' waited for the SysEx to 'synth'")
+        XCTAssertGreaterThan(sysexDone, 0.8, "the SysEx was not paced")
+        XCTAssertEqual(messages, [long.map { String(format: "%02X", $0) }.joined(separator: " "), "90 3D 64"],
+                       "on its own port the note waits behind the SysEx")
+        raw.stop()
+        through.stop()
+        bridge.stop()
+    }
+
     func testSendersOutsideTheAllowListAreDroppedAndCounted() throws {
         let port = 57307
         let bridge = try startBridge(port: port, osc: "listen: \"0.0.0.0:\(port)\", allow: [\"10.0.0.0/8\"]")
