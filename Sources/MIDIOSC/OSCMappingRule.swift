@@ -69,7 +69,8 @@ public struct OSCMappingAddress: Hashable, Sendable, CustomStringConvertible {
             }
             let name = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
             guard !name.isEmpty, name.utf8.allSatisfy({ Self.isNameByte($0) }), !name.utf8.first!.isDigit else {
-                throw .badCapture(text, reason: "'{\(name)}' is not a capture name (letters, digits and _, not first a digit)")
+                throw .badCapture(
+                    text, reason: "'{\(name)}' is not a capture name (letters, digits and _, not first a digit)")
             }
             guard !names.contains(name) else { throw .duplicateCapture(text, name: name) }
             let prefix = Array(bytes[..<open])
@@ -94,7 +95,8 @@ public struct OSCMappingAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
-        byte.isDigit || byte == UInt8(ascii: "_") || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+        byte.isDigit || byte == UInt8(ascii: "_")
+            || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
     }
 
     private static func checkLiteral(_ bytes: [UInt8], _ text: String) throws(OSCMappingError) {

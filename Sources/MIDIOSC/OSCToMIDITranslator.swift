@@ -134,7 +134,9 @@ public struct OSCToMIDITranslator: Sendable {
                 if let scale = value.scale { raw = scale.apply(raw) }
                 guard raw.isFinite else { return false }
                 let rounded = raw.rounded()
-                result = rounded < Double(field.range.lowerBound) ? field.range.lowerBound
+                result =
+                    rounded < Double(field.range.lowerBound)
+                    ? field.range.lowerBound
                     : rounded > Double(field.range.upperBound) ? field.range.upperBound : Int(rounded)
             } else {
                 result = field.target == .channel ? 1 : field.range.lowerBound

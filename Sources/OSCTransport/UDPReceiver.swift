@@ -227,7 +227,9 @@ public final class UDPReceiver: @unchecked Sendable {
                 let length = Int(headers[i].msg_len)
                 if headers[i].msg_hdr.msg_flags & Int32(MSG_TRUNC) != 0 {
                     truncated += 1
-                } else if let sender = (senders + i).withMemoryRebound(to: sockaddr.self, capacity: 1, { IPAddress($0) }) {
+                } else if let sender = (senders + i).withMemoryRebound(
+                    to: sockaddr.self, capacity: 1, { IPAddress($0) })
+                {
                     if let allowList, !allowList.allows(sender) {
                         notAllowed += 1
                     } else {

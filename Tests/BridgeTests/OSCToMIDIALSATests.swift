@@ -96,8 +96,10 @@ final class OSCToMIDIALSATests: XCTestCase {
     func stopAndSummarise(_ bridge: RunningBridge) -> String {
         let (result, _) = bridge.stop()
         XCTAssertEqual(result.status, 0, result.standardError)
-        return result.standardError.split(separator: "\n").first { $0.contains("osc input: ") && $0.contains("datagrams") }
-            .map(String.init) ?? "(no summary in: \(result.standardError))"
+        return result.standardError.split(separator: "\n").first {
+            $0.contains("osc input: ") && $0.contains("datagrams")
+        }
+        .map(String.init) ?? "(no summary in: \(result.standardError))"
     }
 
     // MARK: Tests
@@ -291,7 +293,11 @@ final class OSCToMIDIALSATests: XCTestCase {
         XCTAssertLessThan(delay, 0.6)
 
         let now = Date()
-        try send(port, .bundle(OSCBundle(timeTag: .immediately, [.message(OSCMessage("/midi/thru/1/note_on", [.int32(61), .int32(1)]))])))
+        try send(
+            port,
+            .bundle(
+                OSCBundle(
+                    timeTag: .immediately, [.message(OSCMessage("/midi/thru/1/note_on", [.int32(61), .int32(1)]))])))
         XCTAssertTrue(dump.waitForOutput { _ in noteOns() >= 2 })
         let immediate = Date().timeIntervalSince(now)
         print("bundle 'immediately' arrived after \(Int(immediate * 1000)) ms")
@@ -327,11 +333,14 @@ final class OSCToMIDIALSATests: XCTestCase {
         let noteElsewhere = Date().timeIntervalSince(sent)
         let messages = waitForMessages(raw, count: 2)
         let sysexDone = Date().timeIntervalSince(sent)
-        print("paced SysEx: note on the other port after \(Int(noteElsewhere * 1000)) ms, SysEx done after \(Int(sysexDone * 1000)) ms")
+        print(
+            "paced SysEx: note on the other port after \(Int(noteElsewhere * 1000)) ms, SysEx done after \(Int(sysexDone * 1000)) ms"
+        )
         XCTAssertLessThan(noteElsewhere, 0.15, "the note to 'thru' waited for the SysEx to 'synth'")
         XCTAssertGreaterThan(sysexDone, 0.8, "the SysEx was not paced")
-        XCTAssertEqual(messages, [long.map { String(format: "%02X", $0) }.joined(separator: " "), "90 3D 64"],
-                       "on its own port the note waits behind the SysEx")
+        XCTAssertEqual(
+            messages, [long.map { String(format: "%02X", $0) }.joined(separator: " "), "90 3D 64"],
+            "on its own port the note waits behind the SysEx")
         raw.stop()
         through.stop()
         bridge.stop()

@@ -16,7 +16,10 @@ import Testing
         ("fd00::/129", "'fd00::/129' is not a network: the prefix length must be 0-128"),
         ("10.0.0.0/", "'10.0.0.0/' is not a network: the prefix length must be 0-32"),
         ("10.0.0.0/8x", "'10.0.0.0/8x' is not a network: the prefix length must be 0-32"),
-        ("example.org/8", "'example.org/8' is not a network: expected an IPv4 or IPv6 address, e.g. 10.0.0.0/8 or fd00::/8"),
+        (
+            "example.org/8",
+            "'example.org/8' is not a network: expected an IPv4 or IPv6 address, e.g. 10.0.0.0/8 or fd00::/8"
+        ),
         ("10.0.0/8", "'10.0.0/8' is not a network: expected an IPv4 or IPv6 address, e.g. 10.0.0.0/8 or fd00::/8"),
     ])
     func badNetworksAreExplained(_ text: String, _ message: String) {

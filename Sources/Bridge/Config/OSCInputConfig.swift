@@ -119,7 +119,9 @@ extension ConfigParser {
     static func mapping(_ node: ConfigNode, outputNames: [String]) throws(ConfigError) -> OSCMappingRule {
         guard case .object(let members) = node.value else { throw node.expected("an object") }
         let typeNode = ConfigObject(members: members, path: node.path)["type"]
-        guard let typeNode else { throw ConfigError(path: ConfigNode.join(node.path, "type"), message: "required key is missing") }
+        guard let typeNode else {
+            throw ConfigError(path: ConfigNode.join(node.path, "type"), message: "required key is missing")
+        }
         let typeName = try typeNode.string()
         guard let kind = OSCMappingRule.kinds.first(where: { $0.description == typeName }) else {
             let known = OSCMappingRule.kinds.map(\.description).joined(separator: ", ")
@@ -220,16 +222,22 @@ extension ConfigParser {
             guard index >= 0, index < 16 else { throw node.error("argument numbers are 0-15") }
             if let argumentTypes {
                 guard index < argumentTypes.count else {
-                    throw node.error("argument {\(index)} does not exist: args is '\(String(decoding: argumentTypes, as: UTF8.self))'")
+                    throw node.error(
+                        "argument {\(index)} does not exist: args is '\(String(decoding: argumentTypes, as: UTF8.self))'"
+                    )
                 }
                 guard OSCTypeTags.numeric.contains(argumentTypes[index]) else {
-                    throw node.error("argument {\(index)} is not a number in args '\(String(decoding: argumentTypes, as: UTF8.self))'")
+                    throw node.error(
+                        "argument {\(index)} is not a number in args '\(String(decoding: argumentTypes, as: UTF8.self))'"
+                    )
                 }
             }
             return .argument(index)
         }
         guard let capture = address.captureNames.firstIndex(of: name) else {
-            let known = address.captureNames.isEmpty ? "it has none" : "its captures are " + address.captureNames.map { "{\($0)}" }.joined(separator: ", ")
+            let known =
+                address.captureNames.isEmpty
+                ? "it has none" : "its captures are " + address.captureNames.map { "{\($0)}" }.joined(separator: ", ")
             throw node.error("'{\(name)}' is not a capture of the address '\(address)'; \(known)")
         }
         return .capture(capture)

@@ -113,7 +113,9 @@ final class OSCToMIDISide: @unchecked Sendable {
         thread.name = "aseqosc-osc-in"
         thread.start()
         self.thread = thread
-        log.info("osc input: listening on osc.udp://\(config.endpoint) for outputs \(outputNames.map { "'\($0)'" }.joined(separator: ", "))")
+        log.info(
+            "osc input: listening on osc.udp://\(config.endpoint) for outputs \(outputNames.map { "'\($0)'" }.joined(separator: ", "))"
+        )
     }
 
     /// Stops receiving, sends a note-off for every note the pipeline holds, lets paced output
@@ -227,7 +229,8 @@ final class OSCToMIDISide: @unchecked Sendable {
         guard tag != .immediately else { return nil }
         var realtime = timespec()
         clock_gettime(CLOCK_REALTIME, &realtime)
-        let nowNTP = (UInt64(realtime.tv_sec) + UInt64(OSCTimeTag.unixEpochOffset)) << 32
+        let nowNTP =
+            (UInt64(realtime.tv_sec) + UInt64(OSCTimeTag.unixEpochOffset)) << 32
             | (UInt64(realtime.tv_nsec) << 32) / 1_000_000_000
         guard tag.rawValue > nowNTP else {
             counters.late.add(1, ordering: .relaxed)

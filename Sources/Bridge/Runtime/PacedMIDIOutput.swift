@@ -44,7 +44,9 @@ final class PacedMIDIOutput {
     /// How long an `EAGAIN` waits before the next try.
     static let retryInterval: UInt64 = 1_000_000
 
-    init(client: SequencerClient, ports: [UInt8], sysexStore: SysExStore?, bytesPerSecond: Int, queueCapacity: Int = 1024) {
+    init(
+        client: SequencerClient, ports: [UInt8], sysexStore: SysExStore?, bytesPerSecond: Int, queueCapacity: Int = 1024
+    ) {
         self.client = client
         self.ports = ports
         self.sysexStore = sysexStore
@@ -180,7 +182,7 @@ final class PacedMIDIOutput {
                     try client.send(event, from: ports[port])
                 }
                 sent.add(1, ordering: .relaxed)
-            } catch where error.code == -EAGAIN {
+            } catch  where error.code == -EAGAIN {
                 readyAt[port] = now + Self.retryInterval
                 return .blocked
             } catch {
@@ -198,7 +200,7 @@ final class PacedMIDIOutput {
                 let chunk = UnsafeRawBufferPointer(rebasing: bytes[position..<end])
                 do throws(ALSAError) {
                     try client.send(event, from: ports[port], sysexBytes: chunk)
-                } catch where error.code == -EAGAIN {
+                } catch  where error.code == -EAGAIN {
                     readyAt[port] = now + Self.retryInterval
                     return .blocked
                 } catch {
