@@ -21,6 +21,8 @@ public final class Bridge: @unchecked Sendable {
     let worker: MIDIToOSCWorker
     let ring: SPSCRing<MIDIEvent>
     let sysexStore: SysExStore
+    /// The OSC -> MIDI direction, when the config has output ports (see OSCToMIDISide.swift).
+    var oscInput: OSCToMIDISide?
     let startTime = Date()
     private let lock = NSLock()
     private var routesForStatus: [RouteRuntime] = []
@@ -52,12 +54,14 @@ public final class Bridge: @unchecked Sendable {
         let routes = try buildRoutes(config, reusing: []).routes
         worker.replaceRoutes(routes)
         routesForStatus = routes
+        oscInput = try makeOSCInput(config)
     }
 
     /// Starts the pipeline thread, then the input thread.
     public func start() {
         worker.start()
         input.start()
+        oscInput?.start()
         logDestinations()
     }
 
@@ -89,6 +93,7 @@ public final class Bridge: @unchecked Sendable {
             }
         }
         worker.replaceRoutes(built.routes)
+        try reloadOSCInput(from: config, to: new)
         lock.withLock {
             config = new
             routesForStatus = built.routes
@@ -99,6 +104,7 @@ public final class Bridge: @unchecked Sendable {
     /// Stops reading, lets the pipeline finish what is queued, sends every owed note-off, and
     /// flushes: after this returns, nothing is left sounding.
     public func stop() {
+        oscInput?.stop()
         input.pause()
         worker.pause()
         worker.releaseAllNotes()

@@ -14,6 +14,8 @@ public struct BridgeConfig: Sendable {
     public var outputs: [OutputPortConfig] = []
     /// MIDI -> OSC routes.
     public var routes: [RouteConfig] = []
+    /// The OSC -> MIDI direction (the `osc` key); nil when there are no output ports or it is off.
+    public var oscInput: OSCInputConfig?
     /// Events the input thread can queue ahead of the pipeline thread (rounded up to 2^n).
     public var ringCapacity = 4096
     /// The longest SysEx message kept, in bytes; longer ones are dropped and counted.

@@ -60,6 +60,7 @@ public enum ConfigParser {
                 config.routes.append(try route(node, index: index, context))
             }
         }
+        config.oscInput = try oscInput(top["osc"], outputs: config.outputs, middleCOctave: config.middleCOctave)
         if config.inputs.isEmpty && !config.routes.isEmpty {
             throw ConfigError(path: "inputs", message: "routes need at least one input port")
         }

@@ -17,6 +17,7 @@ extension BridgeConfig {
                 ? "nothing (others connect to it)" : output.to.map { "'\($0)'" }.joined(separator: ", ")
             lines.append("output '\(output.name)' -> \(to)")
         }
+        if let oscInput { lines.append(oscInput.summary) }
         for route in routes {
             let from = route.inputs.map { "'\(inputs[$0].name)'" }.joined(separator: ", ")
             lines.append("route '\(route.name)' from \(from)")

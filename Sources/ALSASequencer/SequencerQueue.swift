@@ -1,0 +1,97 @@
+import CALSA
+import Glibc
+import MIDI
+
+/// A running sequencer queue on our client, for events that must leave at a given time (OSC
+/// bundles with a time tag): the kernel holds them and delivers each at its time, so timing
+/// does not depend on when our thread next runs.
+///
+/// The queue's real-time clock starts at 0 when the queue starts. ``now()`` reads it, so a
+/// caller converts "this many nanoseconds from now" into the queue's clock with one status read.
+public final class SequencerQueue: @unchecked Sendable {
+    // @unchecked Sendable: used by one thread (the OSC input thread) after creation.
+
+    private let client: SequencerClient
+    /// The queue number.
+    public let id: Int32
+    private let status: OpaquePointer
+
+    /// Allocates a queue named `name` on `client` and starts it.
+    public init(client: SequencerClient, name: String) throws(ALSAError) {
+        let queue = try check(snd_seq_alloc_named_queue(client.handle, name), "snd_seq_alloc_named_queue")
+        var allocated: OpaquePointer?
+        do {
+            try check(snd_seq_queue_status_malloc(&allocated), "snd_seq_queue_status_malloc")
+            // snd_seq_start_queue is a macro over this: a START event for the queue, which sits in
+            // the output buffer until drained.
+            try check(
+                snd_seq_control_queue(client.handle, queue, Int32(SND_SEQ_EVENT_START.rawValue), 0, nil),
+                "snd_seq_control_queue")
+            try check(snd_seq_drain_output(client.handle), "snd_seq_drain_output")
+        } catch {
+            if let allocated { snd_seq_queue_status_free(allocated) }
+            snd_seq_free_queue(client.handle, queue)
+            throw error
+        }
+        self.client = client
+        id = queue
+        status = allocated!
+    }
+
+    deinit {
+        snd_seq_free_queue(client.handle, id)
+        snd_seq_queue_status_free(status)
+    }
+
+    /// The queue's real time now, in nanoseconds since it started.
+    public func now() throws(ALSAError) -> UInt64 {
+        try check(snd_seq_get_queue_status(client.handle, id, status), "snd_seq_get_queue_status")
+        guard let time = snd_seq_queue_status_get_real_time(status) else { return 0 }
+        return UInt64(time.pointee.tv_sec) &* 1_000_000_000 &+ UInt64(time.pointee.tv_nsec)
+    }
+
+    /// Drops every event still waiting in the queue (those that have not left yet).
+    public func removePendingEvents() {
+        var remove: OpaquePointer?
+        guard snd_seq_remove_events_malloc(&remove) >= 0, let remove else { return }
+        defer { snd_seq_remove_events_free(remove) }
+        snd_seq_remove_events_set_queue(remove, id)
+        snd_seq_remove_events_set_condition(remove, UInt32(SND_SEQ_REMOVE_OUTPUT))
+        _ = snd_seq_remove_events(client.handle, remove)
+    }
+}
+
+extension SequencerClient {
+    /// Schedules `event` from our port `port` to its subscribers at `time` (nanoseconds on
+    /// `queue`'s clock, see ``SequencerQueue/now()``). SysEx bytes come from `sysexBytes` and go
+    /// out in ``sysexChunkSize``-byte pieces, all at that time, in order.
+    ///
+    /// - Throws: `ALSAError` (`-EAGAIN` when the output pool is full in non-blocking mode).
+    public func send(
+        _ event: MIDIEvent, from port: UInt8, on queue: SequencerQueue, at time: UInt64,
+        sysexBytes: UnsafeRawBufferPointer? = nil
+    ) throws(ALSAError) {
+        var raw = snd_seq_event_t()
+        let seconds = UInt32(truncatingIfNeeded: time / 1_000_000_000)
+        let nanoseconds = UInt32(truncatingIfNeeded: time % 1_000_000_000)
+        func write(_ raw: inout snd_seq_event_t) throws(ALSAError) {
+            aseqosc_ev_set_source(&raw, port)
+            aseqosc_ev_set_subs(&raw)
+            aseqosc_ev_schedule_real(&raw, queue.id, 0, seconds, nanoseconds)
+            try check(snd_seq_event_output_direct(handle, &raw), "snd_seq_event_output_direct")
+        }
+        if event.kind == .sysex, let sysexBytes, sysexBytes.count > Self.sysexChunkSize {
+            var offset = 0
+            while offset < sysexBytes.count {
+                let end = min(offset + Self.sysexChunkSize, sysexBytes.count)
+                SequencerEventEncoder.encode(
+                    event, into: &raw, sysexBytes: UnsafeRawBufferPointer(rebasing: sysexBytes[offset..<end]))
+                try write(&raw)
+                offset = end
+            }
+            return
+        }
+        SequencerEventEncoder.encode(event, into: &raw, sysexBytes: sysexBytes)
+        try write(&raw)
+    }
+}

@@ -1,0 +1,264 @@
+import MIDI
+import MIDIOSC
+import OSCTransport
+
+/// The OSC -> MIDI direction as a config sets it up (the top-level `osc` key): where to listen,
+/// who may send, what is accepted, the operators, and the mapping rules.
+public struct OSCInputConfig: Sendable, Equatable {
+    /// o2m's default port, so senders written for osmid's o2m reach aseqosc unchanged.
+    public static let defaultPort = 57200
+
+    /// The numeric address to bind; loopback by default, so only this machine can send.
+    public var host = "127.0.0.1"
+    public var port = OSCInputConfig.defaultPort
+    /// Sender networks; required (non-empty) when ``host`` is not a loopback address.
+    public var allow: [IPNetwork] = []
+    /// Whether SysEx from the network is sent (it can reprogram hardware, so it is off by default).
+    public var sysex = false
+    /// How fast SysEx leaves per output port (MIDI's wire speed is 3125 bytes/s); 0: no pacing.
+    public var sysexBytesPerSecond = 3125
+    /// Which built-in address families are accepted.
+    public var families: Set<OSCToMIDITranslator.Family> = Set(OSCToMIDITranslator.Family.allCases)
+    /// Operators every translated event runs through (`ports` names output ports here).
+    public var operators: [OperatorConfig] = []
+    /// The user's mapping rules, tried before the built-in addresses.
+    public var mappings: [OSCMappingRule] = []
+
+    /// `host:port`, with an IPv6 host in brackets.
+    public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+extension ConfigParser {
+    static let oscKeys = [
+        "enabled", "listen", "allow", "sysex", "sysexBytesPerSecond", "accept", "operators", "mappings",
+    ]
+
+    /// Reads the `osc` key (nil node: the defaults). Returns nil when the OSC input is off: no
+    /// output ports, or `enabled: false`.
+    static func oscInput(_ node: ConfigNode?, outputs: [OutputPortConfig], middleCOctave: Int) throws(ConfigError)
+        -> OSCInputConfig?
+    {
+        var config = OSCInputConfig()
+        guard let node else { return outputs.isEmpty ? nil : config }
+        let object = try node.object(allowing: oscKeys)
+        if let enabled = object["enabled"], try !enabled.bool() { return nil }
+        guard !outputs.isEmpty else {
+            throw node.error("OSC input needs at least one output port (outputs: [{ name, to }]), or enabled: false")
+        }
+        if let listen = object["listen"] { (config.host, config.port) = try listenAddress(listen) }
+        if let allow = object["allow"] {
+            let texts = try allow.strings()
+            for (index, text) in texts.enumerated() {
+                do {
+                    config.allow.append(try IPNetwork(parsing: text))
+                } catch {
+                    let path = if case .array = allow.value { "\(allow.path)[\(index)]" } else { allow.path }
+                    throw ConfigError(path: path, message: error.description)
+                }
+            }
+        }
+        if let address = IPAddress(parsing: config.host), !address.isLoopback, config.allow.isEmpty {
+            throw ConfigError(
+                path: ConfigNode.join(node.path, "allow"),
+                message: "required when listening on \(config.endpoint), which is not a loopback address: "
+                    + "list the networks that may send, e.g. [\"192.168.1.0/24\"]")
+        }
+        if let sysex = object["sysex"] { config.sysex = try sysex.bool() }
+        if let rate = object["sysexBytesPerSecond"] { config.sysexBytesPerSecond = try rate.int(in: 0...1_000_000) }
+        if let accept = object["accept"] {
+            config.families = []
+            for (index, name) in try accept.strings().enumerated() {
+                guard let family = OSCToMIDITranslator.Family(rawValue: name) else {
+                    let path = if case .array = accept.value { "\(accept.path)[\(index)]" } else { accept.path }
+                    let known = OSCToMIDITranslator.Family.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw ConfigError(path: path, message: "unknown address family '\(name)'; expected one of \(known)")
+                }
+                config.families.insert(family)
+            }
+        }
+        let outputNames = outputs.map(\.name)
+        if let operators = object["operators"] {
+            let context = Context(inputNames: outputNames, middleCOctave: middleCOctave)
+            for element in try operators.array() { config.operators.append(try `operator`(element, context)) }
+        }
+        if let mappings = object["mappings"] {
+            for element in try mappings.array() {
+                config.mappings.append(try mapping(element, outputNames: outputNames))
+            }
+        }
+        return config
+    }
+
+    /// `"127.0.0.1:57200"`, `"[::]:57200"` or `"0.0.0.0:9000"`: a numeric address and a port.
+    static func listenAddress(_ node: ConfigNode) throws(ConfigError) -> (String, Int) {
+        let text = try node.string()
+        let usage = "expected a numeric address and port, e.g. \"127.0.0.1:57200\", \"0.0.0.0:57200\" or \"[::]:57200\""
+        let host: Substring
+        let port: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[close...].hasPrefix("]:") else { throw node.error(usage) }
+            host = text[text.index(after: text.startIndex)..<close]
+            port = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { throw node.error(usage) }
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+        }
+        guard IPAddress(parsing: String(host)) != nil else {
+            throw node.error("'\(host)' is not a numeric IPv4 or IPv6 address; \(usage)")
+        }
+        guard port.count <= 5, port.allSatisfy(\.isASCII), let number = Int(port), (1...65535).contains(number) else {
+            throw node.error("invalid port '\(port)'; ports are 1-65535")
+        }
+        return (String(host), number)
+    }
+
+    static let mappingKeys = ["address", "args", "output", "type"]
+
+    /// One mapping rule: `{ address, args, output, type, <fields of the type> }`.
+    static func mapping(_ node: ConfigNode, outputNames: [String]) throws(ConfigError) -> OSCMappingRule {
+        guard case .object(let members) = node.value else { throw node.expected("an object") }
+        let typeNode = ConfigObject(members: members, path: node.path)["type"]
+        guard let typeNode else {
+            throw ConfigError(path: ConfigNode.join(node.path, "type"), message: "required key is missing")
+        }
+        let typeName = try typeNode.string()
+        guard let kind = OSCMappingRule.kinds.first(where: { $0.description == typeName }) else {
+            let known = OSCMappingRule.kinds.map(\.description).joined(separator: ", ")
+            throw typeNode.error("unknown event type '\(typeName)'; expected one of \(known)")
+        }
+        let fields = OSCMappingRule.fields(for: kind)
+        let object = try node.object(allowing: mappingKeys + fields.map(\.name))
+        let addressNode = try object.required("address")
+        let addressText = try addressNode.nonEmptyString()
+        let address: OSCMappingAddress
+        do {
+            address = try OSCMappingAddress(addressText)
+        } catch {
+            throw addressNode.error(error.description)
+        }
+        var argumentTypes: [UInt8]?
+        if let args = object["args"] {
+            let tags = Array(try args.string().utf8)
+            for tag in tags where !OSCTypeTags.accepted.contains(tag) {
+                throw args.error(
+                    "unknown type tag '\(Character(Unicode.Scalar(tag)))'; numbers are i, f, h or d "
+                        + "(any of them accepts any number), and s, b, T, F, N, I, m must match exactly")
+            }
+            argumentTypes = tags
+        }
+        var output = OSCMappingOutput.port(0)
+        if let outputNode = object["output"] {
+            let name = try outputNode.nonEmptyString()
+            if name == "*" {
+                output = .all
+            } else if let index = outputNames.firstIndex(of: name) {
+                output = .port(index)
+            } else {
+                let known = outputNames.map { "'\($0)'" }.joined(separator: ", ")
+                throw outputNode.error("no output port named '\(name)'; outputs are \(known), or \"*\" for all")
+            }
+        } else if outputNames.count > 1 {
+            throw ConfigError(
+                path: ConfigNode.join(node.path, "output"),
+                message: "required with more than one output port: an output's name, or \"*\" for all")
+        }
+        var values: [OSCMappingValue?] = []
+        for field in fields {
+            guard let fieldNode = object[field.name] else {
+                if field.isRequired {
+                    throw ConfigError(path: ConfigNode.join(node.path, field.name), message: "required key is missing")
+                }
+                values.append(nil)
+                continue
+            }
+            values.append(try mappingValue(fieldNode, field: field, address: address, argumentTypes: argumentTypes))
+        }
+        return OSCMappingRule(
+            address: address, argumentTypes: argumentTypes, output: output, kind: kind, values: values)
+    }
+
+    /// A field's value: a number, `"{name}"` (an address capture), `"{0}"` (an argument), or
+    /// `{ from: "{0}", in: [a, b], out: [c, d] }` (scaled linearly, clamped).
+    static func mappingValue(
+        _ node: ConfigNode, field: OSCMappingField, address: OSCMappingAddress, argumentTypes: [UInt8]?
+    ) throws(ConfigError) -> OSCMappingValue {
+        switch node.value {
+        case .number:
+            return OSCMappingValue(.constant(try node.number()))
+        case .string:
+            return OSCMappingValue(try mappingSource(node, address: address, argumentTypes: argumentTypes))
+        case .object:
+            let object = try node.object(allowing: ["from", "in", "out"])
+            let source = try mappingSource(object.required("from"), address: address, argumentTypes: argumentTypes)
+            func pair(_ key: String) throws(ConfigError) -> (Double, Double) {
+                let pairNode = try object.required(key)
+                let values = try pairNode.array()
+                guard values.count == 2 else { throw pairNode.expected("[from, to]") }
+                return (try values[0].number(), try values[1].number())
+            }
+            let input = try pair("in")
+            let output = try pair("out")
+            guard input.0 != input.1 else {
+                throw ConfigError(path: ConfigNode.join(node.path, "in"), message: "the two ends are equal")
+            }
+            return OSCMappingValue(source, scale: OSCLinearScale(input: input, output: output))
+        default:
+            throw node.expected(
+                "a number, \"{name}\" (a capture of the address), \"{0}\" (an argument) or { from, in, out }")
+        }
+    }
+
+    static func mappingSource(_ node: ConfigNode, address: OSCMappingAddress, argumentTypes: [UInt8]?)
+        throws(ConfigError) -> OSCMappingValue.Source
+    {
+        if case .number = node.value { return .constant(try node.number()) }
+        let text = try node.string()
+        guard text.hasPrefix("{"), text.hasSuffix("}"), text.count > 2 else {
+            throw node.error("expected \"{name}\" (a capture of the address) or \"{0}\" (the first argument)")
+        }
+        let name = String(text.dropFirst().dropLast())
+        if let index = Int(name), name.allSatisfy(\.isASCII) {
+            guard index >= 0, index < 16 else { throw node.error("argument numbers are 0-15") }
+            if let argumentTypes {
+                guard index < argumentTypes.count else {
+                    throw node.error(
+                        "argument {\(index)} does not exist: args is '\(String(decoding: argumentTypes, as: UTF8.self))'"
+                    )
+                }
+                guard OSCTypeTags.numeric.contains(argumentTypes[index]) else {
+                    throw node.error(
+                        "argument {\(index)} is not a number in args '\(String(decoding: argumentTypes, as: UTF8.self))'"
+                    )
+                }
+            }
+            return .argument(index)
+        }
+        guard let capture = address.captureNames.firstIndex(of: name) else {
+            let known =
+                address.captureNames.isEmpty
+                ? "it has none" : "its captures are " + address.captureNames.map { "{\($0)}" }.joined(separator: ", ")
+            throw node.error("'{\(name)}' is not a capture of the address '\(address)'; \(known)")
+        }
+        return .capture(capture)
+    }
+}
+
+/// The type tags a mapping's `args` may list.
+enum OSCTypeTags {
+    static let numeric: [UInt8] = Array("ifhd".utf8)
+    static let accepted: [UInt8] = Array("ifhdsbTFNIm".utf8)
+}
+
+extension OSCInputConfig {
+    /// One line for `aseqosc check` and the start-up log.
+    var summary: String {
+        var parts = ["osc input \(endpoint)"]
+        if !allow.isEmpty { parts.append("from " + allow.map(\.description).joined(separator: ", ")) }
+        parts.append("accepting " + families.map(\.rawValue).sorted().joined(separator: ", "))
+        if !mappings.isEmpty { parts.append("\(mappings.count) mapping\(mappings.count == 1 ? "" : "s")") }
+        if !operators.isEmpty { parts.append("\(operators.count) operator\(operators.count == 1 ? "" : "s")") }
+        parts.append(sysex ? "SysEx on" : "SysEx off")
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,32 @@
+import ALSASequencer
+
+extension Bridge {
+    /// The OSC -> MIDI side for `config`, or nil when it has none. Its output ports come after
+    /// the input ports, so the inputs keep the numbers 0, 1, ...
+    func makeOSCInput(_ config: BridgeConfig) throws(BridgeError) -> OSCToMIDISide? {
+        guard let oscConfig = config.oscInput else { return nil }
+        let side = try OSCToMIDISide(
+            client: client, config: oscConfig, outputs: config.outputs, bindings: input.bindings,
+            sysexCapacity: config.sysexCapacity, log: log)
+        for change in input.bindings.reconcile() { log.info("output: \(change)") }
+        for binding in input.bindings.bindings where binding.direction == .destination && binding.connected.isEmpty {
+            log.notice("output: '\(binding.spec)' is waiting: \(binding.waitingReason ?? "no port yet")")
+        }
+        return side
+    }
+
+    /// On reload (threads paused): an OSC input whose settings and output ports are unchanged
+    /// keeps running untouched; otherwise the old one stops (its held notes get their note-offs)
+    /// and its ports go, and the new one starts.
+    func reloadOSCInput(from old: BridgeConfig, to new: BridgeConfig) throws(BridgeError) {
+        if old.oscInput == new.oscInput && old.outputs == new.outputs { return }
+        if let side = oscInput {
+            side.stop()
+            side.removePorts()
+            oscInput = nil
+            log.info("osc input: settings or output ports changed; restarting it")
+        }
+        oscInput = try makeOSCInput(new)
+        oscInput?.start()
+    }
+}

@@ -1,0 +1,283 @@
+import ALSASequencer
+import Foundation
+import MIDI
+import MIDIOSC
+import OSC
+import OSCTransport
+import Pipeline
+import Synchronization
+
+/// Counters of the OSC -> MIDI direction, readable from any thread (relaxed: statistics only).
+final class OSCInputCounters: Sendable {
+    /// OSC messages read (a bundle counts its messages).
+    let messages = Atomic<Int>(0)
+    /// Messages that became at least one MIDI event.
+    let translated = Atomic<Int>(0)
+    /// Datagrams that are not valid OSC.
+    let malformedPackets = Atomic<Int>(0)
+    /// Messages at a known address whose arguments do not fit it.
+    let malformedMessages = Atomic<Int>(0)
+    /// Messages no rule or built-in address matches.
+    let unknownAddress = Atomic<Int>(0)
+    /// SysEx messages refused because `osc.sysex` is off.
+    let sysexDisabled = Atomic<Int>(0)
+    /// SysEx messages with no room in the store.
+    let sysexDropped = Atomic<Int>(0)
+    /// Bundles whose time tag had passed on arrival (sent at once).
+    let late = Atomic<Int>(0)
+    /// Bundles scheduled on the sequencer queue for later.
+    let scheduled = Atomic<Int>(0)
+}
+
+/// The OSC -> MIDI direction: our ALSA output ports and their bindings, the UDP receiver, the
+/// translator, the operator pipeline, and the thread that runs them.
+///
+/// One thread does everything, in order, per datagram: validate, translate, run the operators,
+/// write to ALSA (or schedule on the queue for a future bundle). Nothing there allocates, locks
+/// or blocks; only a debug log line for an unknown or malformed message allocates, and only
+/// when debug logging is on.
+final class OSCToMIDISide: @unchecked Sendable {
+    // @unchecked Sendable: after `start`, everything but the counters is touched only by the
+    // OSC thread; `stop()` waits for that thread before touching anything else.
+
+    let config: OSCInputConfig
+    let counters = OSCInputCounters()
+    let receiver: UDPReceiver
+    private let output: PacedMIDIOutput
+    private let queue: SequencerQueue
+    private let translator: OSCToMIDITranslator
+    private let route: Route
+    private let sysexStore: SysExStore?
+    private let log: Logger
+    private let outputNames: [String]
+    private let client: SequencerClient
+    private let bindings: PortBindings
+    private let ports: [UInt8]
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+
+    // Per message being handled: its arrival time, and the queue time its bundle asks for.
+    private var now: UInt64 = 0
+    private var scheduleAt: UInt64?
+    private var consumedSysEx = false
+    private var latestScheduled: UInt64 = 0
+
+    /// Creates the output ports (bound through `bindings`, which the input thread keeps
+    /// reconciled), the queue and the socket; nothing runs until ``start()``.
+    init(
+        client: SequencerClient, config: OSCInputConfig, outputs: [OutputPortConfig], bindings: PortBindings,
+        sysexCapacity: Int, log: Logger
+    ) throws(BridgeError) {
+        self.config = config
+        self.log = log
+        self.client = client
+        self.bindings = bindings
+        outputNames = outputs.map(\.name)
+        var ports: [UInt8] = []
+        do {
+            for output in outputs {
+                let port = try client.createPort(name: output.name, direction: .output)
+                ports.append(port)
+                for spec in output.to { bindings.bind(spec, to: port, direction: .destination) }
+            }
+            queue = try SequencerQueue(client: client, name: "aseqosc osc")
+        } catch {
+            throw .alsa(error.description)
+        }
+        self.ports = ports
+        sysexStore = config.sysex ? SysExStore(slots: 16, capacity: sysexCapacity) : nil
+        output = PacedMIDIOutput(
+            client: client, ports: ports, sysexStore: sysexStore, bytesPerSecond: config.sysexBytesPerSecond)
+        translator = OSCToMIDITranslator(
+            outputNames: outputNames, rules: config.mappings, families: config.families, sysex: sysexStore)
+        route = Route(
+            inputPorts: .all,
+            // Events carry the output's index as their port, which is what `ports` filters name.
+            chain: Chain(
+                config.operators.flatMap { RouteBuilder.operators($0, inputPorts: outputs.indices.map { UInt8($0) }) },
+                destinations: [0]))
+        do {
+            receiver = try UDPReceiver(
+                host: config.host, port: config.port,
+                allowList: config.allow.isEmpty ? nil : IPAllowList(config.allow))
+        } catch {
+            throw .network("osc input: \(error)")
+        }
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            receiver.run(tick: tick, handle)
+            finished.signal()
+        }
+        thread.name = "aseqosc-osc-in"
+        thread.start()
+        self.thread = thread
+        log.info(
+            "osc input: listening on osc.udp://\(config.endpoint) for outputs \(outputNames.map { "'\($0)'" }.joined(separator: ", "))"
+        )
+    }
+
+    /// Stops receiving, sends a note-off for every note the pipeline holds, lets paced output
+    /// finish (up to a second), and waits for events already scheduled (up to a second).
+    func stop() {
+        guard thread != nil else { return }
+        receiver.stop()
+        finished.wait()
+        thread = nil
+        now = SequencerReader.now()
+        scheduleAt = nil
+        route.releaseAll(into: emit)
+        let deadline = now + 1_000_000_000
+        while !output.isIdle && SequencerReader.now() < deadline {
+            _ = output.service(now: SequencerReader.now())
+            usleep(1000)
+        }
+        output.dropWaiting()
+        if let queueNow = try? queue.now(), latestScheduled > queueNow {
+            usleep(UInt32(min(latestScheduled - queueNow, 1_000_000_000) / 1000) + 2000)
+        }
+        log.notice("osc input: \(summary)")
+    }
+
+    /// Unbinds and deletes our output ports (on reload, after ``stop()``).
+    func removePorts() {
+        for port in ports {
+            bindings.unbind(ourPort: port)
+            try? client.deletePort(port)
+        }
+    }
+
+    /// The counters in one line, for the log at shutdown and `status`.
+    var summary: String {
+        let statistics = receiver.statistics
+        let malformedPackets = counters.malformedPackets.load(ordering: .relaxed) + statistics.truncated
+        let parts: [String] = [
+            "\(statistics.datagrams) datagrams",
+            "\(counters.messages.load(ordering: .relaxed)) messages",
+            "\(counters.translated.load(ordering: .relaxed)) translated",
+            "\(output.sent.load(ordering: .relaxed)) MIDI events sent",
+            "\(counters.scheduled.load(ordering: .relaxed)) bundles scheduled",
+            "\(counters.late.load(ordering: .relaxed)) late; dropped: \(statistics.notAllowed) not allowed",
+            "\(malformedPackets) malformed packets",
+            "\(counters.malformedMessages.load(ordering: .relaxed)) malformed messages",
+            "\(counters.unknownAddress.load(ordering: .relaxed)) unknown addresses",
+            "\(counters.sysexDisabled.load(ordering: .relaxed)) SysEx disabled",
+            "\(counters.sysexDropped.load(ordering: .relaxed)) SysEx without room",
+            "\(output.droppedQueueFull.load(ordering: .relaxed)) output queue full",
+            "\(output.failed.load(ordering: .relaxed)) output failed",
+        ]
+        return parts.joined(separator: ", ")
+    }
+
+    // MARK: The OSC thread
+
+    /// After every wake-up: paced output and throttled values that are due; returns the poll
+    /// timeout until the next of them.
+    private func tick() -> Int32 {
+        let now = SequencerReader.now()
+        var next = output.service(now: now) ?? .max
+        if let deadline = route.nextDeadline {
+            if deadline <= now {
+                self.now = now
+                scheduleAt = nil
+                route.flushDue(now: now, into: emit)
+                next = min(next, output.service(now: now) ?? .max)
+            }
+            if let later = route.nextDeadline { next = min(next, later) }
+        }
+        guard next != .max else { return -1 }
+        guard next > now else { return 0 }
+        return Int32(min((next - now + 999_999) / 1_000_000, 1000))
+    }
+
+    private func handle(_ datagram: UnsafeRawBufferPointer, from sender: IPAddress) {
+        now = SequencerReader.now()
+        let packet: OSCPacketView
+        do {
+            packet = try OSCPacketView(datagram)
+        } catch {
+            counters.malformedPackets.add(1, ordering: .relaxed)
+            log.debug("osc input: malformed packet from \(sender) (\(datagram.count) bytes): \(error)")
+            return
+        }
+        switch packet {
+        case .message(let message):
+            scheduleAt = nil
+            handle(message, from: sender)
+        case .bundle(let bundle):
+            handle(bundle, inheriting: nil, from: sender)
+        }
+    }
+
+    private func handle(_ bundle: OSCBundleView, inheriting parent: UInt64?, from sender: IPAddress) {
+        let time = queueTime(for: bundle.timeTag) ?? parent
+        for element in bundle.elements {
+            switch element {
+            case .message(let message):
+                scheduleAt = time
+                handle(message, from: sender)
+            case .bundle(let inner):
+                handle(inner, inheriting: time, from: sender)
+            }
+        }
+    }
+
+    /// The queue time a time tag asks for, or nil for "now": immediately, or already past
+    /// (counted as late).
+    private func queueTime(for tag: OSCTimeTag) -> UInt64? {
+        guard tag != .immediately else { return nil }
+        var realtime = timespec()
+        clock_gettime(CLOCK_REALTIME, &realtime)
+        let nowNTP =
+            (UInt64(realtime.tv_sec) + UInt64(OSCTimeTag.unixEpochOffset)) << 32
+            | (UInt64(realtime.tv_nsec) << 32) / 1_000_000_000
+        guard tag.rawValue > nowNTP else {
+            counters.late.add(1, ordering: .relaxed)
+            return nil
+        }
+        // NTP fractions to nanoseconds; a tag more than a day ahead is held at a day.
+        let ahead = min(tag.rawValue - nowNTP, 86_400 << 32)
+        let delay = (ahead >> 32) * 1_000_000_000 + ((ahead & 0xFFFF_FFFF) * 1_000_000_000) >> 32
+        guard let queueNow = try? queue.now() else { return nil }
+        counters.scheduled.add(1, ordering: .relaxed)
+        return queueNow + delay
+    }
+
+    private func handle(_ message: OSCMessageView, from sender: IPAddress) {
+        counters.messages.add(1, ordering: .relaxed)
+        let outcome = translator.translate(message, timestamp: now, into: process)
+        switch outcome {
+        case .translated:
+            counters.translated.add(1, ordering: .relaxed)
+        case .unknownAddress:
+            counters.unknownAddress.add(1, ordering: .relaxed)
+            log.debug("osc input: unknown address \(message.addressString) from \(sender)")
+        case .malformed:
+            counters.malformedMessages.add(1, ordering: .relaxed)
+            log.debug("osc input: \(message.addressString) from \(sender): arguments do not fit the address")
+        case .sysexDisabled:
+            counters.sysexDisabled.add(1, ordering: .relaxed)
+            log.debug("osc input: SysEx from \(sender) dropped: osc.sysex is off")
+        case .sysexDropped:
+            counters.sysexDropped.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// One translated event through the operators to its output.
+    private func process(_ event: MIDIEvent) {
+        consumedSysEx = false
+        route.process(event, now: now, into: emit)
+        if event.kind == .sysex && !consumedSysEx { sysexStore?.release(event.sysex) }
+    }
+
+    private func emit(_ event: MIDIEvent, _ destination: Int) {
+        if event.kind == .sysex { consumedSysEx = true }
+        if let scheduleAt {
+            output.schedule(event, on: queue, at: scheduleAt)
+            latestScheduled = max(latestScheduled, scheduleAt)
+        } else {
+            output.send(event, now: now)
+        }
+    }
+}

@@ -1,0 +1,661 @@
+import MIDI
+import OSC
+
+/// Turns incoming OSC messages into MIDI events for the bridge's output ports, reading each
+/// message in place (``OSCMessageView``) and allocating nothing.
+///
+/// What it accepts, in this order (docs/OSC.md has the tables):
+/// 1. the configured mapping rules (``OSCMappingRule``);
+/// 2. the `default` scheme's own addresses, `/midi/{port}/{channel}/note_on ,ii` and so on;
+/// 3. TouchOSC Bridge's `/midi ,m` (either byte order) and `/sysex ,b`;
+/// 4. what osmid's `o2m` accepts, `/{port}/note_on ,iii` (channel, note, velocity) and so on,
+///    with o2m's value handling (checked against Debian's o2m 0.8.0).
+///
+/// `{port}` names an output port: compared after both sides are sanitised the way `m2o` does it
+/// (space and `#*,/?[]{}` as `_`, ASCII letters lowercased), or an OSC pattern (`*`) matched
+/// against every output's sanitised name. Wherever a number is expected, `i`, `f`, `h` and `d`
+/// are all accepted (a float is rounded).
+public struct OSCToMIDITranslator: Sendable {
+    /// The built-in address families, which a config may switch off one by one.
+    public enum Family: String, Sendable, Hashable, CaseIterable {
+        /// `/midi/{port}/...`, the default scheme's mirror.
+        case `default`
+        /// `/midi ,m` and `/sysex ,b`.
+        case touchosc
+        /// `/{port}/{command}`, as osmid's o2m.
+        case osmid
+    }
+
+    /// What became of one message.
+    public enum Outcome: Hashable, Sendable {
+        /// At least one event went to the sink.
+        case translated
+        /// No rule or built-in address matches (or the port names no output).
+        case unknownAddress
+        /// The address is known but the arguments are not what it takes.
+        case malformed
+        /// SysEx, which this translator was built without.
+        case sysexDisabled
+        /// SysEx that found no room in the store (every slot in flight, or too long).
+        case sysexDropped
+    }
+
+    /// The output ports' names as rules and addresses compare them (sanitised, lowercase).
+    public let outputNames: [[UInt8]]
+    public let rules: [OSCMappingRule]
+    public let families: Set<Family>
+    /// Where SysEx goes; nil means SysEx from the network is refused (counted, never sent).
+    public let sysex: SysExStore?
+
+    private let acceptsDefault: Bool
+    private let acceptsTouchOSC: Bool
+    private let acceptsOsmid: Bool
+
+    /// A translator for outputs named `outputNames` (index = ``MIDIEvent/port`` of what it emits).
+    public init(
+        outputNames: [String], rules: [OSCMappingRule] = [], families: Set<Family> = Set(Family.allCases),
+        sysex: SysExStore? = nil
+    ) {
+        self.outputNames = outputNames.map { OSCPortNameStyle.osmid.sanitisedBytes($0) }
+        self.rules = rules
+        self.families = families
+        self.sysex = sysex
+        acceptsDefault = families.contains(.default)
+        acceptsTouchOSC = families.contains(.touchosc)
+        acceptsOsmid = families.contains(.osmid)
+    }
+
+    /// Translates one message, handing each event (with ``MIDIEvent/port`` set to the output
+    /// index) to `sink`. A SysEx event's slot in ``sysex`` belongs to the sink's side, which must
+    /// release it.
+    public func translate(
+        _ message: OSCMessageView, timestamp: UInt64 = 0, into sink: (MIDIEvent) -> Void
+    ) -> Outcome {
+        let arguments = NumericArguments(message)
+        var ruleAddressMatched = false
+        var r = 0
+        while r < rules.count {
+            var captures = InlineArray<8, Int32>(repeating: 0)
+            if rules[r].address.match(message.address, captures: &captures) {
+                ruleAddressMatched = true
+                if apply(rules[r], message, arguments, captures, timestamp, sink) { return .translated }
+            }
+            r += 1
+        }
+        if ruleAddressMatched { return .malformed }
+
+        let address = AddressParts(message.address)
+        if acceptsDefault, address.count >= 3, address.count <= 4, address.equals(0, "midi") {
+            return translateDefault(address, message, arguments, timestamp, sink)
+        }
+        if acceptsTouchOSC, address.count == 1 {
+            if address.equals(0, "midi") { return translateTouchOSCMIDI(message, timestamp, sink) }
+            if address.equals(0, "sysex") { return sysexBlob(message, outputs: .port(0), timestamp, sink) }
+        }
+        if acceptsOsmid, address.count == 2 {
+            return translateOsmid(address, message, arguments, timestamp, sink)
+        }
+        return .unknownAddress
+    }
+
+    // MARK: Mapping rules
+
+    private func apply(
+        _ rule: OSCMappingRule, _ message: OSCMessageView, _ arguments: NumericArguments,
+        _ captures: InlineArray<8, Int32>, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void
+    ) -> Bool {
+        if let types = rule.argumentTypes {
+            guard types.count == message.typeTags.count else { return false }
+            var i = 0
+            while i < types.count {
+                let wanted = types[i]
+                let got = message.typeTags[i]
+                if NumericArguments.isNumeric(wanted) ? !NumericArguments.isNumeric(got) : wanted != got {
+                    return false
+                }
+                i += 1
+            }
+        }
+        var event = MIDIEvent(rule.kind, timestamp: timestamp)
+        let fields = OSCMappingRule.fields(forKindIndex: rule.kind)
+        var i = 0
+        while i < fields.count {
+            let field = fields[i]
+            var result: Int
+            if let value = rule.values[i] {
+                var raw: Double
+                switch value.source {
+                case .constant(let constant): raw = constant
+                case .capture(let index): raw = Double(captures[index])
+                case .argument(let index):
+                    guard let argument = arguments[index] else { return false }
+                    raw = argument
+                }
+                if let scale = value.scale { raw = scale.apply(raw) }
+                guard raw.isFinite else { return false }
+                let rounded = raw.rounded()
+                result =
+                    rounded < Double(field.range.lowerBound)
+                    ? field.range.lowerBound
+                    : rounded > Double(field.range.upperBound) ? field.range.upperBound : Int(rounded)
+            } else {
+                result = field.target == .channel ? 1 : field.range.lowerBound
+            }
+            switch field.target {
+            case .channel: event.channel = UInt8(result - 1)
+            case .data1: event.data1 = UInt8(result)
+            case .data2: event.data2 = UInt8(result)
+            case .value: event.value = Int32(result)
+            case .parameter: event.parameter = UInt16(result)
+            }
+            i += 1
+        }
+        switch rule.output {
+        case .port(let index):
+            event.port = UInt16(index)
+            sink(event)
+        case .all:
+            var port = 0
+            while port < outputNames.count {
+                event.port = UInt16(port)
+                sink(event)
+                port += 1
+            }
+        }
+        return true
+    }
+
+    // MARK: The default scheme's mirror
+
+    private func translateDefault(
+        _ address: AddressParts, _ message: OSCMessageView, _ arguments: NumericArguments, _ timestamp: UInt64,
+        _ sink: (MIDIEvent) -> Void
+    ) -> Outcome {
+        let outputs = matchOutputs(address.part(1))
+        guard outputs.any else { return .unknownAddress }
+        if address.count == 3 {
+            let type = address.part(2)
+            var event = MIDIEvent(.clock, timestamp: timestamp)
+            if Self.equal(type, "sysex") { return sysexBlob(message, outputs: outputs, timestamp, sink) }
+            if let kind = Self.argumentlessKind(type) {
+                event.kind = kind
+            } else if Self.equal(type, "mtc_quarter_frame") || Self.equal(type, "song_select") {
+                guard arguments.count == 1, let value = arguments.int(0, in: 0...127) else { return .malformed }
+                event.kind = Self.equal(type, "song_select") ? .songSelect : .mtcQuarterFrame
+                event.data1 = UInt8(value)
+            } else if Self.equal(type, "song_position") {
+                guard arguments.count == 1, let value = arguments.int(0, in: 0...16383) else { return .malformed }
+                event.kind = .songPosition
+                event.value = Int32(value)
+            } else {
+                return .unknownAddress
+            }
+            emit(event, to: outputs, sink)
+            return .translated
+        }
+        let channelPart = address.part(2)
+        guard let channel = Self.decimal(channelPart) else { return .unknownAddress }
+        guard channel >= 1 && channel <= 16 else { return .malformed }
+        let type = address.part(3)
+        var event = MIDIEvent(.noteOn, channel: UInt8(channel - 1), timestamp: timestamp)
+        var twoBytes = true
+        if Self.equal(type, "note_on") {
+            event.kind = .noteOn
+        } else if Self.equal(type, "note_off") {
+            event.kind = .noteOff
+        } else if Self.equal(type, "poly_pressure") {
+            event.kind = .polyPressure
+        } else if Self.equal(type, "cc") {
+            event.kind = .controlChange
+        } else if Self.equal(type, "program") {
+            event.kind = .programChange
+            twoBytes = false
+        } else if Self.equal(type, "pressure") {
+            event.kind = .channelPressure
+            twoBytes = false
+        } else if Self.equal(type, "pitch_bend") {
+            guard arguments.count == 1, let bend = arguments.int(0, in: -8192...8191) else { return .malformed }
+            event.kind = .pitchBend
+            event.value = Int32(bend)
+            emit(event, to: outputs, sink)
+            return .translated
+        } else if Self.equal(type, "cc14") || Self.equal(type, "rpn") || Self.equal(type, "nrpn") {
+            event.kind = Self.equal(type, "cc14") ? .controlChange14 : Self.equal(type, "rpn") ? .rpn : .nrpn
+            let parameterRange = event.kind == .controlChange14 ? 0...31 : 0...16383
+            guard arguments.count == 2, let parameter = arguments.int(0, in: parameterRange),
+                let value = arguments.int(1, in: 0...16383)
+            else { return .malformed }
+            event.parameter = UInt16(parameter)
+            event.value = Int32(value)
+            emit(event, to: outputs, sink)
+            return .translated
+        } else {
+            return .unknownAddress
+        }
+        if twoBytes {
+            guard arguments.count == 2, let first = arguments.int(0, in: 0...127),
+                let second = arguments.int(1, in: 0...127)
+            else { return .malformed }
+            event.data1 = UInt8(first)
+            event.data2 = UInt8(second)
+        } else {
+            guard arguments.count == 1, let first = arguments.int(0, in: 0...127) else { return .malformed }
+            event.data1 = UInt8(first)
+        }
+        emit(event, to: outputs, sink)
+        return .translated
+    }
+
+    private static func argumentlessKind(_ type: UnsafeRawBufferPointer) -> MIDIEventKind? {
+        if equal(type, "clock") { return .clock }
+        if equal(type, "start") { return .start }
+        if equal(type, "stop") { return .stop }
+        if equal(type, "continue") { return .continue }
+        if equal(type, "active_sensing") { return .activeSensing }
+        if equal(type, "reset") { return .reset }
+        if equal(type, "tune_request") { return .tuneRequest }
+        return nil
+    }
+
+    // MARK: TouchOSC
+
+    private func translateTouchOSCMIDI(_ message: OSCMessageView, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void)
+        -> Outcome
+    {
+        guard message.argumentCount > 0 else { return .malformed }
+        var sent = false
+        var outcome = Outcome.malformed
+        for argument in message.arguments {
+            guard case .midi(let port, let byte1, let byte2, let byte3) = argument else { return .malformed }
+            // TouchOSC puts the status last, OSC 1.0 second; only a status byte has its top bit set.
+            let status: UInt8
+            let data1 = byte2
+            let data2: UInt8
+            if byte3 & 0x80 != 0 {
+                (status, data2) = (byte3, byte1)
+            } else if byte1 & 0x80 != 0 {
+                (status, data2) = (byte1, byte3)
+            } else {
+                return .malformed
+            }
+            let length = Self.messageLength(status)
+            guard length > 0 else { return .malformed }
+            guard Int(port) < outputNames.count else {
+                if !sent { outcome = .unknownAddress }
+                continue
+            }
+            var parser = MIDIByteParser(store: nil, port: UInt16(port))
+            let bytes = (status, data1 & 0x7F, data2 & 0x7F)
+            withUnsafeBytes(of: bytes) { raw in
+                parser.parse(UnsafeRawBufferPointer(rebasing: raw[0..<length]), timestamp: timestamp) { event in
+                    sent = true
+                    sink(event)
+                }
+            }
+        }
+        return sent ? .translated : outcome
+    }
+
+    /// Bytes in a message with this status byte; 0 for SysEx and undefined ones.
+    private static func messageLength(_ status: UInt8) -> Int {
+        switch status {
+        case 0x80...0xBF, 0xE0...0xEF, 0xF2: 3
+        case 0xC0...0xDF, 0xF1, 0xF3: 2
+        case 0xF6, 0xF8, 0xFA, 0xFB, 0xFC, 0xFE, 0xFF: 1
+        default: 0
+        }
+    }
+
+    // MARK: osmid's o2m
+
+    private func translateOsmid(
+        _ address: AddressParts, _ message: OSCMessageView, _ arguments: NumericArguments, _ timestamp: UInt64,
+        _ sink: (MIDIEvent) -> Void
+    ) -> Outcome {
+        let device = address.part(0)
+        let command = address.part(1)
+        let outputs = matchOutputs(device)
+        guard outputs.any else { return .unknownAddress }
+        var event = MIDIEvent(.clock, timestamp: timestamp)
+        if Self.equal(command, "clock") || Self.equal(command, "start") || Self.equal(command, "stop")
+            || Self.equal(command, "continue") || Self.equal(command, "active_sensing")
+        {
+            // o2m ignores any arguments these carry. (Its active_sensing sends F0 F7, a JUCE
+            // quirk; this sends FE, the active sensing byte.)
+            event.kind = Self.argumentlessKind(command)!
+            emit(event, to: outputs, sink)
+            return .translated
+        }
+        if Self.equal(command, "raw") { return raw(message, outputs: outputs, timestamp, sink) }
+        if Self.equal(command, "sysex") { return sysexBlob(message, outputs: outputs, timestamp, sink) }
+        // The channel messages: channel first; o2m sends to all 16 channels for a channel <= 0
+        // and to 16 for one above; values are masked to 7 bits, velocities clamped at 127
+        // after a cast to a byte, pitch bend masked to 14 bits (JUCE's MidiMessage).
+        let expected: Int
+        if Self.equal(command, "note_on") {
+            (event.kind, expected) = (.noteOn, 3)
+        } else if Self.equal(command, "note_off") {
+            (event.kind, expected) = (.noteOff, 3)
+        } else if Self.equal(command, "control_change") {
+            (event.kind, expected) = (.controlChange, 3)
+        } else if Self.equal(command, "poly_pressure") {
+            (event.kind, expected) = (.polyPressure, 3)
+        } else if Self.equal(command, "pitch_bend") {
+            (event.kind, expected) = (.pitchBend, 2)
+        } else if Self.equal(command, "channel_pressure") {
+            (event.kind, expected) = (.channelPressure, 2)
+        } else if Self.equal(command, "program_change") {
+            (event.kind, expected) = (.programChange, 2)
+        } else {
+            return .unknownAddress
+        }
+        guard arguments.count == expected, let channel = arguments.int32(0), let first = arguments.int32(1) else {
+            return .malformed
+        }
+        switch event.kind {
+        case .noteOn, .noteOff:
+            guard let velocity = arguments.int32(2) else { return .malformed }
+            event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
+            event.data2 = min(UInt8(truncatingIfNeeded: velocity), 127)
+        case .controlChange, .polyPressure:
+            guard let value = arguments.int32(2) else { return .malformed }
+            event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
+            event.data2 = UInt8(truncatingIfNeeded: value) & 0x7F
+        case .pitchBend:
+            event.value = (first & 0x3FFF) - 8192
+        default:
+            event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
+        }
+        if channel <= 0 {
+            var each: UInt8 = 0
+            while each < 16 {
+                event.channel = each
+                emit(event, to: outputs, sink)
+                each += 1
+            }
+        } else {
+            event.channel = UInt8(min(channel, 16) - 1)
+            emit(event, to: outputs, sink)
+        }
+        return .translated
+    }
+
+    /// o2m's `raw`: one blob of MIDI bytes, or numbers taken as bytes (other arguments skipped).
+    private func raw(_ message: OSCMessageView, outputs: OutputSet, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void)
+        -> Outcome
+    {
+        guard message.argumentCount > 0 else { return .malformed }
+        if message.typeTags[0] == OSCTypeTag.blob {
+            guard case .blob(let bytes)? = message.arguments.first(where: { _ in true }) else { return .malformed }
+            return parseMIDI(bytes, outputs: outputs, timestamp, sink)
+        }
+        let capacity = 1024
+        return withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 1) { buffer in
+            var count = 0
+            for argument in message.arguments where count < capacity {
+                let number: Int64
+                switch argument {
+                case .int32(let value): number = Int64(value)
+                case .int64(let value): number = value
+                case .float32(let value) where value.isFinite: number = Int64(max(min(value.rounded(), 1e9), -1e9))
+                case .double(let value) where value.isFinite: number = Int64(max(min(value.rounded(), 1e9), -1e9))
+                default: continue
+                }
+                buffer[count] = UInt8(truncatingIfNeeded: number)
+                count += 1
+            }
+            return parseMIDI(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), outputs: outputs, timestamp, sink)
+        }
+    }
+
+    /// Parses a MIDI byte stream for every output in `outputs` (each gets its own SysEx slot).
+    private func parseMIDI(
+        _ bytes: UnsafeRawBufferPointer, outputs: OutputSet, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void
+    ) -> Outcome {
+        var sent = false
+        var refused = false
+        var dropped = false
+        var port = 0
+        while port < outputNames.count {
+            if outputs.contains(port) {
+                let storeDrops = sysex?.droppedCount ?? 0
+                var parser = MIDIByteParser(store: sysex, port: UInt16(port))
+                parser.parse(bytes, timestamp: timestamp) { event in
+                    sent = true
+                    sink(event)
+                }
+                if parser.counters.unstoredSysEx > 0 { refused = true }
+                if let sysex, sysex.droppedCount != storeDrops { dropped = true }
+            }
+            port += 1
+        }
+        if refused { return .sysexDisabled }
+        if dropped { return .sysexDropped }
+        return sent ? .translated : .malformed
+    }
+
+    // MARK: SysEx
+
+    private func sysexBlob(
+        _ message: OSCMessageView, outputs: OutputSet, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void
+    ) -> Outcome {
+        guard message.argumentCount == 1, case .blob(let bytes)? = message.arguments.first(where: { _ in true }),
+            bytes.count >= 2, bytes[0] == 0xF0, bytes[bytes.count - 1] == 0xF7
+        else { return .malformed }
+        // Only the framing bytes may have the top bit set.
+        var i = 1
+        while i < bytes.count - 1 {
+            if bytes[i] & 0x80 != 0 { return .malformed }
+            i += 1
+        }
+        guard let sysex else { return .sysexDisabled }
+        var sent = false
+        var port = 0
+        while port < outputNames.count {
+            if outputs.contains(port) {
+                guard let reference = sysex.store(bytes) else { return sent ? .translated : .sysexDropped }
+                sink(MIDIEvent(.sysex, sysex: reference, port: UInt16(port), timestamp: timestamp))
+                sent = true
+            }
+            port += 1
+        }
+        return sent ? .translated : .unknownAddress
+    }
+
+    // MARK: Ports
+
+    /// Output indices as a bit set (the bridge has at most 256 ports).
+    struct OutputSet {
+        var words = InlineArray<4, UInt64>(repeating: 0)
+        var any = false
+
+        static func port(_ index: Int) -> OutputSet {
+            var set = OutputSet()
+            set.insert(index)
+            return set
+        }
+
+        mutating func insert(_ index: Int) {
+            guard index >= 0 && index < 256 else { return }
+            words[index >> 6] |= 1 << UInt64(index & 63)
+            any = true
+        }
+
+        func contains(_ index: Int) -> Bool {
+            index >= 0 && index < 256 && words[index >> 6] & (1 << UInt64(index & 63)) != 0
+        }
+    }
+
+    private func emit(_ event: MIDIEvent, to outputs: OutputSet, _ sink: (MIDIEvent) -> Void) {
+        var copy = event
+        var port = 0
+        while port < outputNames.count {
+            if outputs.contains(port) {
+                copy.port = UInt16(port)
+                sink(copy)
+            }
+            port += 1
+        }
+    }
+
+    /// The outputs a `{port}` part names: by sanitised name, or every match of an OSC pattern.
+    func matchOutputs(_ part: UnsafeRawBufferPointer) -> OutputSet {
+        var set = OutputSet()
+        let isPattern = OSCAddressPattern.isPattern(part)
+        var index = 0
+        while index < outputNames.count {
+            let matched = outputNames[index].withUnsafeBytes { name in
+                isPattern ? OSCAddressPattern.matches(pattern: part, address: name) : Self.sanitisedEqual(part, name)
+            }
+            if matched { set.insert(index) }
+            index += 1
+        }
+        return set
+    }
+
+    /// Whether `part`, sanitised as m2o sanitises port names, equals `name` (already sanitised).
+    private static func sanitisedEqual(_ part: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer) -> Bool {
+        guard part.count == name.count else { return false }
+        var i = 0
+        while i < part.count {
+            var byte = part[i]
+            switch byte {
+            case 0..<0x21, 0x7F, UInt8(ascii: "#"), UInt8(ascii: "*"), UInt8(ascii: ","), UInt8(ascii: "/"),
+                UInt8(ascii: "?"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"):
+                byte = UInt8(ascii: "_")
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                byte += 0x20
+            default:
+                break
+            }
+            if byte != name[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
+    // MARK: Bytes
+
+    static func equal(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        guard bytes.count == literal.utf8CodeUnitCount else { return false }
+        let text = literal.utf8Start
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] != text[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// A plain decimal number of at most 5 digits, or nil.
+    private static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 5 else { return nil }
+        var value = 0
+        var i = 0
+        while i < bytes.count {
+            let byte = bytes[i]
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            i += 1
+        }
+        return value
+    }
+}
+
+extension OSCMappingRule {
+    /// ``fields(for:)`` without building an array on the hot path: one table, made once.
+    static func fields(forKindIndex kind: MIDIEventKind) -> [OSCMappingField] {
+        fieldTable[Int(kind.rawValue)]
+    }
+
+    private static let fieldTable: [[OSCMappingField]] = MIDIEventKind.allCases.map { fields(for: $0) }
+}
+
+/// The parts of an address between `/`s, found once, read in place.
+struct AddressParts {
+    /// The most parts recorded; an address with more has `count` past this and matches nothing.
+    static let capacity = 8
+    private let address: UnsafeRawBufferPointer
+    private var starts = InlineArray<8, Int>(repeating: 0)
+    private var ends = InlineArray<8, Int>(repeating: 0)
+    private(set) var count = 0
+
+    init(_ address: UnsafeRawBufferPointer) {
+        self.address = address
+        guard address.first == UInt8(ascii: "/") else { return }
+        var start = 1
+        while true {
+            var end = start
+            while end < address.count, address[end] != UInt8(ascii: "/") { end += 1 }
+            if count < Self.capacity {
+                starts[count] = start
+                ends[count] = end
+            }
+            count += 1
+            if end >= address.count { break }
+            start = end + 1
+        }
+    }
+
+    /// Part `index` (below ``capacity``).
+    func part(_ index: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: address[starts[index]..<ends[index]])
+    }
+
+    func equals(_ index: Int, _ literal: StaticString) -> Bool {
+        OSCToMIDITranslator.equal(part(index), literal)
+    }
+}
+
+/// The message's arguments as numbers where they are numbers (`i f h d`), read once.
+struct NumericArguments {
+    static let capacity = 16
+    private var values = InlineArray<16, Double>(repeating: 0)
+    private var numeric: UInt32 = 0
+    /// How many arguments the message has (numbers or not).
+    private(set) var count = 0
+
+    init(_ message: OSCMessageView) {
+        for argument in message.arguments {
+            if count < Self.capacity {
+                switch argument {
+                case .int32(let value): set(Double(value))
+                case .float32(let value): set(Double(value))
+                case .int64(let value): set(Double(value))
+                case .double(let value): set(value)
+                default: break
+                }
+            }
+            count += 1
+        }
+    }
+
+    private mutating func set(_ value: Double) {
+        values[count] = value
+        numeric |= 1 << UInt32(count)
+    }
+
+    static func isNumeric(_ tag: UInt8) -> Bool {
+        tag == OSCTypeTag.int32 || tag == OSCTypeTag.float32 || tag == OSCTypeTag.int64 || tag == OSCTypeTag.double
+    }
+
+    /// Argument `index` as a number, or nil when it is missing or not a number.
+    subscript(_ index: Int) -> Double? {
+        guard index >= 0, index < Self.capacity, numeric & (1 << UInt32(index)) != 0 else { return nil }
+        return values[index]
+    }
+
+    /// Argument `index` rounded, or nil when it is not a number or (rounded) outside `range`.
+    func int(_ index: Int, in range: ClosedRange<Int>) -> Int? {
+        guard let value = self[index], value.isFinite else { return nil }
+        let rounded = value.rounded()
+        guard rounded >= Double(range.lowerBound), rounded <= Double(range.upperBound) else { return nil }
+        return Int(rounded)
+    }
+
+    /// Argument `index` as C would hold it in an `int`: rounded, and clamped to Int32 for floats.
+    func int32(_ index: Int) -> Int32? {
+        guard let value = self[index], value.isFinite else { return nil }
+        return Int32(max(min(value.rounded(), Double(Int32.max)), Double(Int32.min)))
+    }
+}

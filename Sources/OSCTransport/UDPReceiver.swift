@@ -1,0 +1,248 @@
+import CLiblo
+import Glibc
+import Synchronization
+
+/// Why a ``UDPReceiver`` could not open its socket.
+public struct UDPReceiverError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What was being bound, `host:port`.
+    public var endpoint: String
+    /// The C call that failed.
+    public var call: String
+    public var code: Int32
+
+    public var description: String {
+        let reason = call == "getaddrinfo" ? String(cString: gai_strerror(code)) : String(cString: strerror(code))
+        return "\(call) for \(endpoint): \(reason)"
+    }
+}
+
+/// Counters of a ``UDPReceiver``, readable from any thread (relaxed: statistics only).
+public final class UDPReceiveStatistics: Sendable {
+    private let datagramCount = Atomic<Int>(0)
+    private let byteCount = Atomic<Int>(0)
+    private let notAllowedCount = Atomic<Int>(0)
+    private let truncatedCount = Atomic<Int>(0)
+
+    /// Datagrams received from allowed senders and handed on.
+    public var datagrams: Int { datagramCount.load(ordering: .relaxed) }
+    /// Their bytes.
+    public var bytes: Int { byteCount.load(ordering: .relaxed) }
+    /// Datagrams dropped because the sender is not in the allow-list.
+    public var notAllowed: Int { notAllowedCount.load(ordering: .relaxed) }
+    /// Datagrams dropped because they were larger than a receive slot.
+    public var truncated: Int { truncatedCount.load(ordering: .relaxed) }
+
+    func record(datagrams: Int, bytes: Int, notAllowed: Int, truncated: Int) {
+        if datagrams > 0 {
+            datagramCount.add(datagrams, ordering: .relaxed)
+            byteCount.add(bytes, ordering: .relaxed)
+        }
+        if notAllowed > 0 { notAllowedCount.add(notAllowed, ordering: .relaxed) }
+        if truncated > 0 { truncatedCount.add(truncated, ordering: .relaxed) }
+    }
+}
+
+/// Receives OSC over UDP: one non-blocking socket read with `recvmmsg`, a batch of datagrams per
+/// system call, each handed to a handler with its sender's address, in place (nothing is
+/// copied or allocated after `init`).
+///
+/// The loop waits in `poll()` on the socket and on a self-pipe, so ``stop()`` ends it at once
+/// from any thread. With an allow-list, datagrams from other senders are dropped and counted
+/// before the handler sees them.
+public final class UDPReceiver: @unchecked Sendable {
+    // @unchecked Sendable: the buffers belong to the thread inside `run`; other threads only
+    // call `stop()` (an atomic and a pipe write) and read the statistics.
+
+    /// The address the socket is bound to (with the real port when asked for port 0).
+    public let boundAddress: SocketAddress
+    /// Counters any thread may read.
+    public let statistics = UDPReceiveStatistics()
+    /// Datagrams read per `recvmmsg`.
+    public let batchCapacity: Int
+    /// The largest datagram kept; a larger one is dropped and counted as truncated.
+    public let slotSize: Int
+
+    private let socket: Int32
+    private let allowList: IPAllowList?
+    private let wakeReader: Int32
+    private let wakeWriter: Int32
+    private let stopRequested = Atomic<Bool>(false)
+    private let slots: UnsafeMutableRawPointer
+    private let headers: UnsafeMutablePointer<aseqosc_mmsghdr>
+    private let vectors: UnsafeMutablePointer<iovec>
+    private let senders: UnsafeMutablePointer<sockaddr_storage>
+
+    /// Binds `host:port` (a numeric IPv4 or IPv6 address; port 0 picks a free port). With
+    /// `allowList`, only its senders are handed on.
+    public init(
+        host: String, port: Int, allowList: IPAllowList? = nil, batchCapacity: Int = 16, slotSize: Int = 65_536
+    ) throws(UDPReceiverError) {
+        precondition(batchCapacity >= 1 && slotSize >= 16, "UDPReceiver: batch capacity and slot size too small")
+        let endpoint = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        func fail(_ call: String, _ code: Int32 = errno) -> UDPReceiverError {
+            UDPReceiverError(endpoint: endpoint, call: call, code: code)
+        }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let code = getaddrinfo(host, String(port), &hints, &list)
+        guard code == 0, let first = list else { throw fail("getaddrinfo", code) }
+        defer { freeaddrinfo(list) }
+        let family = first.pointee.ai_family
+        let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        let descriptor = Glibc.socket(family, type, 0)
+        guard descriptor >= 0 else { throw fail("socket") }
+        var pipeEnds: (Int32, Int32) = (-1, -1)
+        do throws(UDPReceiverError) {
+            // No SO_REUSEADDR: for UDP it would let a second aseqosc bind the same port silently.
+            if family == AF_INET6 {
+                // `::` should take IPv4 senders too (they arrive as ::ffff:a.b.c.d).
+                var off: Int32 = 0
+                _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size))
+            }
+            guard bind(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else { throw fail("bind") }
+            let created = withUnsafeMutableBytes(of: &pipeEnds) {
+                pipe($0.baseAddress!.assumingMemoryBound(to: Int32.self))
+            }
+            guard created == 0 else { throw fail("pipe") }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        var bound = sockaddr_storage()
+        var boundLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(descriptor, $0, &boundLength) }
+        }
+        boundAddress = withUnsafePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress($0, length: Int(boundLength)) }
+        }
+        socket = descriptor
+        (wakeReader, wakeWriter) = pipeEnds
+        for end in [wakeReader, wakeWriter] {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        self.allowList = allowList
+        self.batchCapacity = batchCapacity
+        self.slotSize = slotSize
+        slots = .allocate(byteCount: batchCapacity * slotSize, alignment: 16)
+        headers = .allocate(capacity: batchCapacity)
+        headers.initialize(repeating: aseqosc_mmsghdr(), count: batchCapacity)
+        vectors = .allocate(capacity: batchCapacity)
+        vectors.initialize(repeating: iovec(), count: batchCapacity)
+        senders = .allocate(capacity: batchCapacity)
+        senders.initialize(repeating: sockaddr_storage(), count: batchCapacity)
+    }
+
+    deinit {
+        close(socket)
+        close(wakeReader)
+        close(wakeWriter)
+        slots.deallocate()
+        headers.deallocate()
+        vectors.deallocate()
+        senders.deallocate()
+    }
+
+    /// The bound UDP port.
+    public var port: Int {
+        boundAddress.withSockaddr { address, _ in
+            if boundAddress.family == AF_INET6 {
+                return Int(
+                    UInt16(
+                        bigEndian: address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                            $0.pointee.sin6_port
+                        }))
+            }
+            return Int(
+                UInt16(bigEndian: address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }))
+        }
+    }
+
+    /// Makes ``run(tick:_:)`` return soon; callable from any thread.
+    public func stop() {
+        // Releasing: pairs with the acquiring load in `run`.
+        stopRequested.store(true, ordering: .releasing)
+        wake()
+    }
+
+    /// Wakes the loop so it calls `tick` again now.
+    public func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWriter, &byte, 1)
+    }
+
+    /// Receives until ``stop()``. `handler` gets each datagram (valid only during the call) and
+    /// its sender; `tick` runs after every wake-up and returns how long `poll` may wait next, in
+    /// milliseconds (-1: until a datagram or a wake-up).
+    public func run(tick: () -> Int32, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void) {
+        var descriptors = (
+            pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
+        )
+        var timeout = tick()
+        // Acquiring: pairs with the releasing store in `stop()`.
+        while !stopRequested.load(ordering: .acquiring) {
+            let ready = withUnsafeMutableBytes(of: &descriptors) {
+                poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, timeout)
+            }
+            if ready < 0 && errno != EINTR { return }
+            if descriptors.1.revents != 0 {
+                var sink = (UInt64(0), UInt64(0))
+                while withUnsafeMutableBytes(of: &sink, { read(wakeReader, $0.baseAddress, $0.count) }) > 0 {}
+            }
+            if descriptors.0.revents != 0 { receiveAvailable(handler, tick: tick) }
+            timeout = tick()
+        }
+    }
+
+    /// Reads batches until the socket is empty, ticking between batches so paced output keeps
+    /// moving during a flood.
+    private func receiveAvailable(_ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, tick: () -> Int32) {
+        while true {
+            var i = 0
+            while i < batchCapacity {
+                vectors[i] = iovec(iov_base: slots + i * slotSize, iov_len: slotSize)
+                headers[i] = aseqosc_mmsghdr()
+                headers[i].msg_hdr.msg_iov = vectors + i
+                headers[i].msg_hdr.msg_iovlen = 1
+                headers[i].msg_hdr.msg_name = UnsafeMutableRawPointer(senders + i)
+                headers[i].msg_hdr.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                i += 1
+            }
+            let count = aseqosc_recvmmsg(socket, headers, UInt32(batchCapacity), Int32(MSG_DONTWAIT), nil)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return  // EAGAIN: nothing more; other errors (ICMP reports) are not ours to act on
+            }
+            var accepted = 0
+            var bytes = 0
+            var notAllowed = 0
+            var truncated = 0
+            i = 0
+            while i < Int(count) {
+                let length = Int(headers[i].msg_len)
+                if headers[i].msg_hdr.msg_flags & Int32(MSG_TRUNC) != 0 {
+                    truncated += 1
+                } else if let sender = (senders + i).withMemoryRebound(
+                    to: sockaddr.self, capacity: 1, { IPAddress($0) })
+                {
+                    if let allowList, !allowList.allows(sender) {
+                        notAllowed += 1
+                    } else {
+                        accepted += 1
+                        bytes += length
+                        handler(UnsafeRawBufferPointer(start: slots + i * slotSize, count: length), sender)
+                    }
+                }
+                i += 1
+            }
+            statistics.record(datagrams: accepted, bytes: bytes, notAllowed: notAllowed, truncated: truncated)
+            if Int(count) < batchCapacity { return }
+            _ = tick()
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Glibc
+import OSCTransport
+import XCTest
+
+/// A ``UDPReceiver`` on loopback: datagrams arrive whole with their sender, allow-lists drop
+/// and count, `stop()` ends the loop.
+final class UDPReceiverTests: XCTestCase {
+    /// Runs `receiver` on a thread until `stop()`, collecting each datagram and its sender.
+    final class Collector: @unchecked Sendable {
+        let lock = NSLock()
+        var datagrams: [([UInt8], IPAddress)] = []
+        let done = DispatchSemaphore(value: 0)
+
+        func run(_ receiver: UDPReceiver) {
+            Thread {
+                receiver.run(tick: { -1 }) { bytes, sender in
+                    self.lock.withLock { self.datagrams.append((Array(bytes), sender)) }
+                }
+                self.done.signal()
+            }.start()
+        }
+
+        func waitFor(_ count: Int) -> [([UInt8], IPAddress)] {
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                let got = lock.withLock { datagrams }
+                if got.count >= count { return got }
+                usleep(2_000)
+            }
+            return lock.withLock { datagrams }
+        }
+    }
+
+    func send(_ bytes: [UInt8], toPort port: Int, ipv6: Bool = false) {
+        let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(descriptor) }
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_addr = in6addr_loopback
+            address.sin6_port = UInt16(port).bigEndian
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            address.sin_port = UInt16(port).bigEndian
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+    }
+
+    func testDatagramsArriveWholeWithTheirSenderInOrder() throws {
+        let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
+        let collector = Collector()
+        collector.run(receiver)
+        let packets = (0..<10).map { i in [UInt8](repeating: UInt8(i), count: 4 * (i + 1)) }
+        for packet in packets { send(packet, toPort: receiver.port) }
+        let got = collector.waitFor(10)
+        receiver.stop()
+        XCTAssertEqual(collector.done.wait(timeout: .now() + 5), .success, "stop() did not end the loop")
+        XCTAssertEqual(got.map(\.0), packets)
+        XCTAssertEqual(got.map(\.1.description), Array(repeating: "127.0.0.1", count: 10))
+        XCTAssertEqual(receiver.statistics.datagrams, 10)
+        XCTAssertEqual(receiver.statistics.bytes, packets.reduce(0) { $0 + $1.count })
+    }
+
+    func testSendersOutsideTheAllowListAreDroppedAndCounted() throws {
+        let receiver = try UDPReceiver(
+            host: "127.0.0.1", port: 0, allowList: IPAllowList([try IPNetwork(parsing: "10.0.0.0/8")]))
+        let collector = Collector()
+        collector.run(receiver)
+        send([1, 2, 3, 4], toPort: receiver.port)
+        send([5, 6, 7, 8], toPort: receiver.port)
+        let deadline = Date().addingTimeInterval(5)
+        while receiver.statistics.notAllowed < 2 && Date() < deadline { usleep(2_000) }
+        receiver.stop()
+        collector.done.wait()
+        XCTAssertEqual(receiver.statistics.notAllowed, 2)
+        XCTAssertEqual(receiver.statistics.datagrams, 0)
+        XCTAssertTrue(collector.datagrams.isEmpty)
+    }
+
+    func testTheWildcardIPv6AddressTakesIPv4SendersAsIPv4() throws {
+        let receiver: UDPReceiver
+        do {
+            receiver = try UDPReceiver(
+                host: "::", port: 0, allowList: IPAllowList([try IPNetwork(parsing: "127.0.0.0/8")]))
+        } catch {
+            throw XCTSkip("no IPv6 here: \(error)")
+        }
+        let collector = Collector()
+        collector.run(receiver)
+        send([9, 9, 9, 9], toPort: receiver.port)
+        send([8, 8, 8, 8], toPort: receiver.port, ipv6: true)
+        let deadline = Date().addingTimeInterval(5)
+        while receiver.statistics.datagrams + receiver.statistics.notAllowed < 2 && Date() < deadline { usleep(2_000) }
+        receiver.stop()
+        collector.done.wait()
+        XCTAssertEqual(collector.datagrams.map(\.1.description), ["127.0.0.1"])
+        XCTAssertEqual(receiver.statistics.notAllowed, 1, "::1 is not in 127.0.0.0/8")
+    }
+
+    func testDatagramsLargerThanASlotAreCountedAsTruncated() throws {
+        let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 2, slotSize: 64)
+        let collector = Collector()
+        collector.run(receiver)
+        send([UInt8](repeating: 1, count: 100), toPort: receiver.port)
+        send([1, 2, 3, 4], toPort: receiver.port)
+        _ = collector.waitFor(1)
+        receiver.stop()
+        collector.done.wait()
+        XCTAssertEqual(collector.datagrams.map(\.0), [[1, 2, 3, 4]])
+        XCTAssertEqual(receiver.statistics.truncated, 1)
+    }
+
+    func testBindingANameOrABusyPortFailsWithTheCall() throws {
+        XCTAssertThrowsError(try UDPReceiver(host: "localhost", port: 0)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("getaddrinfo for localhost:0: "), "\(error)")
+        }
+        let first = try UDPReceiver(host: "127.0.0.1", port: 0)
+        XCTAssertThrowsError(try UDPReceiver(host: "127.0.0.1", port: first.port)) { error in
+            XCTAssertEqual("\(error)", "bind for 127.0.0.1:\(first.port): Address already in use")
+        }
+    }
+}
