@@ -359,4 +359,24 @@ final class OSCToMIDIALSATests: XCTestCase {
         XCTAssertTrue(summary.contains("0 datagrams"), summary)
         XCTAssertTrue(summary.contains("dropped: 2 not allowed"), summary)
     }
+
+    func testSigtermSendsNoteOffsForNotesHeldFromOSCAndExitsWithinOneSecond() throws {
+        let aseqdump = try TestEnvironment.tool("aseqdump", package: "alsa-utils")
+        let dump = BackgroundProcess(stdbuf, ["-oL", aseqdump, "-p", "14:0"])
+        try dump.start()
+        defer { dump.stop() }
+        XCTAssertTrue(dump.waitForOutput { $0.contains("Source") })
+        let bridge = try startBridge(port: 57311)
+        try send(57311, "/midi/thru/1/note_on", "ii", 60, 100)
+        try send(57311, "/midi/thru/3/note_on", "ii", 64, 90)
+        XCTAssertTrue(dump.waitForOutput { $0.components(separatedBy: "Note on").count - 1 >= 2 }, dump.standardOutput)
+
+        let (result, seconds) = bridge.stop()
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertLessThan(seconds, 1.0)
+        XCTAssertTrue(dump.waitForOutput { $0.components(separatedBy: "Note off").count - 1 >= 2 }, dump.standardOutput)
+        let text = dump.standardOutput
+        XCTAssertTrue(text.contains("Note off                0, note 60"), text)
+        XCTAssertTrue(text.contains("Note off                2, note 64"), text)
+    }
 }
