@@ -26,6 +26,10 @@ public final class Bridge: @unchecked Sendable {
     let startTime = Date()
     private let lock = NSLock()
     private var routesForStatus: [RouteRuntime] = []
+    private var oscInputForStatus: OSCToMIDISide?
+
+    /// The OSC -> MIDI side as of the last start or reload, for status on another thread.
+    var oscInputSnapshot: OSCToMIDISide? { lock.withLock { oscInputForStatus } }
 
     /// The routes as of the last start or reload, for status on another thread.
     var routeSnapshot: [RouteRuntime] { lock.withLock { routesForStatus } }
@@ -55,6 +59,7 @@ public final class Bridge: @unchecked Sendable {
         worker.replaceRoutes(routes)
         routesForStatus = routes
         oscInput = try makeOSCInput(config)
+        oscInputForStatus = oscInput
     }
 
     /// Starts the pipeline thread, then the input thread.
@@ -97,6 +102,7 @@ public final class Bridge: @unchecked Sendable {
         lock.withLock {
             config = new
             routesForStatus = built.routes
+            oscInputForStatus = oscInput
         }
         logDestinations()
     }

@@ -48,6 +48,8 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
     public var inputOverruns: Int
     public var sysexDropped: Int
     public var unsentEvents: Int
+    /// The OSC -> MIDI side's counters, when it runs.
+    public var oscInput: String?
 
     /// The text `aseqosc status` prints for people.
     public var text: String {
@@ -64,6 +66,7 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
                 ? "waiting (\(binding.waiting ?? "no port"))" : binding.connected.joined(separator: ", ")
             lines.append("  \(binding.port) \(arrow) '\(binding.spec)': \(target)")
         }
+        if let oscInput { lines.append("osc input: \(oscInput)") }
         lines.append("routes:")
         for route in routes {
             lines.append(
@@ -124,6 +127,7 @@ extension Bridge {
             },
             eventsIn: worker.eventsIn.load(ordering: .relaxed), ringCapacity: ring.capacity,
             ringHighWater: ring.highWater, ringDrops: ring.drops, inputOverruns: input.reader.overruns,
-            sysexDropped: sysexStore.droppedCount, unsentEvents: worker.unformatted.load(ordering: .relaxed))
+            sysexDropped: sysexStore.droppedCount, unsentEvents: worker.unformatted.load(ordering: .relaxed),
+            oscInput: oscInputSnapshot?.summary)
     }
 }
