@@ -60,7 +60,10 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         .testTarget(
             name: "BridgeTests",
-            dependencies: ["Bridge", "ALSASequencer", "MIDI", "TestSupport", "CAllocationCounter"]),
+            dependencies: [
+                "Bridge", "ALSASequencer", "MIDI", "MIDIOSC", "OSC", "OSCTransport", "Pipeline", "CALSA", "TestSupport",
+                "CAllocationCounter",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

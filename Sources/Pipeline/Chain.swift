@@ -151,7 +151,11 @@ public struct Chain: Sendable {
     mutating func process(_ event: MIDIEvent, now: UInt64, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {
         if event.endsNote {
             if !endNote(event, key: NoteTable.key(of: event), inherited: nil, tally: &tally, sink: sink) {
+                // A note-off for a note this chain never sent: it may have started before the
+                // bridge did (a restart, or a kill and restart), so it goes through the operators
+                // like any event rather than being dropped, and a synth is never left hanging.
                 tally.unmatchedNoteOffs += 1
+                run(event, key: NoteTable.key(of: event), from: 0, now: now, inherited: nil, tally: &tally, sink: sink)
             }
         } else {
             run(event, key: NoteTable.key(of: event), from: 0, now: now, inherited: nil, tally: &tally, sink: sink)
@@ -189,7 +193,8 @@ public struct Chain: Sendable {
         deliver(event, tally: &tally, sink: sink)
         guard !branches.isEmpty else { return }
         let style = style(inherited)
-        let byNote = splitsByKey && (event.kind == .noteOn || event.kind == .polyPressure)
+        // Note-offs reach here only when unmatched: they go where their note-on would have gone.
+        let byNote = splitsByKey && (event.kind == .noteOn || event.kind == .polyPressure || event.kind == .noteOff)
         var b = 0
         while b < branches.count {
             if !byNote || branches[b].keyRange.contains(event.data1) {

@@ -1,0 +1,159 @@
+import ALSASequencer
+import CALSA
+import CAllocationCounter
+import Foundation
+import MIDI
+import MIDIOSC
+import OSCTransport
+import Pipeline
+import XCTest
+
+@testable import Bridge
+
+/// The whole MIDI -> OSC hot path, in one thread: ALSA event decode -> ring -> routes with
+/// operators -> OSC formatting for three destinations -> UDP to loopback sockets, with 0 heap
+/// allocations per event after a warm-up (release builds: `make test`).
+final class HotPathAllocationTests: XCTestCase {
+    static let config = """
+        { inputs: [{ name: "keys" }],
+          routes: [{
+            operators: [{ not: { types: "realtime" } }, { transpose: 7 }, { velocity: { gamma: 0.8, min: 10 } },
+                        { noteOff: "note_off" }, { dropRepeats: true }],
+            fork: [
+              { operators: [{ channelMap: { "1": 2 } }], destinations: [{ host: "127.0.0.1", port: PORT1 }] },
+              { destinations: [{ host: "127.0.0.1", port: PORT2, scheme: "osmid" },
+                               { host: "127.0.0.1", port: PORT3, scheme: "touchosc" }] },
+            ] }] }
+        """
+
+    func testHundredThousandEventsFromDecodeToSendAllocateNothing() throws {
+        try requireOptimizedBuild()
+        let receivers = try (0..<3).map { _ in try UDPReceiverSocket() }
+        var text = Self.config
+        for (index, receiver) in receivers.enumerated() {
+            text = text.replacingOccurrences(of: "PORT\(index + 1)", with: String(receiver.port))
+        }
+        let config = try ConfigParser.parse(Data(text.utf8))
+        let ring = SPSCRing<MIDIEvent>(capacity: 1024)
+        let store = SysExStore(slots: 4, capacity: 1024)
+        var builder = RouteBuilder()
+        let routes = builder.build(config.routes)
+        let formatters = builder.destinations.map {
+            OSCEventFormatter(scheme: $0.resolvedScheme, portNames: ["keys"], sysex: store)
+        }
+        let sender = try UDPSender(destinations: try Bridge.resolve(builder.destinations))
+        let worker = MIDIToOSCWorker(
+            ring: ring, routes: routes, formatters: formatters, sender: sender, sysexStore: store, wake: try WakeSignal())
+        var decoder = SequencerEventDecoder(sysexStore: store)
+
+        var raw = snd_seq_event_t()
+        func pump(_ count: Int) -> Int {
+            var delivered = 0
+            var i = 0
+            while i < count {
+                Self.fill(&raw, sequence: i)
+                if case .midi(let event, _) = decoder.decode(&raw, timestamp: UInt64(i) * 1000) {
+                    _ = ring.push(event)
+                }
+                if i & 15 == 15 {
+                    worker.processPending()
+                    var r = 0
+                    while r < receivers.count {
+                        delivered += receivers[r].drain()
+                        r += 1
+                    }
+                }
+                i += 1
+            }
+            return delivered
+        }
+        _ = pump(2_000)  // warm-up: lazily created runtime metadata, first-touch buffers
+
+        let events = 100_000
+        aseqosc_allocations_start()
+        let delivered = pump(events)
+        let allocations = aseqosc_allocations_stop()
+
+        XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
+        XCTAssertGreaterThan(delivered, events, "packets reached the loopback sockets")
+        XCTAssertEqual(worker.eventsIn.load(ordering: .relaxed), events + 2_000)
+        print("allocation test: ALSA decode -> ring -> operators -> OSC x3 -> UDP, \(events) events, "
+            + "\(delivered) packets received, \(allocations) allocations")
+    }
+
+    /// A varied stream of sequencer events: notes (some off as note-on 0), controllers, bends,
+    /// pressure, program changes and clocks.
+    static func fill(_ raw: inout snd_seq_event_t, sequence: Int) {
+        aseqosc_ev_clear(&raw)
+        raw.dest.port = 0
+        raw.source.client = 20
+        let note = UInt8(36 + sequence % 48)
+        switch sequence % 8 {
+        case 0, 1:
+            raw.type = snd_seq_event_type_t(SND_SEQ_EVENT_NOTEON.rawValue)
+            raw.data.note.note = note
+            raw.data.note.velocity = sequence % 16 == 0 ? 0 : UInt8(1 + sequence % 126)
+        case 2:
+            raw.type = snd_seq_event_type_t(SND_SEQ_EVENT_NOTEOFF.rawValue)
+            raw.data.note.note = note
+        case 3, 4:
+            raw.type = snd_seq_event_type_t(SND_SEQ_EVENT_CONTROLLER.rawValue)
+            raw.data.control.param = UInt32(sequence % 8)
+            raw.data.control.value = Int32(sequence % 128)
+        case 5:
+            raw.type = snd_seq_event_type_t(SND_SEQ_EVENT_PITCHBEND.rawValue)
+            raw.data.control.value = Int32(sequence % 16384) - 8192
+        case 6:
+            raw.type = snd_seq_event_type_t(SND_SEQ_EVENT_CHANPRESS.rawValue)
+            raw.data.control.value = Int32(sequence % 128)
+        default:
+            raw.type = snd_seq_event_type_t(SND_SEQ_EVENT_CLOCK.rawValue)
+        }
+    }
+}
+
+/// A non-blocking UDP socket on 127.0.0.1 and an OS-chosen port, drained without allocating.
+final class UDPReceiverSocket {
+    let descriptor: Int32
+    let port: UInt16
+    private let buffer = UnsafeMutableRawPointer.allocate(byteCount: 2048, alignment: 8)
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var size = Int32(4 << 20)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, 4)
+        _ = fcntl(descriptor, F_SETFL, O_NONBLOCK)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw XCTSkip("cannot bind a loopback UDP socket") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Reads every waiting datagram; returns how many there were.
+    func drain() -> Int {
+        var count = 0
+        while recv(descriptor, buffer, 2048, 0) > 0 { count += 1 }
+        return count
+    }
+
+    deinit {
+        close(descriptor)
+        buffer.deallocate()
+    }
+}
+
+/// Allocation counts are only meaningful for the code users run: a release build.
+func requireOptimizedBuild() throws {
+    #if DEBUG
+        throw XCTSkip("allocation tests run in release builds: make test runs them")
+    #endif
+}

@@ -1,0 +1,68 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `aseqosc run` started by a test on a config written to a temporary file, with an `oscdump`
+/// listening on each of the given UDP ports.
+final class RunningBridge {
+    let bridge: BackgroundProcess
+    let dumps: [UInt16: BackgroundProcess]
+    let directory: URL
+
+    init(config: String, oscPorts: [UInt16], file: StaticString = #filePath, line: UInt = #line) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("aseqosc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let configFile = directory.appendingPathComponent("config.json5")
+        try config.write(to: configFile, atomically: true, encoding: .utf8)
+
+        let oscdump = try TestEnvironment.tool("oscdump", package: "liblo-tools")
+        var dumps: [UInt16: BackgroundProcess] = [:]
+        for port in oscPorts {
+            let dump = BackgroundProcess(oscdump, ["-L", String(port)])
+            try dump.start()
+            dumps[port] = dump
+        }
+        self.dumps = dumps
+        bridge = BackgroundProcess(TestEnvironment.aseqoscBinary, ["run", "--config", configFile.path])
+        try bridge.start()
+        let started = Self.waitUntil(timeout: 20) { self.bridge.standardError.contains("NOTICE  running") || !self.bridge.isRunning }
+        XCTAssertTrue(started && bridge.isRunning, "the bridge did not start: \(bridge.standardError)", file: file, line: line)
+    }
+
+    /// The OSC messages one oscdump printed, without their time tags.
+    func messages(port: UInt16) -> [String] {
+        (dumps[port]?.standardOutput ?? "").split(separator: "\n").map { line in
+            // oscdump prints "<timetag> <address> <types> <args>"; the time tag varies.
+            let parts = line.split(separator: " ", maxSplits: 1)
+            return parts.count == 2 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : String(line)
+        }
+    }
+
+    /// Waits until `port`'s oscdump has printed `count` messages.
+    @discardableResult
+    func waitForMessages(port: UInt16, count: Int, timeout: TimeInterval = 10) -> Bool {
+        Self.waitUntil(timeout: timeout) { self.messages(port: port).count >= count }
+    }
+
+    /// Stops the bridge with SIGTERM; returns its result and how long it took to exit.
+    func stop() -> (ProcessResult, TimeInterval) {
+        let start = Date()
+        let result = bridge.stop(grace: 5)
+        return (result, Date().timeIntervalSince(start))
+    }
+
+    deinit {
+        if bridge.isRunning { bridge.stop() }
+        for dump in dumps.values { dump.stop() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static func waitUntil(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+}
