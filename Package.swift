@@ -34,6 +34,12 @@ let package = Package(
             name: "aseqosc",
             dependencies: ["Bridge", "ALSASequencer", "MIDI", "OSC"]),
 
+        // Benchmarks (BENCHMARKS.md): the in-process MIDI -> OSC hot path against liblo.
+        .executableTarget(
+            name: "aseqosc-bench",
+            dependencies: ["MIDI", "OSC", "MIDIOSC", "Pipeline", "OSCTransport", "CLiblo", "CAllocationCounter"],
+            path: "Benchmarks/aseqosc-bench"),
+
         // Test-only: counts heap allocations per thread by interposing malloc and friends.
         .target(name: "CAllocationCounter"),
         // Test-only: finding the sequencer, the built binary and peer tools; running processes.

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# e2e.sh: end-to-end benchmarks of aseqosc against osmid (m2o, o2m) and a bare C forwarder, all
+# in ONE scripts/alsa-vm session (see BENCHMARKS.md for what is measured and how to read it).
+#
+#   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--out DIR]
+#
+#   --reverse       also OSC -> MIDI (o2m and the bare forwarder; aseqosc: TODO, see in-vm.sh)
+#   --no-callgrind  skip the instruction counts (the slow part: every bridge runs twice under
+#                   valgrind)
+#   --quick         a few hundred events per run: a smoke test of the harness, not a measurement
+#   --out DIR       where binaries, logs and results go (default .build/bench)
+#
+# Builds on the host: the bare forwarder and the load generator (gcc -O2 -lasound), aseqosc
+# (swift build -c release). Then runs Benchmarks/e2e/in-vm.sh in the VM and prints the tables
+# (Benchmarks/e2e/summarise.py) that BENCHMARKS.md shows.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=.build/bench
+vm_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --reverse|--no-callgrind|--quick) vm_args+=("$1"); shift ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+    *) echo "e2e.sh: unknown option $1 (try --help)" >&2; exit 64 ;;
+  esac
+done
+mkdir -p "$out"
+case "$(realpath -m "$out")" in
+  "$(pwd -P)"/*) ;;
+  *) echo "e2e.sh: --out must be inside the repository (the VM shares only this directory)" >&2; exit 64 ;;
+esac
+
+echo "== build (host)" >&2
+gcc -O2 -Wall -o "$out/bare-forwarder" Benchmarks/e2e/bare-forwarder.c -lasound
+gcc -O2 -Wall -o "$out/loadgen" Benchmarks/e2e/loadgen.c -lasound -lm
+swift build -c release -j "${JOBS:-2}" --product aseqosc 2>&1 | grep -E "error|warning: |Compiling|Build" >&2 || true
+[ -x .build/release/aseqosc ] || { echo "e2e.sh: no .build/release/aseqosc" >&2; exit 70; }
+
+# One input bound to the generator by name, one destination with the default scheme.
+cat > "$out/aseqosc.json5" <<'JSON5'
+{
+  client: "aseqosc",
+  inputs: [{ name: "in", from: ["loadgen"] }],
+  routes: [
+    {
+      name: "bench",
+      from: ["in"],
+      operators: [],
+      destinations: [{ host: "127.0.0.1", port: 57120, scheme: "default" }],
+    },
+  ],
+}
+JSON5
+.build/release/aseqosc check "$out/aseqosc.json5" >&2
+
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "host: nproc $(nproc), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
+  echo "aseqosc: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources || echo '+changes')"
+  echo "m2o/o2m: $(dpkg-query -W -f '${Version}' osmid 2>/dev/null || echo unknown)"
+  echo "valgrind: $(valgrind --version 2>/dev/null || echo none)"
+} > "$out/machine.txt"
+
+echo "== runs (VM)" >&2
+ALSA_VM_TIMEOUT=${ALSA_VM_TIMEOUT:-3600} ALSA_VM_MEM=${ALSA_VM_MEM:-1024} \
+  scripts/alsa-vm -- Benchmarks/e2e/in-vm.sh "$out" "${vm_args[@]}"
+echo "vm: kernel $(cat "$out/vm-kernel.txt"), nproc $(cat "$out/vm-nproc.txt"), software emulation (TCG)" >> "$out/machine.txt"
+
+python3 Benchmarks/e2e/summarise.py "$out"

@@ -1,0 +1,131 @@
+#!/bin/sh
+# in-vm.sh: the part of Benchmarks/e2e.sh that runs inside ONE scripts/alsa-vm session. Not meant
+# to be run by hand (e2e.sh builds what it needs and calls it):
+#
+#   in-vm.sh OUT [--reverse] [--no-callgrind] [--quick]
+#
+# OUT holds loadgen, bare-forwarder and aseqosc.json5 (built by e2e.sh) and receives
+# results.txt (one RESULT or CALLGRIND line per run) and every program's log.
+set -u
+out=$1
+shift
+reverse=0 callgrind=1 quick=0
+for argument; do
+  case $argument in
+    --reverse) reverse=1 ;;
+    --no-callgrind) callgrind=0 ;;
+    --quick) quick=1 ;;
+    *) echo "in-vm.sh: unknown option $argument" >&2; exit 64 ;;
+  esac
+done
+aseqosc=.build/release/aseqosc
+results=$out/results.txt
+: > "$results"
+paced_n=2000 window_n=6000 window=16 cg_small=2000 cg_large=12000
+[ "$quick" = 1 ] && paced_n=300 window_n=900 cg_small=300 cg_large=1500
+forward_port=57120 reverse_port=57200
+
+# Waits (up to 120 s) until FILE has a line equal to TEXT.
+wait_for_line() {
+  i=0
+  while ! grep -qx "$2" "$1" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -lt 1200 ] || { echo "timed out waiting for '$2' in $1" >&2; return 1; }
+    sleep 0.1
+  done
+}
+
+# run LABEL SIGNAL LOADGEN_ARGS... -- BRIDGE_COMMAND...
+# Starts the load generator (it creates its port and waits for the bridge to subscribe), then
+# the bridge; when the generator is done, stops the bridge with SIGNAL and appends the
+# generator's RESULT line to results.txt.
+run() {
+  run_label=$1 run_signal=$2
+  shift 2
+  loadgen_args=""
+  while [ "$1" != "--" ]; do loadgen_args="$loadgen_args $1"; shift; done
+  shift
+  rm -f "$out/pid"
+  # shellcheck disable=SC2086  # loadgen_args is a list of words without spaces
+  "$out/loadgen" --label "$run_label" --bridge-pid-file "$out/pid" $loadgen_args > "$out/loadgen.$run_label.log" 2>&1 &
+  generator_pid=$!
+  wait_for_line "$out/loadgen.$run_label.log" ready || { kill $generator_pid; return; }
+  "$@" > "$out/bridge.$run_label.log" 2>&1 &
+  bridge_pid=$!
+  echo $bridge_pid > "$out/pid"
+  wait $generator_pid
+  kill "-$run_signal" $bridge_pid 2>/dev/null  # m2o may have gone: it exits when its input does
+  ( sleep 60; kill -9 $bridge_pid 2>/dev/null ) &
+  watchdog_pid=$!
+  wait $bridge_pid
+  kill $watchdog_pid 2>/dev/null
+  if grep -q '^RESULT' "$out/loadgen.$run_label.log"; then
+    grep '^RESULT' "$out/loadgen.$run_label.log" >> "$results"
+  else
+    echo "RESULT label=$run_label failed" >> "$results"
+    tail -n 10 "$out/loadgen.$run_label.log" "$out/bridge.$run_label.log" | sed 's/^/    /' >&2
+  fi
+  echo "$run_label: $(sed -n "s/^RESULT label=[^ ]* //p" "$out/loadgen.$run_label.log" | cut -c1-150)" >&2
+}
+
+# The bridges, MIDI -> OSC. Each subscribes itself to the generator's port "loadgen". exec, so
+# that the PID run() records is the bridge's (or valgrind's, which is the same process).
+aseqosc_forward() { exec "$@" "$aseqosc" run --config "$out/aseqosc.json5" --log-level warning; }
+m2o_forward() { exec "$@" m2o -m 3 -i loadgen -o $forward_port; }
+bare_forward() { exec "$@" "$out/bare-forwarder" --connect loadgen:0 $forward_port; }
+# OSC -> MIDI. The generator listens on its port "loadgen" and sends OSC to the bridge.
+o2m_reverse() { exec "$@" o2m -m 3 -i $reverse_port -o loadgen; }
+bare_reverse() { exec "$@" "$out/bare-forwarder" --reverse --connect loadgen:0 $reverse_port; }
+stop_signal() { case $1 in m2o|o2m) echo INT ;; *) echo TERM ;; esac; }
+
+forward="aseqosc m2o bare"
+reverse_bridges="o2m bare"
+# TODO(osc2midi): add aseqosc to reverse_bridges, with aseqosc_reverse() starting `aseqosc run`
+# on a config that listens on $reverse_port and sends to the generator's port, and the loadgen
+# --format aseqosc, once the OSC -> MIDI path is on main.
+
+uname -r > "$out/vm-kernel.txt"
+nproc > "$out/vm-nproc.txt"
+
+echo "== MIDI -> OSC: paced (1,000 events/s) and windowed (W=$window)" >&2
+for bridge in $forward; do
+  signal=$(stop_signal $bridge)
+  run "$bridge.m2o.paced" "$signal" --direction m2o --udp-port $forward_port --rate 1000 --count $paced_n -- \
+    ${bridge}_forward
+  run "$bridge.m2o.window" "$signal" --direction m2o --udp-port $forward_port --window $window --count $window_n -- \
+    ${bridge}_forward
+done
+
+if [ "$reverse" = 1 ]; then
+  echo "== OSC -> MIDI: paced (1,000 events/s) and windowed (W=$window)" >&2
+  for bridge in $reverse_bridges; do
+    signal=$(stop_signal $bridge)
+    run "$bridge.o2m.paced" "$signal" --direction o2m --format osmid --udp-port $reverse_port --rate 1000 \
+      --count $paced_n -- ${bridge}_reverse
+    run "$bridge.o2m.window" "$signal" --direction o2m --format osmid --udp-port $reverse_port --window $window \
+      --count $window_n -- ${bridge}_reverse
+  done
+fi
+
+if [ "$callgrind" = 1 ]; then
+  echo "== callgrind: $cg_small and $cg_large events per bridge" >&2
+  valgrind="valgrind --tool=callgrind --fair-sched=yes"
+  directions="m2o"
+  [ "$reverse" = 1 ] && directions="m2o o2m"
+  for direction in $directions; do
+    if [ $direction = m2o ]; then bridges=$forward port=$forward_port suffix=forward
+    else bridges=$reverse_bridges port=$reverse_port suffix=reverse; fi
+    for bridge in $bridges; do
+      signal=$(stop_signal $bridge)
+      for n in $cg_small $cg_large; do
+        label="$bridge.$direction.callgrind.$n"
+        run "$label" "$signal" --direction $direction --format osmid --udp-port $port --window $window --count $n \
+          --idle-ms 30000 --settle-ms 3000 -- \
+          ${bridge}_$suffix $valgrind --callgrind-out-file="$out/callgrind.$label.out"
+        ir=$(grep -E '^(summary|totals):' "$out/callgrind.$label.out" 2>/dev/null | head -n 1 | awk '{print $2}')
+        echo "CALLGRIND label=$bridge.$direction events=$n ir=${ir:-failed}" >> "$results"
+      done
+    done
+  done
+fi
+echo "done" >&2

@@ -1,0 +1,346 @@
+/* loadgen: drives a MIDI <-> OSC bridge from one side and receives what comes out of the other,
+ * in one single-threaded process, timestamping both on CLOCK_MONOTONIC.
+ *
+ *   loadgen [options]
+ *     --direction m2o|o2m   m2o (default): send ALSA events from our output port, receive OSC on
+ *                           127.0.0.1:UDP_PORT. o2m: send OSC to 127.0.0.1:UDP_PORT, receive
+ *                           ALSA events on our input port.
+ *     --udp-port P          (default 57120)
+ *     --format F            o2m only, the OSC we send: osmid (o2m's note_on ,iii channel note velocity
+ *                           at the address for every device, "/" "*" "/note_on"), aseqosc (default scheme /midi/bench/1/note_on ,ii) or bare
+ *     --connect C:P         connect our port to the bridge's (otherwise wait for the bridge to
+ *                           subscribe to ours; we wait until some port has)
+ *     --count N             events to send (default 3000)
+ *     --rate R              paced: R events/s; 0 (default) = flat out, windowed
+ *     --window W            flat out: at most W events sent but not yet received (default 16)
+ *     --bridge-pid PID      report the bridge's CPU time (utime+stime) over the run and VmHWM
+ *     --bridge-pid-file F   the same, the PID read from file F once the bridge has subscribed
+ *                           (the bridge usually starts after us)
+ *     --label NAME          first field of the result line
+ *     --settle-ms MS        after subscription, wait before sending (default 1000)
+ *     --idle-ms MS          give up waiting for outputs after this long without one (default 3000)
+ *
+ * Events cycle note-on, control change, note-off (notes and values vary), so a bridge that
+ * tracks notes passes every one. Outputs are matched to inputs in order (ALSA and loopback UDP
+ * keep it); latencies are reported only when nothing was lost. The ALSA client and port are both
+ * named "loadgen". Prints "ready" once its port exists, then one line:
+ *
+ *   RESULT label=.. mode=paced|window sent=N received=M lost=K seconds=S eps=E p50_us=..
+ *          p99_us=.. max_us=.. cpu_ms=.. cpu_us_per_event=.. hwm_kb=..
+ *
+ * Build: gcc -O2 -o loadgen loadgen.c -lasound -lm
+ */
+#define _GNU_SOURCE
+#include <alsa/asoundlib.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void die(const char *what, int error) {
+    fprintf(stderr, "loadgen: %s: %s\n", what, error < 0 ? snd_strerror(error) : strerror(errno));
+    exit(69);
+}
+
+static int compare_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* utime + stime of a process in milliseconds, from /proc/PID/stat; -1 if unreadable. */
+static long cpu_ms(int pid) {
+    char path[64], buffer[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *file = fopen(path, "r");
+    if (!file) return -1;
+    size_t n = fread(buffer, 1, sizeof buffer - 1, file);
+    fclose(file);
+    buffer[n] = 0;
+    char *p = strrchr(buffer, ')'); /* the command name may hold spaces */
+    if (!p) return -1;
+    unsigned long utime = 0, stime = 0;
+    /* after ')': state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) return -1;
+    return (long)((utime + stime) * 1000 / sysconf(_SC_CLK_TCK));
+}
+
+static long hwm_kb(int pid) {
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *file = fopen(path, "r");
+    if (!file) return -1;
+    long kb = -1;
+    while (fgets(line, sizeof line, file))
+        if (strncmp(line, "VmHWM:", 6) == 0) kb = atol(line + 6);
+    fclose(file);
+    return kb;
+}
+
+/* Writes an OSC int32 big-endian. */
+static size_t put32(unsigned char *p, int32_t v) {
+    p[0] = (unsigned char)(v >> 24); p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);  p[3] = (unsigned char)v;
+    return 4;
+}
+
+/* Writes an OSC string (NUL-terminated, padded to 4). */
+static size_t put_string(unsigned char *p, const char *s) {
+    size_t n = strlen(s) + 1, padded = (n + 3) & ~(size_t)3;
+    memset(p, 0, padded);
+    memcpy(p, s, n - 1);
+    return padded;
+}
+
+enum { NOTE_ON, CONTROL, NOTE_OFF };
+
+/* The i-th event of the cycle: kind, channel (0..15), data1, data2. */
+static void event_at(long i, int *kind, int *channel, int *data1, int *data2) {
+    long cycle = i / 3;
+    *kind = (int)(i % 3);
+    *channel = 0;
+    int note = 36 + (int)(cycle % 48);
+    switch (*kind) {
+    case NOTE_ON: *data1 = note; *data2 = 1 + (int)(cycle % 127); break;
+    case CONTROL: *data1 = 1; *data2 = (int)(cycle % 128); break;
+    default: *data1 = note; *data2 = 64; break;
+    }
+}
+
+static size_t osc_for(const char *format, long i, unsigned char *out) {
+    int kind, channel, d1, d2;
+    event_at(i, &kind, &channel, &d1, &d2);
+    static const char *osmid_names[] = {"note_on", "control_change", "note_off"};
+    static const char *aseqosc_names[] = {"note_on", "cc", "note_off"};
+    char address[64];
+    size_t n = 0;
+    if (strcmp(format, "osmid") == 0) {
+        snprintf(address, sizeof address, "/*/%s", osmid_names[kind]);
+        n += put_string(out + n, address);
+        n += put_string(out + n, ",iii");
+        n += put32(out + n, channel + 1);
+    } else if (strcmp(format, "aseqosc") == 0) {
+        snprintf(address, sizeof address, "/midi/bench/%d/%s", channel + 1, aseqosc_names[kind]);
+        n += put_string(out + n, address);
+        n += put_string(out + n, ",ii");
+    } else {
+        n += put_string(out + n, "/bare");
+        n += put_string(out + n, ",ii");
+    }
+    n += put32(out + n, d1);
+    n += put32(out + n, d2);
+    return n;
+}
+
+int main(int argc, char **argv) {
+    const char *direction = "m2o", *format = "osmid", *connect = NULL, *label = "run", *pid_file = NULL;
+    int udp_port = 57120, window = 16, bridge_pid = 0;
+    long count = 3000, settle_ms = 1000, idle_ms = 3000;
+    double rate = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *option = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!value) { fprintf(stderr, "loadgen: %s needs a value (see the header of loadgen.c)\n", option); return 64; }
+        i++;
+        if (!strcmp(option, "--direction")) direction = value;
+        else if (!strcmp(option, "--udp-port")) udp_port = atoi(value);
+        else if (!strcmp(option, "--format")) format = value;
+        else if (!strcmp(option, "--connect")) connect = value;
+        else if (!strcmp(option, "--count")) count = atol(value);
+        else if (!strcmp(option, "--rate")) rate = atof(value);
+        else if (!strcmp(option, "--window")) window = atoi(value);
+        else if (!strcmp(option, "--bridge-pid")) bridge_pid = atoi(value);
+        else if (!strcmp(option, "--bridge-pid-file")) pid_file = value;
+        else if (!strcmp(option, "--label")) label = value;
+        else if (!strcmp(option, "--settle-ms")) settle_ms = atol(value);
+        else if (!strcmp(option, "--idle-ms")) idle_ms = atol(value);
+        else { fprintf(stderr, "loadgen: unknown option %s (see the header of loadgen.c)\n", option); return 64; }
+    }
+    int m2o = strcmp(direction, "m2o") == 0;
+    if (!m2o && strcmp(direction, "o2m") != 0) { fprintf(stderr, "loadgen: --direction m2o or o2m\n"); return 64; }
+    if (count <= 0 || window <= 0) { fprintf(stderr, "loadgen: --count and --window must be positive\n"); return 64; }
+
+    snd_seq_t *seq;
+    int err = snd_seq_open(&seq, "default", SND_SEQ_OPEN_DUPLEX, SND_SEQ_NONBLOCK);
+    if (err < 0) die("snd_seq_open", err);
+    snd_seq_set_client_name(seq, "loadgen");
+    /* Both directions' capabilities: osmid's JUCE lists a port as a MIDI input or output only
+     * when it has both (a read-only port is not in `m2o -l`). */
+    int port = snd_seq_create_simple_port(seq, "loadgen",
+        SND_SEQ_PORT_CAP_READ | SND_SEQ_PORT_CAP_SUBS_READ | SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE,
+        SND_SEQ_PORT_TYPE_MIDI_GENERIC | SND_SEQ_PORT_TYPE_APPLICATION);
+    if (port < 0) die("snd_seq_create_simple_port", port);
+    /* A big enough kernel pool that a window of events never blocks or overruns. */
+    snd_seq_set_client_pool_output(seq, 2000);
+    snd_seq_set_client_pool_input(seq, 2000);
+    printf("ready\n");
+    fflush(stdout);
+
+    /* Wait until the bridge is subscribed (it connects itself, or we connect to it). */
+    uint64_t deadline = now_ns() + 120ull * 1000000000u;
+    for (;;) {
+        if (connect) {
+            snd_seq_addr_t peer;
+            if (snd_seq_parse_address(seq, &peer, connect) >= 0) {
+                err = m2o ? snd_seq_connect_to(seq, port, peer.client, peer.port)
+                          : snd_seq_connect_from(seq, port, peer.client, peer.port);
+                if (err >= 0 || err == -EBUSY) break;
+            }
+        } else {
+            snd_seq_query_subscribe_t *query;
+            snd_seq_query_subscribe_alloca(&query);
+            snd_seq_addr_t self = {.client = (unsigned char)snd_seq_client_id(seq), .port = (unsigned char)port};
+            snd_seq_query_subscribe_set_root(query, &self);
+            snd_seq_query_subscribe_set_type(query, m2o ? SND_SEQ_QUERY_SUBS_READ : SND_SEQ_QUERY_SUBS_WRITE);
+            snd_seq_query_subscribe_set_index(query, 0);
+            if (snd_seq_query_port_subscribers(seq, query) >= 0) break;
+        }
+        if (now_ns() > deadline) { fprintf(stderr, "loadgen: no bridge subscribed within 120 s\n"); return 69; }
+        usleep(50000);
+    }
+    usleep((useconds_t)settle_ms * 1000);
+    if (pid_file && !bridge_pid) {
+        FILE *file = fopen(pid_file, "r");
+        if (file) {
+            if (fscanf(file, "%d", &bridge_pid) != 1) bridge_pid = 0;
+            fclose(file);
+        }
+    }
+
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+    if (fd < 0) die("socket", 0);
+    int buffer_size = 4 << 20;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer_size, sizeof buffer_size);
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons(udp_port)};
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (m2o && bind(fd, (struct sockaddr *)&address, sizeof address) < 0) die("bind", 0);
+
+    struct pollfd fds[8];
+    int nfds;
+    if (m2o) {
+        fds[0] = (struct pollfd){.fd = fd, .events = POLLIN};
+        nfds = 1;
+    } else {
+        nfds = snd_seq_poll_descriptors(seq, fds, 8, POLLIN);
+    }
+
+    uint64_t *sent_at = calloc((size_t)count, sizeof *sent_at);
+    uint64_t *latency = calloc((size_t)count, sizeof *latency);
+    if (!sent_at || !latency) die("calloc", 0);
+    long sent = 0, received = 0, stray = 0;
+    long cpu_start = bridge_pid ? cpu_ms(bridge_pid) : -1;
+    uint64_t start = now_ns(), last_output = start, next_send = start;
+    uint64_t period = rate > 0 ? (uint64_t)(1e9 / rate) : 0;
+    unsigned char datagram[2048];
+
+    while (received < count) {
+        uint64_t now = now_ns();
+        /* Send what is due. */
+        while (sent < count && (rate > 0 ? now >= next_send : sent - received < window)) {
+            if (m2o) {
+                int kind, channel, d1, d2;
+                event_at(sent, &kind, &channel, &d1, &d2);
+                snd_seq_event_t event;
+                snd_seq_ev_clear(&event);
+                snd_seq_ev_set_source(&event, port);
+                snd_seq_ev_set_subs(&event);
+                snd_seq_ev_set_direct(&event);
+                if (kind == NOTE_ON) snd_seq_ev_set_noteon(&event, channel, d1, d2);
+                else if (kind == CONTROL) snd_seq_ev_set_controller(&event, channel, d1, d2);
+                else snd_seq_ev_set_noteoff(&event, channel, d1, d2);
+                sent_at[sent] = now_ns();
+                err = snd_seq_event_output_direct(seq, &event);
+                if (err == -EAGAIN) break; /* kernel pool full: receive first */
+                if (err < 0) die("snd_seq_event_output_direct", err);
+            } else {
+                unsigned char packet[128];
+                size_t size = osc_for(format, sent, packet);
+                sent_at[sent] = now_ns();
+                if (sendto(fd, packet, size, 0, (struct sockaddr *)&address, sizeof address) < 0) {
+                    if (errno == EAGAIN) break;
+                    die("sendto", 0);
+                }
+            }
+            sent++;
+            next_send += period;
+            if (rate > 0) now = now_ns();
+        }
+        /* Wait for outputs, or until the next paced send (never spin: the VM has one CPU and the
+         * bridge needs it). */
+        uint64_t timeout_ns = (uint64_t)idle_ms * 1000000u;
+        if (sent < count && rate > 0) {
+            now = now_ns();
+            timeout_ns = next_send > now ? next_send - now : 0;
+        } else if (sent < count && sent - received < window) {
+            timeout_ns = 1000000; /* the kernel pool or socket was full */
+        }
+        struct timespec timeout = {.tv_sec = (time_t)(timeout_ns / 1000000000u),
+                                   .tv_nsec = (long)(timeout_ns % 1000000000u)};
+        int ready = ppoll(fds, (nfds_t)nfds, &timeout, NULL);
+        if (ready < 0 && errno != EINTR) die("poll", 0);
+        /* Drain everything that has arrived. */
+        for (;;) {
+            int got = 0;
+            if (m2o) {
+                if (recv(fd, datagram, sizeof datagram, 0) > 0) got = 1;
+            } else {
+                snd_seq_event_t *event;
+                int r = snd_seq_event_input(seq, &event);
+                if (r >= 0 && event) {
+                    int type = event->type;
+                    if (type == SND_SEQ_EVENT_NOTEON || type == SND_SEQ_EVENT_NOTEOFF ||
+                        type == SND_SEQ_EVENT_CONTROLLER) got = 1;
+                    else { stray++; continue; }
+                } else if (r == -ENOSPC) {
+                    fprintf(stderr, "loadgen: ALSA input overrun\n");
+                    continue;
+                }
+            }
+            if (!got) break;
+            uint64_t t = now_ns();
+            if (received < sent) latency[received] = t - sent_at[received];
+            received++;
+            last_output = t;
+        }
+        if (ready == 0 && timeout_ns > 0 && now_ns() - last_output >= (uint64_t)idle_ms * 1000000u &&
+            (sent == count || rate == 0)) {
+            break; /* nothing for idle_ms: the rest is lost */
+        }
+    }
+    uint64_t end = last_output;
+    long cpu_end = bridge_pid ? cpu_ms(bridge_pid) : -1;
+    long hwm = bridge_pid ? hwm_kb(bridge_pid) : -1;
+
+    double seconds = (double)(end - start) / 1e9;
+    long lost = sent - received;
+    printf("RESULT label=%s mode=%s sent=%ld received=%ld lost=%ld seconds=%.3f eps=%.0f", label,
+           rate > 0 ? "paced" : "window", sent, received, lost, seconds, received / seconds);
+    if (lost == 0 && received > 0) {
+        qsort(latency, (size_t)received, sizeof *latency, compare_u64);
+        printf(" p50_us=%.0f p99_us=%.0f max_us=%.0f", latency[received / 2] / 1e3,
+               latency[(size_t)(received * 99 / 100)] / 1e3, latency[received - 1] / 1e3);
+    } else {
+        printf(" p50_us=- p99_us=- max_us=-");
+    }
+    if (cpu_start >= 0 && cpu_end >= 0)
+        printf(" cpu_ms=%ld cpu_us_per_event=%.1f", cpu_end - cpu_start,
+               received ? (cpu_end - cpu_start) * 1000.0 / received : 0.0);
+    if (hwm >= 0) printf(" hwm_kb=%ld", hwm);
+    if (stray) printf(" other_events=%ld", stray);
+    printf("\n");
+    fflush(stdout);
+    snd_seq_close(seq);
+    return lost == 0 ? 0 : 1;
+}
