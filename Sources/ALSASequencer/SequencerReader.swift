@@ -15,13 +15,19 @@ public final class SequencerReader: @unchecked Sendable {
     // the thread inside `run`; `stop()` only writes to the eventfd.
 
     private let client: SequencerClient
-    private var decoder: SequencerEventDecoder
+    /// What the input thread changes per event, in plain memory rather than stored `var`s: a
+    /// class `var` pays a dynamic exclusivity check on every access, several per event.
+    private let state: UnsafeMutablePointer<State>
+
+    private struct State {
+        var decoder: SequencerEventDecoder
+        var heldBySource: InlineArray<64, HeldBySource>
+        var trackedSources = 0
+    }
     /// A self-pipe: `stop()` writes a byte to `wakeWriter`, `poll()` sees `wakeReader`.
     private let wakeReader: Int32
     private let wakeWriter: Int32
     private let stopRequested = Atomic<Bool>(false)
-    private var heldBySource: InlineArray<64, HeldBySource>
-    private var trackedSources = 0
 
     /// The notes one source holds on one of our ports.
     private struct HeldBySource {
@@ -40,7 +46,6 @@ public final class SequencerReader: @unchecked Sendable {
     /// A reader of `client`'s input; SysEx is reassembled into `sysexStore`.
     public init(client: SequencerClient, sysexStore: SysExStore) throws(ALSAError) {
         self.client = client
-        decoder = SequencerEventDecoder(sysexStore: sysexStore)
         var pipeEnds: (Int32, Int32) = (-1, -1)
         let created = withUnsafeMutableBytes(of: &pipeEnds) {
             pipe($0.baseAddress!.assumingMemoryBound(to: Int32.self))
@@ -51,11 +56,17 @@ public final class SequencerReader: @unchecked Sendable {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
         }
-        heldBySource = InlineArray(
-            repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()))
+        state = .allocate(capacity: 1)
+        state.initialize(
+            to: State(
+                decoder: SequencerEventDecoder(sysexStore: sysexStore),
+                heldBySource: InlineArray(
+                    repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()))))
     }
 
     deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
         close(wakeReader)
         close(wakeWriter)
     }
@@ -120,7 +131,7 @@ public final class SequencerReader: @unchecked Sendable {
             if result < 0 { throw ALSAError(code: result, call: "snd_seq_event_input") }
             guard let event else { continue }
             readCount.add(1, ordering: .relaxed)
-            let decoded = decoder.decode(event, timestamp: Self.now())
+            let decoded = state.pointee.decoder.decode(event, timestamp: Self.now())
             switch decoded {
             case .midi(let midi, let source):
                 trackHeldNotes(midi, from: source)
@@ -139,26 +150,26 @@ public final class SequencerReader: @unchecked Sendable {
     private func trackHeldNotes(_ event: MIDIEvent, from source: PortAddress) {
         guard event.kind == .noteOn || event.kind == .noteOff || event.kind == .controlChange else { return }
         var i = 0
-        while i < trackedSources {
-            if heldBySource[i].source == source && heldBySource[i].port == event.port {
-                heldBySource[i].notes.track(event)
+        while i < state.pointee.trackedSources {
+            if state.pointee.heldBySource[i].source == source && state.pointee.heldBySource[i].port == event.port {
+                state.pointee.heldBySource[i].notes.track(event)
                 return
             }
             i += 1
         }
         guard event.kind == .noteOn, event.data2 > 0 else { return }
-        var slot = trackedSources
-        if slot == heldBySource.count {
+        var slot = state.pointee.trackedSources
+        if slot == state.pointee.heldBySource.count {
             // Reuse the slot of a source that holds nothing; with none, this note goes
             // untracked (64 sources each holding notes at once is past any real rig).
             slot = 0
-            while slot < trackedSources && !heldBySource[slot].notes.isEmpty { slot += 1 }
-            guard slot < trackedSources else { return }
+            while slot < state.pointee.trackedSources && !state.pointee.heldBySource[slot].notes.isEmpty { slot += 1 }
+            guard slot < state.pointee.trackedSources else { return }
         } else {
-            trackedSources += 1
+            state.pointee.trackedSources += 1
         }
-        heldBySource[slot] = HeldBySource(source: source, port: event.port, notes: HeldNotes())
-        heldBySource[slot].notes.track(event)
+        state.pointee.heldBySource[slot] = HeldBySource(source: source, port: event.port, notes: HeldNotes())
+        state.pointee.heldBySource[slot].notes.track(event)
     }
 
     /// Hands the handler a note-off for every note still held by the sources that `matches`,
@@ -168,11 +179,11 @@ public final class SequencerReader: @unchecked Sendable {
     ) {
         let now = Self.now()
         var i = 0
-        while i < trackedSources {
-            let source = heldBySource[i].source
-            let port = heldBySource[i].port
-            if matches(source) && !heldBySource[i].notes.isEmpty {
-                heldBySource[i].notes.releaseAll { noteOff in
+        while i < state.pointee.trackedSources {
+            let source = state.pointee.heldBySource[i].source
+            let port = state.pointee.heldBySource[i].port
+            if matches(source) && !state.pointee.heldBySource[i].notes.isEmpty {
+                state.pointee.heldBySource[i].notes.releaseAll { noteOff in
                     var event = noteOff
                     event.timestamp = now
                     event.port = port

@@ -82,8 +82,9 @@ public final class Bridge: @unchecked Sendable {
             input.start()
         }
         let built = try buildRoutes(new, reusing: worker.routes)
-        let kept = Set(built.routes.map(ObjectIdentifier.init))
-        for old in worker.routes where !kept.contains(ObjectIdentifier(old)) {
+        // A kept route may have a new runtime (new addresses) around the same pipeline route.
+        let kept = Set(built.routes.map { ObjectIdentifier($0.route) })
+        for old in worker.routes where !kept.contains(ObjectIdentifier(old.route)) {
             if old.route.heldNoteCount > 0 {
                 log.info(
                     "route '\(old.config.name)' changed or removed: releasing \(old.route.heldNoteCount) held notes")
@@ -134,9 +135,7 @@ public final class Bridge: @unchecked Sendable {
         for route in config.routes {
             let inputPorts = route.inputs.map { ports[$0] }
             if let index = available.firstIndex(where: { $0.config == route && $0.inputPorts == inputPorts }) {
-                let reused = available.remove(at: index)
-                try reused.refreshDestinations()
-                routes.append(reused)
+                routes.append(try available.remove(at: index).refreshed())
             } else {
                 routes.append(
                     try RouteRuntime(

@@ -44,6 +44,9 @@ public struct Chain: Sendable {
 
     /// The operators, in order; replace them with ``replaceOperators(_:atBranch:)``.
     public private(set) var operators: [Operator]
+    /// The note-off form the chain's own operators set (the last normalisation wins), kept so
+    /// that running an event does not search the operators for it.
+    private var ownStyle: NoteOffStyle?
     /// The destination indices each survivor goes to.
     public let destinations: [Int]
     /// The branches after the destinations.
@@ -58,6 +61,7 @@ public struct Chain: Sendable {
     public init(_ operators: [Operator] = [], destinations: [Int] = [], then branching: Branching = .none) {
         self.operators = operators
         self.destinations = destinations
+        ownStyle = Self.lastStyle(operators)
         notes = NoteTable()
         switch branching {
         case .none:
@@ -78,6 +82,7 @@ public struct Chain: Sendable {
 
     private init(copying chain: Chain) {
         operators = chain.operators.map { $0.withFreshState() }
+        ownStyle = chain.ownStyle
         destinations = chain.destinations
         branches = chain.branches.map { $0.withFreshState() }
         splitsByKey = chain.splitsByKey
@@ -95,6 +100,7 @@ public struct Chain: Sendable {
     public mutating func replaceOperators(_ operators: [Operator], atBranch path: [Int] = []) -> Bool {
         guard let first = path.first else {
             self.operators = operators
+            ownStyle = Self.lastStyle(operators)
             return true
         }
         guard branches.indices.contains(first) else { return false }
@@ -273,13 +279,11 @@ public struct Chain: Sendable {
 
     /// The note-off form of this chain: its last `normaliseNoteOffs` operator, else its parent's.
     private func style(_ inherited: NoteOffStyle?) -> NoteOffStyle? {
-        var style = inherited
-        var i = 0
-        while i < operators.count {
-            if let own = operators[i].noteOffStyle { style = own }
-            i += 1
-        }
-        return style
+        ownStyle ?? inherited
+    }
+
+    private static func lastStyle(_ operators: [Operator]) -> NoteOffStyle? {
+        operators.last { $0.noteOffStyle != nil }?.noteOffStyle
     }
 
     private func deliver(_ event: MIDIEvent, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {

@@ -12,14 +12,23 @@ public final class Route: @unchecked Sendable {
     /// The input ports whose events this route takes.
     public let inputPorts: PortSet
     /// The chain; change its operators with ``replaceOperators(_:atBranch:)``.
-    public private(set) var chain: Chain
+    public var chain: Chain { storage.pointee }
+    /// Plain memory rather than a stored `var`, so that running an event pays no dynamic
+    /// exclusivity check: only the pipeline thread touches it.
+    private let storage: UnsafeMutablePointer<Chain>
     /// Counters, readable from any thread.
     public let counters = RouteCounters()
 
     /// A route running events from `inputPorts` through `chain` (with fresh state).
     public init(inputPorts: PortSet, chain: Chain) {
         self.inputPorts = inputPorts
-        self.chain = chain.withFreshState()
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: chain.withFreshState())
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
     }
 
     /// Runs `event`, arriving at time `now` (monotonic ns), if it comes from one of the route's
@@ -29,7 +38,7 @@ public final class Route: @unchecked Sendable {
     public func process(_ event: MIDIEvent, now: UInt64, into sink: (MIDIEvent, Int) -> Void) -> Bool {
         guard inputPorts.contains(event.port) else { return false }
         var tally = RouteTally()
-        chain.process(event, now: now, tally: &tally, sink: sink)
+        storage.pointee.process(event, now: now, tally: &tally, sink: sink)
         counters.publish(tally, eventsIn: 1)
         return true
     }
@@ -37,27 +46,27 @@ public final class Route: @unchecked Sendable {
     /// Emits the throttled values due at `now` (see ``Chain/flushDue(now:into:)``).
     public func flushDue(now: UInt64, into sink: (MIDIEvent, Int) -> Void) {
         var tally = RouteTally()
-        chain.flushDue(now: now, inherited: nil, tally: &tally, sink: sink)
+        storage.pointee.flushDue(now: now, inherited: nil, tally: &tally, sink: sink)
         counters.publish(tally, eventsIn: 0)
     }
 
     /// When to call ``flushDue(now:into:)`` next (ns), or `nil` when nothing is pending.
-    public var nextDeadline: UInt64? { chain.nextDeadline }
+    public var nextDeadline: UInt64? { storage.pointee.nextDeadline }
 
     /// Sends a note-end for every note the route holds, and forgets them: for reload and
     /// shutdown.
     public func releaseAll(into sink: (MIDIEvent, Int) -> Void) {
-        chain.releaseAll(into: sink)
+        storage.pointee.releaseAll(into: sink)
     }
 
     /// The number of notes the route holds.
-    public var heldNoteCount: Int { chain.heldNoteCount }
+    public var heldNoteCount: Int { storage.pointee.heldNoteCount }
 
     /// Replaces the operators of the chain or of a branch (see
     /// ``Chain/replaceOperators(_:atBranch:)``), giving them fresh state; held notes still end
     /// as they were sent.
     @discardableResult
     public func replaceOperators(_ operators: [Operator], atBranch path: [Int] = []) -> Bool {
-        chain.replaceOperators(operators.map { $0.withFreshState() }, atBranch: path)
+        storage.pointee.replaceOperators(operators.map { $0.withFreshState() }, atBranch: path)
     }
 }

@@ -15,23 +15,25 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     // read yet, and read only by the consumer at slots the producer published; the atomics below
     // order those accesses.
 
-    private let storage: UnsafeMutablePointer<Element>
-    private let mask: Int
+    @usableFromInline let storage: UnsafeMutablePointer<Element>
+    @usableFromInline let mask: Int
     /// The number of elements the ring holds at most.
     public let capacity: Int
 
     /// Next slot to write; written only by the producer.
-    private let head = Atomic<Int>(0)
+    @usableFromInline let head = Atomic<Int>(0)
     /// Next slot to read; written only by the consumer.
-    private let tail = Atomic<Int>(0)
+    @usableFromInline let tail = Atomic<Int>(0)
     /// Elements refused because the ring was full.
-    private let dropCount = Atomic<Int>(0)
+    @usableFromInline let dropCount = Atomic<Int>(0)
     /// The highest fill level seen by the producer.
-    private let highWaterMark = Atomic<Int>(0)
+    @usableFromInline let highWaterMark = Atomic<Int>(0)
 
-    // Producer-private cache of `tail`; consumer-private cache of `head`.
-    private var cachedTail = 0
-    private var cachedHead = 0
+    // Producer-private cache of `tail`; consumer-private cache of `head`. Plain memory rather
+    // than stored `var`s: each side touches only its own, and a class `var` would pay for a
+    // dynamic exclusivity check on every push and pop.
+    @usableFromInline let cachedTail: UnsafeMutablePointer<Int>
+    @usableFromInline let cachedHead: UnsafeMutablePointer<Int>
 
     /// Creates a ring holding `capacity` elements, rounded up to a power of two (at least 2).
     public init(capacity requested: Int) {
@@ -41,21 +43,29 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         capacity = size
         mask = size - 1
         storage = .allocate(capacity: size)
+        // Each cache on a line of its own, away from the other side's.
+        cachedTail = .allocate(capacity: 16)
+        cachedTail.initialize(to: 0)
+        cachedHead = .allocate(capacity: 16)
+        cachedHead.initialize(to: 0)
     }
 
     deinit {
         storage.deallocate()
+        cachedTail.deallocate()
+        cachedHead.deallocate()
     }
 
     /// Appends `element`; returns `false` and counts a drop if the ring is full. Producer only.
+    @inlinable
     public func push(_ element: Element) -> Bool {
         // Relaxed: only this thread writes `head`.
         let writeIndex = head.load(ordering: .relaxed)
-        if writeIndex &- cachedTail >= capacity {
+        if writeIndex &- cachedTail.pointee >= capacity {
             // Acquiring: pairs with the consumer's releasing store of `tail` in `pop`, so the
             // slot it freed is no longer being read when we overwrite it.
-            cachedTail = tail.load(ordering: .acquiring)
-            if writeIndex &- cachedTail >= capacity {
+            cachedTail.pointee = tail.load(ordering: .acquiring)
+            if writeIndex &- cachedTail.pointee >= capacity {
                 dropCount.add(1, ordering: .relaxed)
                 return false
             }
@@ -64,7 +74,7 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         // Releasing: pairs with the consumer's acquiring load of `head` in `pop`, publishing
         // the element written above.
         head.store(writeIndex &+ 1, ordering: .releasing)
-        let fill = writeIndex &+ 1 &- cachedTail
+        let fill = writeIndex &+ 1 &- cachedTail.pointee
         if fill > highWaterMark.load(ordering: .relaxed) {
             highWaterMark.store(fill, ordering: .relaxed)
         }
@@ -72,14 +82,15 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 
     /// Removes the oldest element, or returns `nil` if the ring is empty. Consumer only.
+    @inlinable
     public func pop() -> Element? {
         // Relaxed: only this thread writes `tail`.
         let readIndex = tail.load(ordering: .relaxed)
-        if readIndex == cachedHead {
+        if readIndex == cachedHead.pointee {
             // Acquiring: pairs with the producer's releasing store of `head` in `push`, so the
             // element in the slot is fully written before we read it.
-            cachedHead = head.load(ordering: .acquiring)
-            if readIndex == cachedHead { return nil }
+            cachedHead.pointee = head.load(ordering: .acquiring)
+            if readIndex == cachedHead.pointee { return nil }
         }
         let element = (storage + (readIndex & mask)).move()
         // Releasing: pairs with the producer's acquiring load of `tail` in `push`, handing the

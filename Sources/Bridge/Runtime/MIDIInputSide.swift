@@ -26,11 +26,17 @@ final class MIDIInputSide: @unchecked Sendable {
     private(set) var portsByName: [String: UInt8] = [:]
     /// The specs each input port is bound by, to tell a changed binding on reload.
     private var specsByName: [String: [PortSpec]] = [:]
-    private var isInputPort = [Bool](repeating: false, count: 256)
+    /// Per-event state of the input thread, in plain memory: a class `var` would pay a dynamic
+    /// exclusivity check on every access.
+    private let hot: UnsafeMutablePointer<HotState>
+
+    private struct HotState {
+        var isInputPort = InlineArray<256, Bool>(repeating: false)
+        /// Note-offs that found the ring full, per ALSA port number.
+        var owedNoteOffs = InlineArray<256, HeldNotes>(repeating: HeldNotes())
+        var oweAny = false
+    }
     private let names = Mutex<[UInt8: String]>([:])
-    /// Note-offs that found the ring full, per ALSA port number.
-    private var owedNoteOffs = [HeldNotes](repeating: HeldNotes(), count: 256)
-    private var oweAny = false
     private var subscribed = false
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
@@ -45,6 +51,8 @@ final class MIDIInputSide: @unchecked Sendable {
         self.log = log
         bindings = PortBindings(client: client)
         reader = try SequencerReader(client: client, sysexStore: sysexStore)
+        hot = .allocate(capacity: 1)
+        hot.initialize(to: HotState())
     }
 
     /// Makes our input ports match `inputs`: ports whose name stays keep their number and their
@@ -56,7 +64,7 @@ final class MIDIInputSide: @unchecked Sendable {
         for (name, port) in portsByName where !wanted.contains(name) {
             bindings.unbind(ourPort: port)
             try client.deletePort(port)
-            isInputPort[Int(port)] = false
+            hot.pointee.isInputPort[Int(port)] = false
             portsByName[name] = nil
             specsByName[name] = nil
             log.info("input '\(name)' removed")
@@ -75,7 +83,7 @@ final class MIDIInputSide: @unchecked Sendable {
             let port = try client.createPort(name: input.name, direction: .input)
             portsByName[input.name] = port
             specsByName[input.name] = input.from
-            isInputPort[Int(port)] = true
+            hot.pointee.isInputPort[Int(port)] = true
             for spec in input.from { bindings.bind(spec, to: port, direction: .source) }
             numbers.append(port)
         }
@@ -97,6 +105,11 @@ final class MIDIInputSide: @unchecked Sendable {
     /// the input thread is paused, and status tolerates a stale answer).
     func portName(_ port: UInt8) -> String? {
         names.withLock { $0[port] }
+    }
+
+    deinit {
+        hot.deinitialize(count: 1)
+        hot.deallocate()
     }
 
     /// Starts (or resumes) the input thread.
@@ -127,15 +140,15 @@ final class MIDIInputSide: @unchecked Sendable {
         switch decoded {
         case .midi(let event, _):
             let port = Int(event.port & 0xFF)
-            guard isInputPort[port] else {
+            guard hot.pointee.isInputPort[port] else {
                 if event.kind == .sysex { sysexStore.release(event.sysex) }
                 return
             }
             if !ring.push(event) {
                 if event.kind == .sysex { sysexStore.release(event.sysex) }
                 if event.endsNote {
-                    owedNoteOffs[port].track(.noteOn(channel: event.channel, note: event.data1, velocity: 1))
-                    oweAny = true
+                    hot.pointee.owedNoteOffs[port].track(.noteOn(channel: event.channel, note: event.data1, velocity: 1))
+                    hot.pointee.oweAny = true
                 }
             }
         case .announcement(let announcement) where PortBindings.affectsBindings(announcement):
@@ -147,17 +160,17 @@ final class MIDIInputSide: @unchecked Sendable {
 
     /// After each batch read from the sequencer: pay owed note-offs, then wake the pipeline.
     private func afterBatch() {
-        if oweAny { payOwedNoteOffs() }
+        if hot.pointee.oweAny { payOwedNoteOffs() }
         wake.notify()
     }
 
     private func payOwedNoteOffs() {
-        oweAny = false
+        hot.pointee.oweAny = false
         var port = 0
-        while port < owedNoteOffs.count {
-            if !owedNoteOffs[port].isEmpty {
+        while port < hot.pointee.owedNoteOffs.count {
+            if !hot.pointee.owedNoteOffs[port].isEmpty {
                 var stillOwed = HeldNotes()
-                owedNoteOffs[port].releaseAll { noteOff in
+                hot.pointee.owedNoteOffs[port].releaseAll { noteOff in
                     var event = noteOff
                     event.port = UInt16(port)
                     event.timestamp = SequencerReader.now()
@@ -166,8 +179,8 @@ final class MIDIInputSide: @unchecked Sendable {
                     }
                 }
                 if !stillOwed.isEmpty {
-                    owedNoteOffs[port] = stillOwed
-                    oweAny = true
+                    hot.pointee.owedNoteOffs[port] = stillOwed
+                    hot.pointee.oweAny = true
                 }
             }
             port += 1

@@ -13,7 +13,14 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     // `replaceRoutes` is called only while it is paused. Other threads read the atomics.
 
     private let ring: SPSCRing<MIDIEvent>
+    /// The routes, owned here; the loop reads them through `hotRoutes`.
     private(set) var routes: [RouteRuntime]
+    /// Unretained references to `routes`, in plain memory: the loop reads them per event, and a
+    /// class `var` array would pay an exclusivity check and a retain each time. Changed only
+    /// while the thread is paused.
+    private let hotRoutes: UnsafeMutablePointer<Unmanaged<RouteRuntime>>
+    private let hotRouteCount: UnsafeMutablePointer<Int>
+    static let maximumRoutes = 4096
     private let sysexStore: SysExStore
     private let wake: WakeSignal
     private let packet: UnsafeMutableRawBufferPointer
@@ -39,14 +46,30 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     ) {
         self.ring = ring
         self.routes = routes
+        hotRoutes = .allocate(capacity: Self.maximumRoutes)
+        hotRouteCount = .allocate(capacity: 1)
+        hotRouteCount.initialize(to: 0)
         self.sysexStore = sysexStore
         self.wake = wake
         self.idleWakeMilliseconds = idleWakeMilliseconds
         packet = .allocate(byteCount: Self.packetCapacity, alignment: 16)
+        publishHotRoutes()
     }
 
     deinit {
         packet.deallocate()
+        hotRoutes.deallocate()
+        hotRouteCount.deallocate()
+    }
+
+    private func publishHotRoutes() {
+        precondition(routes.count <= Self.maximumRoutes, "more than \(Self.maximumRoutes) routes")
+        var index = 0
+        while index < routes.count {
+            (hotRoutes + index).initialize(to: Unmanaged.passUnretained(routes[index]))
+            index += 1
+        }
+        hotRouteCount.pointee = routes.count
     }
 
     /// Starts (or resumes) the pipeline thread.
@@ -75,6 +98,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     func replaceRoutes(_ new: [RouteRuntime]) {
         precondition(thread == nil, "routes are replaced only while the pipeline thread is paused")
         routes = new
+        publishHotRoutes()
     }
 
     /// Sends a note-off for every note every route holds; only while paused.
@@ -107,13 +131,15 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     /// Runs everything on the ring through the routes, then due throttled values; flushes.
     func processPending() {
         var handled = 0
+        let count = hotRouteCount.pointee
         while let event = ring.pop() {
             var index = 0
-            while index < routes.count {
-                let runtime = routes[index]
-                runtime.route.process(event, now: event.timestamp) { output, destination in
-                    if !runtime.send(output, to: destination, packet: packet) {
-                        unformatted.add(1, ordering: .relaxed)
+            while index < count {
+                hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
+                    runtime.route.process(event, now: event.timestamp) { output, destination in
+                        if !runtime.send(output, to: destination, packet: packet) {
+                            unformatted.add(1, ordering: .relaxed)
+                        }
                     }
                 }
                 index += 1
@@ -125,12 +151,13 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         if handled > 0 { eventsIn.add(handled, ordering: .relaxed) }
         let now = Self.now()
         var index = 0
-        while index < routes.count {
-            let runtime = routes[index]
-            if let deadline = runtime.route.nextDeadline, deadline <= now {
-                runtime.route.flushDue(now: now) { output, destination in
-                    if !runtime.send(output, to: destination, packet: packet) {
-                        unformatted.add(1, ordering: .relaxed)
+        while index < count {
+            hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
+                if let deadline = runtime.route.nextDeadline, deadline <= now {
+                    runtime.route.flushDue(now: now) { output, destination in
+                        if !runtime.send(output, to: destination, packet: packet) {
+                            unformatted.add(1, ordering: .relaxed)
+                        }
                     }
                 }
             }
@@ -140,9 +167,10 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     }
 
     private func flushAll() {
+        let count = hotRouteCount.pointee
         var index = 0
-        while index < routes.count {
-            routes[index].sender.flush()
+        while index < count {
+            hotRoutes[index]._withUnsafeGuaranteedRef { $0.sender.flush() }
             index += 1
         }
     }
@@ -150,9 +178,12 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     /// How long to sleep: until the earliest throttle deadline, at most the idle wake period.
     private func sleepTimeout() -> Int32 {
         var earliest: UInt64 = .max
+        let count = hotRouteCount.pointee
         var index = 0
-        while index < routes.count {
-            if let deadline = routes[index].route.nextDeadline, deadline < earliest { earliest = deadline }
+        while index < count {
+            if let deadline = hotRoutes[index]._withUnsafeGuaranteedRef({ $0.route.nextDeadline }), deadline < earliest {
+                earliest = deadline
+            }
             index += 1
         }
         guard earliest != .max else { return idleWakeMilliseconds }

@@ -16,9 +16,12 @@ final class RouteRuntime: @unchecked Sendable {
     let inputPorts: [UInt8]
     let route: Route
     let destinations: [DestinationConfig]
-    var formatters: [OSCEventFormatter]
-    var sender: UDPSender
-    var resolved: [ResolvedOSCDestination]
+    // `let`s, not `var`s: the pipeline thread reads them per event, and a class `var` would
+    // pay a dynamic exclusivity check each time. A reload that re-resolves to new addresses
+    // makes a new runtime around the same route instead (`refreshed()`).
+    let formatters: [OSCEventFormatter]
+    let sender: UDPSender
+    let resolved: [ResolvedOSCDestination]
 
     init(
         config: RouteConfig, inputPorts: [UInt8], portNames: [String], sysexStore: SysExStore
@@ -35,12 +38,21 @@ final class RouteRuntime: @unchecked Sendable {
         sender = try Self.sender(resolved)
     }
 
-    /// Resolves the destinations' names again; new sockets only if an address changed.
-    func refreshDestinations() throws(BridgeError) {
+    private init(keeping old: RouteRuntime, resolved: [ResolvedOSCDestination]) throws(BridgeError) {
+        config = old.config
+        inputPorts = old.inputPorts
+        route = old.route
+        destinations = old.destinations
+        formatters = old.formatters
+        self.resolved = resolved
+        sender = try Self.sender(resolved)
+    }
+
+    /// Resolves the destinations' names again: this runtime if every address is the same, else
+    /// a new one with new sockets around the same route (its held notes stay).
+    func refreshed() throws(BridgeError) -> RouteRuntime {
         let now = try Bridge.resolve(destinations)
-        guard now != resolved else { return }
-        sender = try Self.sender(now)
-        resolved = now
+        return now == resolved ? self : try RouteRuntime(keeping: self, resolved: now)
     }
 
     /// Sends a note-off for every note this route holds, to its own destinations.
