@@ -43,7 +43,13 @@ public final class UDPSender {
     private let slotDestinations: UnsafeMutablePointer<Int>
     private let headers: UnsafeMutablePointer<aseqosc_mmsghdr>
     private let vectors: UnsafeMutablePointer<iovec>
-    private var queued = 0
+    // How many packets the batch holds; plain memory rather than a stored `var`, which would
+    // pay a dynamic exclusivity check on every queued packet.
+    private let queuedCount: UnsafeMutablePointer<Int>
+    private var queued: Int {
+        get { queuedCount.pointee }
+        set { queuedCount.pointee = newValue }
+    }
 
     /// Opens one socket per destination and applies its options; throws naming the call that failed.
     public init(
@@ -76,6 +82,8 @@ public final class UDPSender {
         headers.initialize(repeating: aseqosc_mmsghdr(), count: batchCapacity)
         vectors = .allocate(capacity: batchCapacity)
         vectors.initialize(repeating: iovec(), count: batchCapacity)
+        queuedCount = .allocate(capacity: 1)
+        queuedCount.initialize(to: 0)
     }
 
     deinit {
@@ -91,6 +99,7 @@ public final class UDPSender {
         slotDestinations.deallocate()
         headers.deallocate()
         vectors.deallocate()
+        queuedCount.deallocate()
     }
 
     /// Copies `packet` into the batch for `destination` (an index into ``destinations``).
