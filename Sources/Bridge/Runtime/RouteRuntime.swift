@@ -68,9 +68,9 @@ final class RouteRuntime: @unchecked Sendable {
     @inline(__always)
     @discardableResult
     func send(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) -> Bool {
-        var writer = OSCWriter(packet)
-        guard formatters[destination].write(event, into: &writer) else { return false }
-        sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<writer.count]), to: destination)
+        let size = formatters[destination].write(event, into: packet)
+        guard size > 0 else { return false }
+        sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<size]), to: destination)
         return true
     }
 
