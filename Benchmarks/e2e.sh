@@ -4,7 +4,7 @@
 #
 #   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--out DIR]
 #
-#   --reverse       also OSC -> MIDI (o2m and the bare forwarder; aseqosc: TODO, see in-vm.sh)
+#   --reverse       also OSC -> MIDI (aseqosc, o2m and the bare forwarder)
 #   --no-callgrind  skip the instruction counts (the slow part: every bridge runs twice under
 #                   valgrind)
 #   --quick         a few hundred events per run: a smoke test of the harness, not a measurement
@@ -53,6 +53,16 @@ cat > "$out/aseqosc.json5" <<'JSON5'
 }
 JSON5
 .build/release/aseqosc check "$out/aseqosc.json5" >&2
+
+# OSC -> MIDI: o2m's addresses in, one output bound to the generator by name.
+cat > "$out/aseqosc-reverse.json5" <<JSON5
+{
+  client: "aseqosc",
+  outputs: [{ name: "bench", to: ["loadgen"] }],
+  osc: { listen: "127.0.0.1:57200" },
+}
+JSON5
+.build/release/aseqosc check "$out/aseqosc-reverse.json5" >&2
 
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"

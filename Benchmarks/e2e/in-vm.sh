@@ -75,14 +75,13 @@ m2o_forward() { exec "$@" m2o -m 3 -i loadgen -o $forward_port; }
 bare_forward() { exec "$@" "$out/bare-forwarder" --connect loadgen:0 $forward_port; }
 # OSC -> MIDI. The generator listens on its port "loadgen" and sends OSC to the bridge.
 o2m_reverse() { exec "$@" o2m -m 3 -i $reverse_port -o loadgen; }
+aseqosc_reverse() { exec "$@" "$aseqosc" run --config "$out/aseqosc-reverse.json5" --log-level warning; }
 bare_reverse() { exec "$@" "$out/bare-forwarder" --reverse --connect loadgen:0 $reverse_port; }
 stop_signal() { case $1 in m2o|o2m) echo INT ;; *) echo TERM ;; esac; }
 
 forward="aseqosc m2o bare"
-reverse_bridges="o2m bare"
-# TODO(osc2midi): add aseqosc to reverse_bridges, with aseqosc_reverse() starting `aseqosc run`
-# on a config that listens on $reverse_port and sends to the generator's port, and the loadgen
-# --format aseqosc, once the OSC -> MIDI path is on main.
+# Every reverse bridge gets o2m's addresses (/*/note_on ,iii ...), which aseqosc accepts too.
+reverse_bridges="aseqosc o2m bare"
 
 uname -r > "$out/vm-kernel.txt"
 nproc > "$out/vm-nproc.txt"
