@@ -71,6 +71,23 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         return true
     }
 
+    /// Whether a ``push(_:)`` now would succeed; it stays true until this producer pushes, as
+    /// the consumer can only make room. Producer only.
+    public func hasRoom() -> Bool {
+        let writeIndex = head.load(ordering: .relaxed)
+        if writeIndex &- cachedTail < capacity { return true }
+        // Acquiring: pairs with the consumer's releasing store of `tail` in `pop`, as in `push`.
+        cachedTail = tail.load(ordering: .acquiring)
+        return writeIndex &- cachedTail < capacity
+    }
+
+    /// Counts an element the producer refuses without offering it (one that must wait behind
+    /// others still waiting for room), so ``drops`` stays the number of elements lost. Producer
+    /// only.
+    public func countDrop() {
+        dropCount.add(1, ordering: .relaxed)
+    }
+
     /// Removes the oldest element, or returns `nil` if the ring is empty. Consumer only.
     public func pop() -> Element? {
         // Relaxed: only this thread writes `tail`.

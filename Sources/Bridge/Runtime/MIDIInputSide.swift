@@ -28,9 +28,8 @@ final class MIDIInputSide: @unchecked Sendable {
     private var specsByName: [String: [PortSpec]] = [:]
     private var isInputPort = [Bool](repeating: false, count: 256)
     private let names = Mutex<[UInt8: String]>([:])
-    /// Note-offs that found the ring full, per ALSA port number.
-    private var owedNoteOffs = [HeldNotes](repeating: HeldNotes(), count: 256)
-    private var oweAny = false
+    /// Pushes onto the ring; owes the note-offs that do not fit.
+    private(set) var feeder: RingFeeder
     private var subscribed = false
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
@@ -43,6 +42,7 @@ final class MIDIInputSide: @unchecked Sendable {
         self.sysexStore = sysexStore
         self.wake = wake
         self.log = log
+        feeder = RingFeeder(ring: ring)
         bindings = PortBindings(client: client)
         reader = try SequencerReader(client: client, sysexStore: sysexStore)
     }
@@ -131,12 +131,8 @@ final class MIDIInputSide: @unchecked Sendable {
                 if event.kind == .sysex { sysexStore.release(event.sysex) }
                 return
             }
-            if !ring.push(event) {
-                if event.kind == .sysex { sysexStore.release(event.sysex) }
-                if event.endsNote {
-                    owedNoteOffs[port].track(.noteOn(channel: event.channel, note: event.data1, velocity: 1))
-                    oweAny = true
-                }
+            if !feeder.push(event, now: event.timestamp), event.kind == .sysex {
+                sysexStore.release(event.sysex)
             }
         case .announcement(let announcement) where PortBindings.affectsBindings(announcement):
             logChanges(bindings.reconcile())
@@ -145,33 +141,14 @@ final class MIDIInputSide: @unchecked Sendable {
         }
     }
 
-    /// After each batch read from the sequencer: pay owed note-offs, then wake the pipeline.
-    private func afterBatch() {
-        if oweAny { payOwedNoteOffs() }
+    /// Before the first wait and after each batch read from the sequencer: pays owed note-offs,
+    /// wakes the pipeline, and returns how long the reader may wait for the next event: while
+    /// note-offs are still owed, 1 ms, so they go out as soon as the pipeline makes room even
+    /// if no other event ever comes.
+    private func afterBatch() -> Int32 {
+        if feeder.isOwing { feeder.payOwed(now: SequencerReader.now()) }
         wake.notify()
-    }
-
-    private func payOwedNoteOffs() {
-        oweAny = false
-        var port = 0
-        while port < owedNoteOffs.count {
-            if !owedNoteOffs[port].isEmpty {
-                var stillOwed = HeldNotes()
-                owedNoteOffs[port].releaseAll { noteOff in
-                    var event = noteOff
-                    event.port = UInt16(port)
-                    event.timestamp = SequencerReader.now()
-                    if !ring.push(event) {
-                        stillOwed.track(.noteOn(channel: event.channel, note: event.data1, velocity: 1))
-                    }
-                }
-                if !stillOwed.isEmpty {
-                    owedNoteOffs[port] = stillOwed
-                    oweAny = true
-                }
-            }
-            port += 1
-        }
+        return feeder.isOwing ? 1 : -1
     }
 
     private func logChanges(_ changes: [PortBindings.Change]) {
