@@ -169,7 +169,8 @@ extension SequencerClient {
             var offset = 0
             while offset < sysexBytes.count {
                 let end = min(offset + Self.sysexChunkSize, sysexBytes.count)
-                SequencerEventEncoder.encode(event, into: &raw, sysexBytes: UnsafeRawBufferPointer(rebasing: sysexBytes[offset..<end]))
+                SequencerEventEncoder.encode(
+                    event, into: &raw, sysexBytes: UnsafeRawBufferPointer(rebasing: sysexBytes[offset..<end]))
                 try write(&raw, from: port, to: destination)
                 offset = end
             }
@@ -190,6 +191,13 @@ extension SequencerClient {
         }
         aseqosc_ev_set_direct(&raw)
         try check(snd_seq_event_output_direct(handle, &raw), "snd_seq_event_output_direct")
+    }
+
+    /// The most events the kernel queues for this client to read (its input pool); past it,
+    /// senders get `-EAGAIN` and the events are lost. The kernel's default is 200, its maximum
+    /// 2000.
+    public func setInputPool(_ events: Int) throws(ALSAError) {
+        try check(snd_seq_set_client_pool_input(handle, events), "snd_seq_set_client_pool_input")
     }
 
     /// Switches between non-blocking (the default: the bridge never waits on the kernel) and
