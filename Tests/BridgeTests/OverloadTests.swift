@@ -16,7 +16,7 @@ final class OverloadTests: XCTestCase {
         let ring = SPSCRing<MIDIEvent>(capacity: 64)
         var feeder = RingFeeder(ring: ring)
         let consumer = SlowConsumer(ring: ring)
-        let residentBefore = try Self.residentBytes()
+        var residentBefore = 0
 
         var offered = 0
         func offer(_ event: MIDIEvent) {
@@ -28,6 +28,9 @@ final class OverloadTests: XCTestCase {
         while index < 1_000_000 {
             offer(Self.event(index))
             index += 1
+            // Measured after a warm-up, so first-touch pages (and a sanitizer's shadow of them)
+            // do not count as growth.
+            if index == 100_000 { residentBefore = try Self.residentBytes() }
         }
         // The notes still sounding at the end of the stream, groups 333_330...333_333: the
         // last note-off in it (index 999_998) ended group 333_329.
@@ -58,7 +61,7 @@ final class OverloadTests: XCTestCase {
         XCTAssertEqual(delivered.stillHeld, 0, "every note-on that got through got its note-off")
         XCTAssertEqual(delivered.outOfOrder, 0, "an owed note-off never arrives after the same note struck again")
         let growth = residentAfter - residentBefore
-        XCTAssertLessThan(growth, 4 << 20, "resident memory grew by \(growth) bytes")
+        XCTAssertLessThan(growth, 2 << 20, "resident memory grew by \(growth) bytes over 900,000 events")
         print(
             "overload: \(offered) events offered to a ring of \(ring.capacity): \(delivered.events) delivered, "
                 + "\(ring.drops) dropped, \(feeder.noteOffsOwed) note-offs owed, \(feeder.noteOffsPaid) paid; "
