@@ -152,11 +152,13 @@ final class FaultALSATests: XCTestCase {
         // reload's pause in reading could cause under a heavy load; the generator then waits
         // and sends it again, and the test counts how often.
         func send(_ event: MIDIEvent) throws {
-            while true {
+            var sent = false
+            while !sent {
                 do {
                     try keys.send(event, from: port)
-                    return
-                } catch  where error.code == -EAGAIN {
+                    sent = true
+                } catch {
+                    guard error.code == -EAGAIN else { throw error }
                     refused += 1
                     usleep(1_000)
                 }
