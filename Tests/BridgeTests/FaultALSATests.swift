@@ -133,7 +133,7 @@ final class FaultALSATests: XCTestCase {
         XCTAssertTrue(bridge.bridge.isRunning)
     }
 
-    /// SIGHUP every 100 ms while a load generator plays notes, alternating two configs whose
+    /// SIGHUP every 100 ms while a load generator plays chords, alternating two configs whose
     /// route differs (so each reload releases the notes the route held). Runs
     /// ASEQOSC_SIGHUP_SECONDS seconds (5 here, 30 in scripts/fault-soak).
     func testSighupEvery100MillisecondsUnderLoadLeavesNoNoteHangingAndExitsZero() throws {
@@ -172,14 +172,16 @@ final class FaultALSATests: XCTestCase {
         var played = 0
         var nextSignal = Date()
         while Date() < deadline {
-            // Four-note chords, 2 ms apart, each released 8 chords later.
+            // Two-note chords, 10 ms apart, each released 8 chords later: 400 messages a second,
+            // which oscdump in the VM keeps up with (at several times that, its socket buffer
+            // overflows and datagrams are lost before it reads them).
             let chord = UInt8(played % 24)
-            for voice: UInt8 in 0..<4 {
+            for voice: UInt8 in 0..<2 {
                 try send(.noteOn(channel: voice, note: 30 + chord + voice * 12, velocity: 80))
             }
             if played >= 8 {
                 let old = UInt8((played - 8) % 24)
-                for voice: UInt8 in 0..<4 { try send(.noteOff(channel: voice, note: 30 + old + voice * 12)) }
+                for voice: UInt8 in 0..<2 { try send(.noteOff(channel: voice, note: 30 + old + voice * 12)) }
             }
             played += 1
             if Date() >= nextSignal {
@@ -188,11 +190,11 @@ final class FaultALSATests: XCTestCase {
                 signals += 1
                 nextSignal = nextSignal.addingTimeInterval(0.1)
             }
-            usleep(2_000)
+            usleep(10_000)
         }
         for back in 1...min(8, played) {
             let old = UInt8((played - back) % 24)
-            for voice: UInt8 in 0..<4 { try send(.noteOff(channel: voice, note: 30 + old + voice * 12)) }
+            for voice: UInt8 in 0..<2 { try send(.noteOff(channel: voice, note: 30 + old + voice * 12)) }
         }
         // Let the last reload finish and the pipeline drain before stopping.
         XCTAssertTrue(
@@ -209,7 +211,8 @@ final class FaultALSATests: XCTestCase {
                 usleep(300_000)
                 return count == last
             })
-        let overruns = try status(bridge)["inputOverruns"] as? Int
+        let status = try status(bridge)
+        let overruns = status["inputOverruns"] as? Int
         let (result, _) = bridge.stop()
         XCTAssertEqual(result.status, 0, String(result.standardError.suffix(2000)))
         XCTAssertFalse(result.standardError.contains("ERROR"), String(result.standardError.suffix(2000)))
@@ -231,7 +234,7 @@ final class FaultALSATests: XCTestCase {
         }
         let hanging = sounding.filter { $0.value > 0 }.keys.sorted()
         XCTAssertEqual(hanging, [], "notes left sounding at oscdump")
-        XCTAssertGreaterThan(noteOns, Int(seconds * 100), "the load got through")
+        XCTAssertGreaterThan(noteOns, Int(seconds * 50), "the load got through")
         let reloads = bridge.bridge.standardError.components(separatedBy: "NOTICE  reloaded").count - 1
         XCTAssertGreaterThanOrEqual(reloads, Int(seconds * 3), "SIGHUPs handled (\(signals) sent)")
         print(
