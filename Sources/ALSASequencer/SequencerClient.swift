@@ -193,6 +193,13 @@ extension SequencerClient {
         try check(snd_seq_event_output_direct(handle, &raw), "snd_seq_event_output_direct")
     }
 
+    /// The most events the kernel queues for this client to read (its input pool); past it,
+    /// senders get `-EAGAIN` and the events are lost. The kernel's default is 200, its maximum
+    /// 2000.
+    public func setInputPool(_ events: Int) throws(ALSAError) {
+        try check(snd_seq_set_client_pool_input(handle, events), "snd_seq_set_client_pool_input")
+    }
+
     /// Switches between non-blocking (the default: the bridge never waits on the kernel) and
     /// blocking writes (`aseqosc send`, which must not lose a command to a full pool).
     public func setBlocking(_ blocking: Bool) throws(ALSAError) {

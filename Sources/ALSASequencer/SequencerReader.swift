@@ -95,9 +95,12 @@ public final class SequencerReader: @unchecked Sendable {
     }
 
     /// Reads events until ``stop()``; `handler` runs on this thread for each decoded event, and
-    /// `afterBatch` once each time the events pending at a wake-up have all been handled (the
-    /// place to wake a consumer once per batch rather than once per event).
-    public func run(_ handler: (DecodedSequencerEvent) -> Void, afterBatch: () -> Void = {}) throws(ALSAError) {
+    /// `afterBatch` once before the first wait and then each time the events pending at a
+    /// wake-up have all been handled (the place to wake a consumer once per batch rather than
+    /// once per event). `afterBatch` returns how long the next wait may last, in milliseconds:
+    /// -1 to wait for an event, or a timeout for a caller with work of its own pending (after
+    /// which `afterBatch` runs again).
+    public func run(_ handler: (DecodedSequencerEvent) -> Void, afterBatch: () -> Int32 = { -1 }) throws(ALSAError) {
         let sequencerCount = Int(snd_seq_poll_descriptors_count(client.handle, Int16(POLLIN)))
         let descriptors = UnsafeMutablePointer<pollfd>.allocate(capacity: sequencerCount + 1)
         defer { descriptors.deallocate() }
@@ -105,15 +108,16 @@ public final class SequencerReader: @unchecked Sendable {
         descriptors[Int(filled)] = pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
         let total = nfds_t(filled + 1)
 
+        var timeout = afterBatch()
         // Acquiring: pairs with the releasing store in `stop()`.
         while !stopRequested.load(ordering: .acquiring) {
-            let ready = poll(descriptors, total, -1)
+            let ready = poll(descriptors, total, timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw ALSAError(code: -errno, call: "poll")
             }
-            try drain(handler)
-            afterBatch()
+            if ready > 0 { try drain(handler) }
+            timeout = afterBatch()
         }
     }
 

@@ -42,6 +42,9 @@ public final class Bridge: @unchecked Sendable {
         self.log = log
         do {
             client = try SequencerClient(name: config.clientName)
+            // The kernel's largest input queue: a reload stops reading for a few milliseconds,
+            // and a busy source must not lose events (note-offs among them) meanwhile.
+            try client.setInputPool(2000)
         } catch {
             throw .alsa(error.description)
         }
@@ -75,6 +78,9 @@ public final class Bridge: @unchecked Sendable {
     /// every note held by a removed or changed route gets its note-off first. If the new config
     /// cannot be applied (a host name that does not resolve, say), nothing changes.
     public func reload(_ new: BridgeConfig) throws(BridgeError) {
+        // Every destination first, before anything changes: applying the inputs below creates,
+        // deletes and rebinds ALSA ports, which a refused reload must not have done.
+        _ = try Self.resolve(Self.destinations(of: new))
         input.pause()
         worker.pause()
         defer {
@@ -162,6 +168,17 @@ public final class Bridge: @unchecked Sendable {
         let bound = bindings.filter { !$0.connected.isEmpty }.count
         return "\(bound)/\(bindings.count) bindings, \(worker.eventsIn.load(ordering: .relaxed)) events, "
             + "\(ring.drops) dropped"
+    }
+
+    /// Every OSC destination of every route in `config`, branches included.
+    static func destinations(of config: BridgeConfig) -> [DestinationConfig] {
+        func collect(_ chain: ChainConfig, into found: inout [DestinationConfig]) {
+            found += chain.destinations
+            for branch in chain.branches { collect(branch.chain, into: &found) }
+        }
+        var found: [DestinationConfig] = []
+        for route in config.routes { collect(route.chain, into: &found) }
+        return found
     }
 
     /// Resolves every destination's host name (at start, and again on reload).

@@ -81,6 +81,25 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         return true
     }
 
+    /// Whether a ``push(_:)`` now would succeed; it stays true until this producer pushes, as
+    /// the consumer can only make room. Producer only.
+    @inlinable
+    public func hasRoom() -> Bool {
+        let writeIndex = head.load(ordering: .relaxed)
+        if writeIndex &- cachedTail.pointee < capacity { return true }
+        // Acquiring: pairs with the consumer's releasing store of `tail` in `pop`, as in `push`.
+        cachedTail.pointee = tail.load(ordering: .acquiring)
+        return writeIndex &- cachedTail.pointee < capacity
+    }
+
+    /// Counts an element the producer refuses without offering it (one that must wait behind
+    /// others still waiting for room), so ``drops`` stays the number of elements lost. Producer
+    /// only.
+    @inlinable
+    public func countDrop() {
+        dropCount.add(1, ordering: .relaxed)
+    }
+
     /// Removes the oldest element, or returns `nil` if the ring is empty. Consumer only.
     @inlinable
     public func pop() -> Element? {

@@ -10,7 +10,7 @@ import XCTest
 
 @testable import Bridge
 
-/// The whole MIDI -> OSC hot path, in one thread: ALSA event decode -> ring -> routes with
+/// The whole MIDI -> OSC hot path, in one thread: ALSA event decode -> ring feeder -> routes with
 /// operators -> OSC formatting for three destinations -> UDP to loopback sockets, with 0 heap
 /// allocations per event after a warm-up (release builds: `make test`).
 final class HotPathAllocationTests: XCTestCase {
@@ -41,6 +41,7 @@ final class HotPathAllocationTests: XCTestCase {
         }
         let worker = MIDIToOSCWorker(ring: ring, routes: routes, sysexStore: store, wake: try WakeSignal())
         var decoder = SequencerEventDecoder(sysexStore: store)
+        var feeder = RingFeeder(ring: ring)
 
         var raw = snd_seq_event_t()
         func pump(_ count: Int) -> Int {
@@ -49,7 +50,7 @@ final class HotPathAllocationTests: XCTestCase {
             while i < count {
                 Self.fill(&raw, sequence: i)
                 if case .midi(let event, _) = decoder.decode(&raw, timestamp: UInt64(i) * 1000) {
-                    _ = ring.push(event)
+                    _ = feeder.push(event, now: event.timestamp)
                 }
                 if i & 15 == 15 {
                     worker.processPending()

@@ -41,6 +41,10 @@ public indirect enum ConfigValue: Sendable, Equatable, Decodable {
 
     /// Parses JSON5 text: comments, trailing commas, unquoted keys, single quotes, hex numbers.
     public static func parseJSON5(_ data: Data) throws(ConfigError) -> ConfigValue {
+        // Before the decoder: Foundation's JSON5 reader traps (CodableUtilities.swift:685) on an
+        // unquoted key holding three or more invalid UTF-8 bytes, and a reload must never take
+        // the daemon down. A config is text, so anything that is not UTF-8 is refused here.
+        try checkUTF8(data)
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true
         do {
@@ -48,6 +52,30 @@ public indirect enum ConfigValue: Sendable, Equatable, Decodable {
         } catch {
             throw ConfigError(
                 path: "", message: "not valid JSON5 (look for a missing comma, quote or bracket)")
+        }
+    }
+
+    /// Throws, naming the line and column, unless `data` is valid UTF-8.
+    static func checkUTF8(_ data: Data) throws(ConfigError) {
+        var bytes = data.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var line = 1
+        var column = 1
+        while true {
+            switch parser.parseScalar(from: &bytes) {
+            case .valid(let scalar):
+                if scalar.first == UInt8(ascii: "\n") {
+                    line += 1
+                    column = 1
+                } else {
+                    column += 1
+                }
+            case .emptyInput:
+                return
+            case .error:
+                throw ConfigError(
+                    path: "", message: "not UTF-8 text: an invalid byte at line \(line), column \(column)")
+            }
         }
     }
 

@@ -26,17 +26,19 @@ final class MIDIInputSide: @unchecked Sendable {
     private(set) var portsByName: [String: UInt8] = [:]
     /// The specs each input port is bound by, to tell a changed binding on reload.
     private var specsByName: [String: [PortSpec]] = [:]
+    private let names = Mutex<[UInt8: String]>([:])
     /// Per-event state of the input thread, in plain memory: a class `var` would pay a dynamic
     /// exclusivity check on every access.
     private let hot: UnsafeMutablePointer<HotState>
 
     private struct HotState {
         var isInputPort = InlineArray<256, Bool>(repeating: false)
-        /// Note-offs that found the ring full, per ALSA port number.
-        var owedNoteOffs = InlineArray<256, HeldNotes>(repeating: HeldNotes())
-        var oweAny = false
+        /// Pushes onto the ring; owes the note-offs that do not fit.
+        var feeder: RingFeeder
     }
-    private let names = Mutex<[UInt8: String]>([:])
+
+    /// The ring feeder, for tests and counters (input thread, or while it is paused).
+    var feeder: RingFeeder { hot.pointee.feeder }
     private var subscribed = false
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
@@ -52,7 +54,7 @@ final class MIDIInputSide: @unchecked Sendable {
         bindings = PortBindings(client: client)
         reader = try SequencerReader(client: client, sysexStore: sysexStore)
         hot = .allocate(capacity: 1)
-        hot.initialize(to: HotState())
+        hot.initialize(to: HotState(feeder: RingFeeder(ring: ring)))
     }
 
     /// Makes our input ports match `inputs`: ports whose name stays keep their number and their
@@ -144,12 +146,8 @@ final class MIDIInputSide: @unchecked Sendable {
                 if event.kind == .sysex { sysexStore.release(event.sysex) }
                 return
             }
-            if !ring.push(event) {
-                if event.kind == .sysex { sysexStore.release(event.sysex) }
-                if event.endsNote {
-                    hot.pointee.owedNoteOffs[port].track(.noteOn(channel: event.channel, note: event.data1, velocity: 1))
-                    hot.pointee.oweAny = true
-                }
+            if !hot.pointee.feeder.push(event, now: event.timestamp), event.kind == .sysex {
+                sysexStore.release(event.sysex)
             }
         case .announcement(let announcement) where PortBindings.affectsBindings(announcement):
             logChanges(bindings.reconcile())
@@ -158,33 +156,14 @@ final class MIDIInputSide: @unchecked Sendable {
         }
     }
 
-    /// After each batch read from the sequencer: pay owed note-offs, then wake the pipeline.
-    private func afterBatch() {
-        if hot.pointee.oweAny { payOwedNoteOffs() }
+    /// Before the first wait and after each batch read from the sequencer: pays owed note-offs,
+    /// wakes the pipeline, and returns how long the reader may wait for the next event: while
+    /// note-offs are still owed, 1 ms, so they go out as soon as the pipeline makes room even
+    /// if no other event ever comes.
+    private func afterBatch() -> Int32 {
+        if hot.pointee.feeder.isOwing { hot.pointee.feeder.payOwed(now: SequencerReader.now()) }
         wake.notify()
-    }
-
-    private func payOwedNoteOffs() {
-        hot.pointee.oweAny = false
-        var port = 0
-        while port < hot.pointee.owedNoteOffs.count {
-            if !hot.pointee.owedNoteOffs[port].isEmpty {
-                var stillOwed = HeldNotes()
-                hot.pointee.owedNoteOffs[port].releaseAll { noteOff in
-                    var event = noteOff
-                    event.port = UInt16(port)
-                    event.timestamp = SequencerReader.now()
-                    if !ring.push(event) {
-                        stillOwed.track(.noteOn(channel: event.channel, note: event.data1, velocity: 1))
-                    }
-                }
-                if !stillOwed.isEmpty {
-                    hot.pointee.owedNoteOffs[port] = stillOwed
-                    hot.pointee.oweAny = true
-                }
-            }
-            port += 1
-        }
+        return hot.pointee.feeder.isOwing ? 1 : -1
     }
 
     private func logChanges(_ changes: [PortBindings.Change]) {

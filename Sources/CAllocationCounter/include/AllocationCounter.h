@@ -12,4 +12,6 @@ int64_t aseqosc_allocations_stop(void);
 /// Whether the replacements are the ones the process actually calls (false if the linker
 /// picked libc's malloc, which would make every count zero and every test meaningless).
 int aseqosc_allocations_interposed(void);
+/// Whether this build counts at all: not under a sanitizer, whose runtime owns malloc.
+int aseqosc_allocations_countable(void);
 #endif
