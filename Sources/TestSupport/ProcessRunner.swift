@@ -75,12 +75,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     /// Waits until stdout satisfies `condition` or `timeout` passes; returns whether it did.
     @discardableResult
     public func waitForOutput(timeout: TimeInterval = 10, _ condition: (String) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition(standardOutput) { return true }
-            usleep(5_000)
-        }
-        return condition(standardOutput)
+        waitUntil(timeout: timeout) { condition(standardOutput) }
     }
 
     /// Sends `signal` to the child.
@@ -123,4 +118,14 @@ public final class BackgroundProcess: @unchecked Sendable {
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
+}
+
+/// Polls `condition` every 5 ms until it holds or `timeout` passes; returns whether it held.
+public func waitUntil(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(5_000)
+    }
+    return condition()
 }

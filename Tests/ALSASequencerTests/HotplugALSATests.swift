@@ -52,12 +52,4 @@ final class HotplugALSATests: XCTestCase {
         XCTAssertEqual(monitor.standardError.components(separatedBy: "lost").count - 1, 20, monitor.standardError)
     }
 
-    func waitUntil(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
-    }
 }

@@ -18,19 +18,11 @@ final class MonitorALSATests: XCTestCase {
     func startMonitor(_ specs: [String] = ["Virtual Raw MIDI 0-0"]) throws -> BackgroundProcess {
         let monitor = BackgroundProcess(TestEnvironment.aseqoscBinary, ["monitor", "--json"] + specs)
         try monitor.start()
-        let bound = waitFor(timeout: 10) { monitor.standardError.contains("bound to") }
+        let bound = waitUntil(timeout: 10) { monitor.standardError.contains("bound to") }
         XCTAssertTrue(bound, "monitor never bound: \(monitor.standardError)")
         return monitor
     }
 
-    func waitFor(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
-    }
 
     /// Writes hex bytes to virmidi card 0 device 0 with amidi, then collects `count` JSON lines.
     func send(_ hex: String, expecting count: Int, from monitor: BackgroundProcess) throws -> [[String: Any]] {
@@ -107,7 +99,7 @@ final class MonitorALSATests: XCTestCase {
         let monitor = BackgroundProcess(TestEnvironment.aseqoscBinary, ["monitor", "16:0"])
         try monitor.start()
         defer { monitor.stop() }
-        XCTAssertTrue(waitFor(timeout: 10) { monitor.standardError.contains("bound to") }, monitor.standardError)
+        XCTAssertTrue(waitUntil(timeout: 10) { monitor.standardError.contains("bound to") }, monitor.standardError)
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "91 3C 64 B0 07 64"]).status, 0)
         monitor.waitForOutput { $0.split(separator: "\n").count >= 2 }
         XCTAssertEqual(
@@ -127,7 +119,7 @@ final class MonitorALSATests: XCTestCase {
         try monitor.start()
         defer { monitor.stop() }
         XCTAssertTrue(
-            waitFor(timeout: 10) { monitor.standardError.contains("'NoSuchKeyboard' is waiting") },
+            waitUntil(timeout: 10) { monitor.standardError.contains("'NoSuchKeyboard' is waiting") },
             monitor.standardError)
         XCTAssertTrue(monitor.isRunning)
     }

@@ -81,11 +81,6 @@ final class RunningBridge {
     }
 
     static func waitUntil(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
+        TestSupport.waitUntil(timeout: timeout, condition)
     }
 }
