@@ -82,7 +82,7 @@ public struct ChannelMap: Sendable, Hashable {
 
 /// Renumbers 7-bit control changes through a 128-entry table; other events pass.
 public struct ControllerMap: Sendable, Hashable {
-    private var table = InlineArray<128, UInt8>(repeating: 0)
+    private let table = ByteTable()
 
     /// Maps each controller `from` to `to` (both 0...127; other entries are ignored);
     /// controllers not named stay as they are.
@@ -150,5 +150,22 @@ public enum NoteOffStyle: Sendable, Hashable {
             event.data2 = 0
         }
         return true
+    }
+}
+
+/// 128 bytes behind a reference, written once at construction: an operator is copied out of
+/// its enum each time it runs, and a 128-byte inline table made every operator of every event
+/// copy that much.
+final class ByteTable: @unchecked Sendable {
+    // @unchecked Sendable: written only by the initialiser of the value that owns it.
+    private let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 128)
+
+    init() { bytes.initialize(repeating: 0, count: 128) }
+
+    deinit { bytes.deallocate() }
+
+    subscript(_ index: Int) -> UInt8 {
+        get { bytes[index] }
+        set { bytes[index] = newValue }
     }
 }

@@ -23,25 +23,13 @@ public struct VelocityCurve: Sendable, Hashable {
 
     /// The shape the table was computed from.
     public let shape: Shape
-    private let table: Table
-
-    /// The 128 results, behind a reference: an operator is copied out of its enum each time it
-    /// runs, and copying a pointer is cheaper than copying 128 bytes.
-    private final class Table: @unchecked Sendable {
-        // @unchecked Sendable: written once in init, read-only afterwards.
-        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 128)
-        init() { bytes.initialize(repeating: 0, count: 128) }
-        deinit { bytes.deallocate() }
-        subscript(_ index: Int) -> UInt8 {
-            get { bytes[index] }
-            set { bytes[index] = newValue }
-        }
-    }
+    /// The 128 results (see ``ByteTable`` for why they are not inline).
+    private let table: ByteTable
 
     /// A curve of `shape`.
     public init(_ shape: Shape) {
         self.shape = shape
-        table = Table()
+        table = ByteTable()
         var velocity = 1
         while velocity < 128 {
             table[velocity] = Self.clamped(Self.evaluate(shape, velocity))
