@@ -23,7 +23,6 @@ final class MonitorALSATests: XCTestCase {
         return monitor
     }
 
-
     /// Writes hex bytes to virmidi card 0 device 0 with amidi, then collects `count` JSON lines.
     func send(_ hex: String, expecting count: Int, from monitor: BackgroundProcess) throws -> [[String: Any]] {
         let result = try runProcess(amidi, ["-p", "hw:0,0", "-S", hex])

@@ -14,14 +14,15 @@ import Testing
         #expect(_isPOD(MIDIEvent.self))
     }
 
-    @Test(arguments: [
-        (MIDIEvent(.controlChange14, channel: 2, value: 9000, parameter: 1), [(2, 1, 70), (2, 33, 40)]),
-        (MIDIEvent(.rpn, channel: 0, value: 2, parameter: 0), [(0, 101, 0), (0, 100, 0), (0, 6, 0), (0, 38, 2)]),
-        (
-            MIDIEvent(.nrpn, channel: 15, value: 16383, parameter: 300),
-            [(15, 99, 2), (15, 98, 44), (15, 6, 127), (15, 38, 127)]
-        ),
-    ] as [(MIDIEvent, [(UInt8, UInt8, UInt8)])])
+    @Test(
+        arguments: [
+            (MIDIEvent(.controlChange14, channel: 2, value: 9000, parameter: 1), [(2, 1, 70), (2, 33, 40)]),
+            (MIDIEvent(.rpn, channel: 0, value: 2, parameter: 0), [(0, 101, 0), (0, 100, 0), (0, 6, 0), (0, 38, 2)]),
+            (
+                MIDIEvent(.nrpn, channel: 15, value: 16383, parameter: 300),
+                [(15, 99, 2), (15, 98, 44), (15, 6, 127), (15, 38, 127)]
+            ),
+        ] as [(MIDIEvent, [(UInt8, UInt8, UInt8)])])
     func assembledControllersBecomeTheirControlChangeSequence(event: MIDIEvent, expected: [(UInt8, UInt8, UInt8)]) {
         var ccs: [MIDIEvent] = []
         event.forEachControlChange { ccs.append($0) }

@@ -181,7 +181,8 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         let count = hotRouteCount.pointee
         var index = 0
         while index < count {
-            if let deadline = hotRoutes[index]._withUnsafeGuaranteedRef({ $0.route.nextDeadline }), deadline < earliest {
+            if let deadline = hotRoutes[index]._withUnsafeGuaranteedRef({ $0.route.nextDeadline }), deadline < earliest
+            {
                 earliest = deadline
             }
             index += 1
