@@ -1,3 +1,4 @@
+import ALSASequencer
 import Bridge
 import Dispatch
 import Foundation
@@ -118,7 +119,7 @@ struct RunCommand: Command {
     }
 
     private func reload(_ bridge: Bridge, log: Logger, notifier: ServiceNotifier) {
-        notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
+        notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(SequencerReader.now() / 1000)")
         log.notice("reloading \(configPath)")
         do {
             try bridge.reload(try ConfigParser.load(path: configPath))
@@ -152,11 +153,6 @@ struct RunCommand: Command {
         return [status, watchdog]
     }
 
-    static func monotonicMicroseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000 + UInt64(time.tv_nsec) / 1000
-    }
 }
 
 extension Duration {

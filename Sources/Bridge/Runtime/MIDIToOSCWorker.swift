@@ -1,3 +1,4 @@
+import ALSASequencer
 import Foundation
 import MIDI
 import OSC
@@ -149,7 +150,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
             if handled & 63 == 0 { flushAll() }
         }
         if handled > 0 { eventsIn.add(handled, ordering: .relaxed) }
-        let now = Self.now()
+        let now = SequencerReader.now()
         var index = 0
         while index < count {
             hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
@@ -188,15 +189,9 @@ final class MIDIToOSCWorker: @unchecked Sendable {
             index += 1
         }
         guard earliest != .max else { return idleWakeMilliseconds }
-        let now = Self.now()
+        let now = SequencerReader.now()
         guard earliest > now else { return 0 }
         return Int32(min((earliest - now) / 1_000_000 + 1, UInt64(idleWakeMilliseconds)))
     }
 
-    /// Monotonic nanoseconds, the clock events are stamped with.
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-    }
 }

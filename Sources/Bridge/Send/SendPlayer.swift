@@ -113,11 +113,8 @@ public final class SendPlayer {
         Self.sleep(until: pacer!.time(toWrite: count, now: Self.now()))
     }
 
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+    /// The monotonic clock in nanoseconds (the one every event is stamped with).
+    static func now() -> UInt64 { SequencerReader.now() }
 
     static func sleep(until deadline: UInt64) {
         guard deadline > now() else { return }
