@@ -48,12 +48,12 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
         .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo", "CAllocationCounter"]),
         .testTarget(
-            name: "MIDIOSCTests", dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter"]),
+            name: "MIDIOSCTests", dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "OSCTransportTests", dependencies: ["OSCTransport", "OSC", "TestSupport", "CAllocationCounter"]),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter"]),
+            dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "ALSASequencerTests",
             dependencies: ["ALSASequencer", "MIDI", "TestSupport"]),

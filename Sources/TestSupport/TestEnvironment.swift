@@ -34,3 +34,11 @@ public enum TestEnvironment {
         throw XCTSkip("\(name) is missing: apt-get install \(package)")
     }
 }
+
+/// Skips the calling test in debug builds: allocation counts are only meaningful for the
+/// optimised code users run, and `make test` builds the tests in release.
+public func requireOptimizedBuild() throws {
+    #if DEBUG
+        throw XCTSkip("allocation tests run in release builds: make test runs them")
+    #endif
+}

@@ -6,6 +6,7 @@ import MIDI
 import MIDIOSC
 import OSCTransport
 import Pipeline
+import TestSupport
 import XCTest
 
 @testable import Bridge
@@ -149,11 +150,4 @@ final class UDPReceiverSocket {
         close(descriptor)
         buffer.deallocate()
     }
-}
-
-/// Allocation counts are only meaningful for the code users run: a release build.
-func requireOptimizedBuild() throws {
-    #if DEBUG
-        throw XCTSkip("allocation tests run in release builds: make test runs them")
-    #endif
 }

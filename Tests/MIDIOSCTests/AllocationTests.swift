@@ -2,6 +2,7 @@ import CAllocationCounter
 import MIDI
 import MIDIOSC
 import OSC
+import TestSupport
 import XCTest
 
 /// Proves that formatting events allocates nothing, counting malloc and friends on this thread.
@@ -54,11 +55,4 @@ final class FormatterAllocationTests: XCTestCase {
         }
         return written
     }
-}
-
-/// Allocation counts are only meaningful for the code users run: a release build.
-func requireOptimizedBuild() throws {
-    #if DEBUG
-        throw XCTSkip("allocation tests run in release builds: make test runs them")
-    #endif
 }

@@ -2,6 +2,7 @@ import CAllocationCounter
 import MIDI
 import MIDIOSC
 import OSC
+import TestSupport
 import XCTest
 
 /// Proves that translating incoming OSC allocates nothing: every address family, a mapping rule

@@ -1,6 +1,7 @@
 import CAllocationCounter
 import Glibc
 import OSCTransport
+import TestSupport
 import XCTest
 
 /// A UDP socket the test binds on loopback, to see what a ``UDPSender`` really sent.
@@ -230,11 +231,4 @@ final class OSCDestinationTests: XCTestCase {
                 "\(error)", "if_nametoindex(nosuchif0) for 239.1.2.3:9000: \(String(cString: strerror(ENODEV)))")
         }
     }
-}
-
-/// Allocation counts are only meaningful for the code users run: a release build.
-func requireOptimizedBuild() throws {
-    #if DEBUG
-        throw XCTSkip("allocation tests run in release builds: make test runs them")
-    #endif
 }

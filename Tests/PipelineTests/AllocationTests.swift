@@ -1,6 +1,7 @@
 import CAllocationCounter
 import MIDI
 import Pipeline
+import TestSupport
 import XCTest
 
 /// Proves the ring's push and pop never touch the heap, counting malloc and friends on this
@@ -43,11 +44,4 @@ final class RingAllocationTests: XCTestCase {
         }
         return checksum
     }
-}
-
-/// Allocation counts are only meaningful for the code users run: a release build.
-func requireOptimizedBuild() throws {
-    #if DEBUG
-        throw XCTSkip("allocation tests run in release builds: make test runs them")
-    #endif
 }

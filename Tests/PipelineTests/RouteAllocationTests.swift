@@ -1,6 +1,7 @@
 import CAllocationCounter
 import MIDI
 import Pipeline
+import TestSupport
 import XCTest
 
 /// Proves a route allocates nothing per event: every operator kind, a fork and a key split,
