@@ -23,6 +23,8 @@ public final class SequencerReader: @unchecked Sendable {
         var decoder: SequencerEventDecoder
         var heldBySource: InlineArray<64, HeldBySource>
         var trackedSources = 0
+        /// The slot of the source tracked last.
+        var lastSource = 0
     }
     /// A self-pipe: `stop()` writes a byte to `wakeWriter`, `poll()` sees `wakeReader`.
     private let wakeReader: Int32
@@ -121,8 +123,12 @@ public final class SequencerReader: @unchecked Sendable {
         }
     }
 
-    /// Reads until the sequencer has nothing more for us.
+    /// Reads until the sequencer has nothing more for us. The events read in one pass share one
+    /// receive time, that of the wake-up: they were all waiting by then.
     private func drain(_ handler: (DecodedSequencerEvent) -> Void) throws(ALSAError) {
+        let now = Self.now()
+        var read = 0
+        defer { readCount.add(read, ordering: .relaxed) }
         while true {
             var event: UnsafeMutablePointer<snd_seq_event_t>?
             let result = snd_seq_event_input(client.handle, &event)
@@ -134,8 +140,8 @@ public final class SequencerReader: @unchecked Sendable {
             }
             if result < 0 { throw ALSAError(code: result, call: "snd_seq_event_input") }
             guard let event else { continue }
-            readCount.add(1, ordering: .relaxed)
-            let decoded = state.pointee.decoder.decode(event, timestamp: Self.now())
+            read &+= 1
+            let decoded = state.pointee.decoder.decode(event, timestamp: now)
             switch decoded {
             case .midi(let midi, let source):
                 trackHeldNotes(midi, from: source)
@@ -147,16 +153,33 @@ public final class SequencerReader: @unchecked Sendable {
                 break
             }
             handler(decoded)
-            if snd_seq_event_input_pending(client.handle, 0) == 0 && result == 0 { return }
+            // `result` is what is left in libasound's buffer; only when that is empty is the
+            // kernel asked.
+            if result == 0 && snd_seq_event_input_pending(client.handle, 0) == 0 { return }
         }
     }
 
+    @inline(__always)
     private func trackHeldNotes(_ event: MIDIEvent, from source: PortAddress) {
         guard event.kind == .noteOn || event.kind == .noteOff || event.kind == .controlChange else { return }
+        if event.kind == .controlChange && event.data1 != 120 && event.data1 != 123 { return }
+        // Most events come from the source of the one before.
+        let last = state.pointee.lastSource
+        if last < state.pointee.trackedSources && state.pointee.heldBySource[last].source == source
+            && state.pointee.heldBySource[last].port == event.port
+        {
+            state.pointee.heldBySource[last].notes.track(event)
+            return
+        }
+        trackHeldNotesSearching(event, from: source)
+    }
+
+    private func trackHeldNotesSearching(_ event: MIDIEvent, from source: PortAddress) {
         var i = 0
         while i < state.pointee.trackedSources {
             if state.pointee.heldBySource[i].source == source && state.pointee.heldBySource[i].port == event.port {
                 state.pointee.heldBySource[i].notes.track(event)
+                state.pointee.lastSource = i
                 return
             }
             i += 1
@@ -174,6 +197,7 @@ public final class SequencerReader: @unchecked Sendable {
         }
         state.pointee.heldBySource[slot] = HeldBySource(source: source, port: event.port, notes: HeldNotes())
         state.pointee.heldBySource[slot].notes.track(event)
+        state.pointee.lastSource = slot
     }
 
     /// Hands the handler a note-off for every note still held by the sources that `matches`,

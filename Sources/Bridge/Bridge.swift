@@ -51,13 +51,14 @@ public final class Bridge: @unchecked Sendable {
         ring = SPSCRing(capacity: config.ringCapacity)
         sysexStore = SysExStore(slots: 16, capacity: config.sysexCapacity)
         let wake = try WakeSignal()
+        worker = MIDIToOSCWorker(
+            ring: ring, routes: [], sysexStore: sysexStore, wake: wake, idleWakeMilliseconds: idleWakeMilliseconds)
         do {
-            input = try MIDIInputSide(client: client, ring: ring, sysexStore: sysexStore, wake: wake, log: log)
+            input = try MIDIInputSide(
+                client: client, ring: ring, sysexStore: sysexStore, wake: wake, consumer: worker, log: log)
         } catch {
             throw .alsa(error.description)
         }
-        worker = MIDIToOSCWorker(
-            ring: ring, routes: [], sysexStore: sysexStore, wake: wake, idleWakeMilliseconds: idleWakeMilliseconds)
         let routes = try buildRoutes(config, reusing: []).routes
         worker.replaceRoutes(routes)
         routesForStatus = routes

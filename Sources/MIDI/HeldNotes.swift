@@ -3,18 +3,27 @@
 /// Whoever forwards MIDI keeps one of these per source so that, when the source vanishes or a
 /// route is removed, the note-offs it still owes can be sent: nothing is ever left hanging.
 public struct HeldNotes: Sendable, Equatable {
-    private var bits = InlineArray<32, UInt64>(repeating: 0)
+    @usableFromInline var bits = InlineArray<32, UInt64>(repeating: 0)
 
+    @inlinable
     public init() {}
 
     /// Records what `event` does to the held notes: a note-on holds, a note-off (or note-on with
     /// velocity 0) releases, an all-notes-off or all-sound-off controller releases the channel.
+    @inlinable @inline(__always)
     public mutating func track(_ event: MIDIEvent) {
+        // Inlinable, and note events first: every event on the input path passes here.
+        if event.kind == .noteOn || event.kind == .noteOff {
+            guard event.channel < 16, event.data1 < 128 else { return }
+            let (word, bit) = Self.position(channel: event.channel, note: event.data1)
+            if event.kind == .noteOn && event.data2 > 0 {
+                bits[word] |= 1 &<< bit
+            } else {
+                bits[word] &= ~(1 &<< bit)
+            }
+            return
+        }
         switch event.kind {
-        case .noteOn where event.data2 > 0:
-            set(channel: event.channel, note: event.data1, held: true)
-        case .noteOn, .noteOff:
-            set(channel: event.channel, note: event.data1, held: false)
         case .controlChange where event.data1 == 120 || event.data1 == 123:
             releaseChannel(event.channel)
         case .reset:
@@ -25,6 +34,7 @@ public struct HeldNotes: Sendable, Equatable {
     }
 
     /// Whether `note` on `channel` (0...15) is held.
+    @inlinable
     public func isHeld(channel: UInt8, note: UInt8) -> Bool {
         let (word, bit) = Self.position(channel: channel, note: note)
         return bits[word] & (1 << bit) != 0
@@ -69,20 +79,16 @@ public struct HeldNotes: Sendable, Equatable {
         }
     }
 
-    private mutating func set(channel: UInt8, note: UInt8, held: Bool) {
-        guard channel < 16, note < 128 else { return }
-        let (word, bit) = Self.position(channel: channel, note: note)
-        if held { bits[word] |= 1 << bit } else { bits[word] &= ~(1 << bit) }
-    }
-
-    private mutating func releaseChannel(_ channel: UInt8) {
+    @usableFromInline
+    mutating func releaseChannel(_ channel: UInt8) {
         guard channel < 16 else { return }
         bits[Int(channel) * 2] = 0
         bits[Int(channel) * 2 + 1] = 0
     }
 
-    private static func position(channel: UInt8, note: UInt8) -> (Int, UInt64) {
-        (Int(channel & 15) * 2 + Int(note >> 6 & 1), UInt64(note & 63))
+    @inlinable
+    static func position(channel: UInt8, note: UInt8) -> (Int, UInt64) {
+        (Int(channel & 15) &* 2 &+ Int(note >> 6 & 1), UInt64(note & 63))
     }
 
     public static func == (lhs: HeldNotes, rhs: HeldNotes) -> Bool {

@@ -71,13 +71,15 @@ public struct SysExReference: Hashable, Sendable, BitwiseCopyable {
     /// The message length in bytes, including the `F0` and `F7` framing when complete.
     public var length: UInt32
 
+    @inlinable
     public init(slot: UInt16, length: UInt32) {
         self.slot = slot
         self.length = length
     }
 
-    /// No SysEx payload.
-    public static let none = SysExReference(slot: .max, length: 0)
+    /// No SysEx payload. Computed, not stored: every event is made with it, and a stored global
+    /// is reached through a lazy-initialisation check each time.
+    @inlinable public static var none: SysExReference { SysExReference(slot: .max, length: 0) }
 }
 
 /// One MIDI event: a small value (32 bytes) that is copied, never shared.
@@ -150,7 +152,7 @@ public struct MIDIEvent: Hashable, Sendable, BitwiseCopyable {
     @inlinable public var velocity: UInt8 { data2 }
 
     /// Whether this event ends a note: a note-off, or a note-on with velocity 0.
-    @inlinable public var endsNote: Bool {
+    @inlinable @inline(__always) public var endsNote: Bool {
         kind == .noteOff || (kind == .noteOn && data2 == 0)
     }
 }

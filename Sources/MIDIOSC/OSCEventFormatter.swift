@@ -40,6 +40,22 @@ public struct OSCEventFormatter: Sendable {
         tables.write(event, into: buffer)
     }
 
+    /// The formatter without ownership of its tables, for a hot path that keeps the formatter
+    /// alive elsewhere: copying it out of memory costs no retain and release, as copying the
+    /// formatter does.
+    public var unretained: Unretained { Unretained(tables: .passUnretained(tables)) }
+
+    /// A formatter that does not own its tables: valid while the ``OSCEventFormatter`` it came
+    /// from lives.
+    public struct Unretained: BitwiseCopyable {
+        let tables: Unmanaged<OSCFormatterTables>
+
+        /// As ``OSCEventFormatter/write(_:into:)-(_,UnsafeMutableRawBufferPointer)``.
+        public func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+            tables._withUnsafeGuaranteedRef { $0.write(event, into: buffer) }
+        }
+    }
+
     /// The message for `event` with its address rendered from the template, never from a
     /// precompiled prefix: the reference the fast path is tested against.
     func writeRendering(_ event: MIDIEvent, into writer: inout OSCWriter) -> Bool {

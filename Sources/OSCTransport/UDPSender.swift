@@ -121,6 +121,27 @@ public final class UDPSender {
         queued += 1
     }
 
+    /// The slot the next queued packet goes into, ``slotSize`` bytes, for writing a packet in
+    /// place; ``commit(_:to:)`` queues it. A full batch is flushed first. Writing in place saves
+    /// the copy that ``queue(_:to:)`` makes.
+    @inline(__always)
+    public func nextSlot() -> UnsafeMutableRawBufferPointer {
+        if queued == batchCapacity { flush() }
+        return UnsafeMutableRawBufferPointer(start: slots + queued &* slotSize, count: slotSize)
+    }
+
+    /// Queues the `byteCount` bytes written into ``nextSlot()`` for `destination`.
+    @inline(__always)
+    public func commit(_ byteCount: Int, to destination: Int) {
+        precondition(
+            destination >= 0 && destination < destinations.count && byteCount <= slotSize,
+            "UDPSender: no destination \(destination), or \(byteCount) bytes past the slot")
+        slotLengths[queued] = byteCount
+        slotDestinations[queued] = destination
+        pending[destination] += 1
+        queued += 1
+    }
+
     /// Sends everything queued: one `sendmmsg` per destination with packets, in queue order.
     public func flush() {
         guard queued > 0 else { return }

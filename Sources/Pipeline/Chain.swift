@@ -47,6 +47,9 @@ public struct Chain: Sendable {
     /// The note-off form the chain's own operators set (the last normalisation wins), kept so
     /// that running an event does not search the operators for it.
     private var ownStyle: NoteOffStyle?
+    /// Whether a throttle sits here or in a branch: only then can a value fall due later, and
+    /// the pipeline asks for deadlines after every batch.
+    public private(set) var hasThrottles = false
     /// The destination indices each survivor goes to.
     public let destinations: [Int]
     /// The branches after the destinations.
@@ -78,6 +81,7 @@ public struct Chain: Sendable {
             }
             splitsByKey = true
         }
+        hasThrottles = Self.anyThrottle(operators, branches)
     }
 
     private init(copying chain: Chain) {
@@ -88,6 +92,7 @@ public struct Chain: Sendable {
         splitsByKey = chain.splitsByKey
         keyRange = chain.keyRange
         notes = NoteTable()
+        hasThrottles = chain.hasThrottles
     }
 
     /// The same chain with its own, empty note tables and operator state.
@@ -101,10 +106,17 @@ public struct Chain: Sendable {
         guard let first = path.first else {
             self.operators = operators
             ownStyle = Self.lastStyle(operators)
+            hasThrottles = Self.anyThrottle(operators, branches)
             return true
         }
         guard branches.indices.contains(first) else { return false }
-        return branches[first].replaceOperators(operators, atBranch: Array(path.dropFirst()))
+        let replaced = branches[first].replaceOperators(operators, atBranch: Array(path.dropFirst()))
+        hasThrottles = Self.anyThrottle(self.operators, branches)
+        return replaced
+    }
+
+    private static func anyThrottle(_ operators: [Operator], _ branches: [Chain]) -> Bool {
+        operators.contains { if case .throttle = $0 { true } else { false } } || branches.contains(where: \.hasThrottles)
     }
 
     /// The number of notes this chain and its branches hold (note-ons sent, not yet ended).
@@ -135,6 +147,7 @@ public struct Chain: Sendable {
 
     /// When the earliest throttled value here or in a branch falls due (ns), or `nil`.
     public var nextDeadline: UInt64? {
+        guard hasThrottles else { return nil }
         var earliest: UInt64? = nil
         var i = 0
         while i < operators.count {
@@ -174,13 +187,17 @@ public struct Chain: Sendable {
         tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void
     ) {
         var event = input
-        var i = start
-        while i < operators.count {
-            guard operators[i].process(&event, now: now) else {
-                tally.count(operators[i].dropReason)
-                return
+        // Checked before any element is touched: a mutating access to an empty array, which
+        // shares the empty singleton, would make it unique first, costing a copy per event.
+        if start < operators.count {
+            var i = start
+            while i < operators.count {
+                guard operators[i].process(&event, now: now) else {
+                    tally.count(operators[i].dropReason)
+                    return
+                }
+                i += 1
             }
-            i += 1
         }
         if event.kind == .noteOn, event.data2 > 0, !destinations.isEmpty {
             // A held key now going out as a different note: end the old one first.

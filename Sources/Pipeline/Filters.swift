@@ -27,10 +27,12 @@ public struct PortSet: Sendable, Hashable {
     }
 
     /// Whether `port` is a member.
+    @inline(__always)
     public func contains(_ port: UInt16) -> Bool {
         Int(port) < Self.capacity && bit(port)
     }
 
+    @inline(__always)
     private func bit(_ port: UInt16) -> Bool {
         words[Int(port) >> 6] & (1 << UInt64(port & 63)) != 0
     }

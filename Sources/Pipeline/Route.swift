@@ -51,7 +51,10 @@ public final class Route: @unchecked Sendable {
     }
 
     /// When to call ``flushDue(now:into:)`` next (ns), or `nil` when nothing is pending.
-    public var nextDeadline: UInt64? { storage.pointee.nextDeadline }
+    public var nextDeadline: UInt64? {
+        // Read in place: going through `chain` would copy the chain (and retain its arrays).
+        storage.pointee.hasThrottles ? storage.pointee.nextDeadline : nil
+    }
 
     /// Sends a note-end for every note the route holds, and forgets them: for reload and
     /// shutdown.

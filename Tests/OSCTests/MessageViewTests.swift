@@ -63,19 +63,17 @@ struct MessageViewTests {
         }
     }
 
-    @Test func decodingMessageViewsIsFast() throws {
+    // Speed is measured by `aseqosc-bench` and callgrind (BENCHMARKS.md), not here: a timed
+    // test only measures how busy the machine is.
+    @Test func decodingOneBufferManyTimesGivesTheSameValuesEachTime() throws {
         let bytes = try OSCMessage("/midi/note_on", [.int32(1), .int32(60), .float32(0.8)]).serialize()
         var sum: Int64 = 0
-        let elapsed = try ContinuousClock().measure {
-            try bytes.withUnsafeBytes { raw in
-                for _ in 0..<200_000 {
-                    guard case .message(let view) = try OSCPacketView(raw) else { continue }
-                    for case .int32(let value) in view.arguments { sum += Int64(value) }
-                }
+        try bytes.withUnsafeBytes { raw in
+            for _ in 0..<10_000 {
+                guard case .message(let view) = try OSCPacketView(raw) else { continue }
+                for case .int32(let value) in view.arguments { sum += Int64(value) }
             }
         }
-        #expect(sum == 200_000 * 61)
-        // Generous for a debug build on a shared machine; release is far faster.
-        #expect(elapsed < .seconds(5 * sanitizerSlowdown), "took \(elapsed)")
+        #expect(sum == 10_000 * 61)
     }
 }

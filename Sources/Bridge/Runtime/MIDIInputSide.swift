@@ -21,7 +21,12 @@ final class MIDIInputSide: @unchecked Sendable {
     let ring: SPSCRing<MIDIEvent>
     let sysexStore: SysExStore
     let wake: WakeSignal
+    /// The ring's consumer, which this thread runs itself for a small batch when it is idle.
+    let consumer: MIDIToOSCWorker
     let log: Logger
+    /// The largest batch the input thread runs through the pipeline itself; a bigger one goes to
+    /// the pipeline thread, so that reading ALSA goes on while it is processed.
+    static let inlineBatchLimit = 64
     /// Our input ports by name, as ALSA numbered them.
     private(set) var portsByName: [String: UInt8] = [:]
     /// The specs each input port is bound by, to tell a changed binding on reload.
@@ -35,6 +40,8 @@ final class MIDIInputSide: @unchecked Sendable {
         var isInputPort = InlineArray<256, Bool>(repeating: false)
         /// Pushes onto the ring; owes the note-offs that do not fit.
         var feeder: RingFeeder
+        /// Events pushed since the last batch ended.
+        var pushed = 0
     }
 
     /// The ring feeder, for tests and counters (input thread, or while it is paused).
@@ -43,13 +50,15 @@ final class MIDIInputSide: @unchecked Sendable {
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
-    init(client: SequencerClient, ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, wake: WakeSignal, log: Logger)
-        throws(ALSAError)
-    {
+    init(
+        client: SequencerClient, ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, wake: WakeSignal,
+        consumer: MIDIToOSCWorker, log: Logger
+    ) throws(ALSAError) {
         self.client = client
         self.ring = ring
         self.sysexStore = sysexStore
         self.wake = wake
+        self.consumer = consumer
         self.log = log
         bindings = PortBindings(client: client)
         reader = try SequencerReader(client: client, sysexStore: sysexStore)
@@ -146,7 +155,9 @@ final class MIDIInputSide: @unchecked Sendable {
                 if event.kind == .sysex { sysexStore.release(event.sysex) }
                 return
             }
-            if !hot.pointee.feeder.push(event, now: event.timestamp), event.kind == .sysex {
+            if hot.pointee.feeder.push(event, now: event.timestamp) {
+                hot.pointee.pushed &+= 1
+            } else if event.kind == .sysex {
                 sysexStore.release(event.sysex)
             }
         case .announcement(let announcement) where PortBindings.affectsBindings(announcement):
@@ -157,12 +168,16 @@ final class MIDIInputSide: @unchecked Sendable {
     }
 
     /// Before the first wait and after each batch read from the sequencer: pays owed note-offs,
-    /// wakes the pipeline, and returns how long the reader may wait for the next event: while
-    /// note-offs are still owed, 1 ms, so they go out as soon as the pipeline makes room even
-    /// if no other event ever comes.
+    /// runs a small batch through the pipeline here or wakes the pipeline thread for it, and
+    /// returns how long the reader may wait for the next event: while note-offs are still owed,
+    /// 1 ms, so they go out as soon as the pipeline makes room even if no other event ever comes.
     private func afterBatch() -> Int32 {
         if hot.pointee.feeder.isOwing { hot.pointee.feeder.payOwed(now: SequencerReader.now()) }
-        wake.notify()
+        let pushed = hot.pointee.pushed
+        hot.pointee.pushed = 0
+        if pushed == 0 || pushed > Self.inlineBatchLimit || hot.pointee.feeder.isOwing || !consumer.runInline() {
+            wake.notify()
+        }
         return hot.pointee.feeder.isOwing ? 1 : -1
     }
 

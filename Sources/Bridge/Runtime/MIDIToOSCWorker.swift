@@ -5,13 +5,24 @@ import OSC
 import Pipeline
 import Synchronization
 
-/// The pipeline thread of the MIDI -> OSC path: takes events off the ring, runs every route,
+/// The consumer side of the MIDI -> OSC path: takes events off the ring, runs every route,
 /// formats each output for its destination and queues it on that route's UDP sender, which
 /// sends a whole batch with one `sendmmsg`. In steady state nothing here allocates, locks, logs
 /// or blocks (HotPathAllocationTests drives this loop and counts).
+///
+/// Two threads can be the ring's consumer, one at a time: the pipeline thread, and the input
+/// thread through ``runInline()``. A wake-up of another thread costs more than the whole
+/// pipeline run of a few events (tens of microseconds on real hardware, half a millisecond
+/// under emulation), so when the pipeline thread is idle the input thread runs a small batch
+/// to the network itself, and a played note pays one wake-up, as in a single-threaded
+/// forwarder. A burst, or a batch arriving while the pipeline thread is busy, goes through the
+/// ring to the pipeline thread, so reading ALSA goes on meanwhile. The right to consume is
+/// `consuming`, taken with an acquiring compare-exchange and given back with a releasing
+/// store, so each consumer sees everything the previous one did to the routes and senders.
 final class MIDIToOSCWorker: @unchecked Sendable {
-    // @unchecked Sendable: `routes` and `packet` belong to the pipeline thread while it runs;
-    // `replaceRoutes` is called only while it is paused. Other threads read the atomics.
+    // @unchecked Sendable: `routes`, `packet` and the routes' state belong to whichever thread
+    // holds `consuming`; `replaceRoutes` is called only while paused, when the owner holds it.
+    // Other threads read the atomics.
 
     private let ring: SPSCRing<MIDIEvent>
     /// The routes, owned here; the loop reads them through `hotRoutes`.
@@ -26,6 +37,12 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     private let wake: WakeSignal
     private let packet: UnsafeMutableRawBufferPointer
     private let stopRequested = Atomic<Bool>(false)
+    /// Whether a thread is consuming (see the type's comment). Held by the owner while the
+    /// pipeline thread is paused, so the input thread cannot run the routes then.
+    private let consuming = Atomic<Bool>(true)
+    /// When the sleeping pipeline thread will wake by itself (monotonic ns), so that a consumer
+    /// on the input thread that leaves an earlier throttle deadline behind can wake it.
+    private let plannedWake = Atomic<UInt64>(.max)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
     /// The longest the thread sleeps without work, so `progress` moves for the watchdog.
@@ -76,6 +93,9 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     /// Starts (or resumes) the pipeline thread.
     func start() {
         stopRequested.store(false, ordering: .relaxed)
+        // Releasing: pairs with the acquiring exchanges in `tryConsuming`; whatever the owner
+        // did while paused (new routes, released notes) is seen by the next consumer.
+        consuming.store(false, ordering: .releasing)
         let thread = Thread { [self] in
             run()
             finished.signal()
@@ -93,6 +113,33 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         wake.wake()
         finished.wait()
         thread = nil
+        // The input thread may be consuming (a bridge pauses it first, so this rarely waits).
+        while !tryConsuming() { sched_yield() }
+    }
+
+    /// Takes the right to consume, if nobody has it.
+    @inline(__always)
+    private func tryConsuming() -> Bool {
+        // Acquiring: pairs with the releasing stores in `start`, `run` and `runInline`.
+        consuming.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+    }
+
+    @inline(__always)
+    private func stopConsuming() {
+        // Releasing: pairs with the acquiring exchange in `tryConsuming`.
+        consuming.store(false, ordering: .releasing)
+    }
+
+    /// Input thread: runs what is on the ring through the routes and sends it, on this thread,
+    /// unless the pipeline thread is consuming or paused; returns whether it did. Wakes the
+    /// pipeline thread if a throttle now falls due before it would wake by itself.
+    func runInline() -> Bool {
+        guard tryConsuming() else { return false }
+        processPending()
+        let deadline = earliestDeadline()
+        stopConsuming()
+        if deadline < plannedWake.load(ordering: .relaxed) { wake.notify() }
+        return true
     }
 
     /// Swaps in the routes of a new config; only while paused.
@@ -122,27 +169,34 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     private func run() {
         while true {
             let stopping = stopRequested.load(ordering: .acquiring)
-            processPending()
-            if stopping { return }
             progress.add(1, ordering: .relaxed)
-            wake.sleep(timeoutMilliseconds: sleepTimeout()) { ring.count > 0 }
+            guard tryConsuming() else {
+                // The input thread is consuming: it empties the ring before it lets go, and
+                // wakes this thread for a batch it leaves; look again soon, for deadlines and
+                // for a stop.
+                plannedWake.store(SequencerReader.now() &+ 1_000_000, ordering: .relaxed)
+                wake.sleep(timeoutMilliseconds: 1) { false }
+                continue
+            }
+            processPending()
+            let timeout = sleepTimeout()
+            stopConsuming()
+            if stopping { return }
+            plannedWake.store(
+                timeout < 0 ? .max : SequencerReader.now() &+ UInt64(timeout) &* 1_000_000, ordering: .relaxed)
+            wake.sleep(timeoutMilliseconds: timeout) { ring.count > 0 }
         }
     }
 
     /// Runs everything on the ring through the routes, then due throttled values; flushes.
     func processPending() {
         var handled = 0
+        var failed = 0
         let count = hotRouteCount.pointee
         while let event = ring.pop() {
             var index = 0
             while index < count {
-                hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
-                    runtime.route.process(event, now: event.timestamp) { output, destination in
-                        if !runtime.send(output, to: destination, packet: packet) {
-                            unformatted.add(1, ordering: .relaxed)
-                        }
-                    }
-                }
+                failed &+= hotRoutes[index]._withUnsafeGuaranteedRef { $0.run(event, packet: packet) }
                 index += 1
             }
             if event.kind == .sysex { sysexStore.release(event.sysex) }
@@ -153,17 +207,13 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         let now = SequencerReader.now()
         var index = 0
         while index < count {
-            hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
-                if let deadline = runtime.route.nextDeadline, deadline <= now {
-                    runtime.route.flushDue(now: now) { output, destination in
-                        if !runtime.send(output, to: destination, packet: packet) {
-                            unformatted.add(1, ordering: .relaxed)
-                        }
-                    }
-                }
+            failed &+= hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
+                guard let deadline = runtime.route.nextDeadline, deadline <= now else { return 0 }
+                return runtime.flushDue(now: now, packet: packet)
             }
             index += 1
         }
+        if failed > 0 { unformatted.add(failed, ordering: .relaxed) }
         flushAll()
     }
 
@@ -176,8 +226,8 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         }
     }
 
-    /// How long to sleep: until the earliest throttle deadline, at most the idle wake period.
-    private func sleepTimeout() -> Int32 {
+    /// The earliest throttle deadline of any route (monotonic ns), or `.max`; consumer only.
+    private func earliestDeadline() -> UInt64 {
         var earliest: UInt64 = .max
         let count = hotRouteCount.pointee
         var index = 0
@@ -188,6 +238,12 @@ final class MIDIToOSCWorker: @unchecked Sendable {
             }
             index += 1
         }
+        return earliest
+    }
+
+    /// How long to sleep: until the earliest throttle deadline, at most the idle wake period.
+    private func sleepTimeout() -> Int32 {
+        let earliest = earliestDeadline()
         guard earliest != .max else { return idleWakeMilliseconds }
         let now = SequencerReader.now()
         guard earliest > now else { return 0 }

@@ -32,10 +32,9 @@ struct RingFeeder {
         self.ring = ring
     }
 
-    /// Whether note-offs are waiting for room; the caller retries ``payOwed(now:)`` soon.
-    var isOwing: Bool {
-        owingPorts[0] | owingPorts[1] | owingPorts[2] | owingPorts[3] != 0
-    }
+    /// Whether note-offs are waiting for room; the caller retries ``payOwed(now:)`` soon. Kept
+    /// rather than computed from `owingPorts`: every push asks.
+    private(set) var isOwing = false
 
     /// Pushes `event` behind any owed note-offs; false if it was dropped (and counted in the
     /// ring's drops). A dropped note-off, or note-on with velocity 0, is owed instead of lost.
@@ -87,6 +86,7 @@ struct RingFeeder {
             }
             word += 1
         }
+        isOwing = owingPorts[0] | owingPorts[1] | owingPorts[2] | owingPorts[3] != 0
     }
 
     /// Owes the ends of the sounding notes that the dropped `event` would have ended.
@@ -112,6 +112,7 @@ struct RingFeeder {
         sounding[port].track(.noteOff(channel: channel, note: note))
         owed[port].track(.noteOn(channel: channel, note: note, velocity: 1))
         owingPorts[port >> 6] |= 1 << UInt64(port & 63)
+        isOwing = true
         noteOffsOwed += 1
     }
 }

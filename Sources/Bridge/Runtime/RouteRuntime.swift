@@ -20,6 +20,9 @@ final class RouteRuntime: @unchecked Sendable {
     // pay a dynamic exclusivity check each time. A reload that re-resolves to new addresses
     // makes a new runtime around the same route instead (`refreshed()`).
     let formatters: [OSCEventFormatter]
+    /// `formatters`, unretained, in plain memory, which the pipeline thread reads per output
+    /// without the bounds check, retain and release that an array element costs.
+    private let hotFormatters: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>
     let sender: UDPSender
     let resolved: [ResolvedOSCDestination]
 
@@ -34,8 +37,14 @@ final class RouteRuntime: @unchecked Sendable {
         formatters = destinations.map {
             OSCEventFormatter(scheme: $0.resolvedScheme, portNames: portNames, sysex: sysexStore)
         }
-        resolved = try Bridge.resolve(destinations)
-        sender = try Self.sender(resolved)
+        hotFormatters = Self.pin(formatters)
+        do {
+            resolved = try Bridge.resolve(destinations)
+            sender = try Self.sender(resolved)
+        } catch {
+            Self.unpin(hotFormatters)
+            throw error
+        }
     }
 
     private init(keeping old: RouteRuntime, resolved: [ResolvedOSCDestination]) throws(BridgeError) {
@@ -45,7 +54,30 @@ final class RouteRuntime: @unchecked Sendable {
         destinations = old.destinations
         formatters = old.formatters
         self.resolved = resolved
-        sender = try Self.sender(resolved)
+        hotFormatters = Self.pin(formatters)
+        do {
+            sender = try Self.sender(resolved)
+        } catch {
+            Self.unpin(hotFormatters)
+            throw error
+        }
+    }
+
+    deinit {
+        Self.unpin(hotFormatters)
+    }
+
+    private static func pin(_ formatters: [OSCEventFormatter]) -> UnsafeMutableBufferPointer<
+        OSCEventFormatter.Unretained
+    > {
+        let buffer = UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>.allocate(
+            capacity: max(formatters.count, 1))
+        _ = buffer.initialize(from: formatters.map(\.unretained))
+        return UnsafeMutableBufferPointer(rebasing: buffer[..<formatters.count])
+    }
+
+    private static func unpin(_ buffer: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>) {
+        buffer.deallocate()
     }
 
     /// Resolves the destinations' names again: this runtime if every address is the same, else
@@ -63,14 +95,43 @@ final class RouteRuntime: @unchecked Sendable {
         sender.flush()
     }
 
+    /// Runs `event` through the route and queues what comes out for the route's destinations;
+    /// returns how many outputs could not be formatted (see ``send(_:to:packet:)``).
+    @inline(__always)
+    func run(_ event: MIDIEvent, packet: UnsafeMutableRawBufferPointer) -> Int {
+        var unformatted = 0
+        route.process(event, now: event.timestamp) { output, destination in
+            if !send(output, to: destination, packet: packet) { unformatted &+= 1 }
+        }
+        return unformatted
+    }
+
+    /// Emits the throttled values due at `now` to the route's destinations; returns how many
+    /// could not be formatted.
+    func flushDue(now: UInt64, packet: UnsafeMutableRawBufferPointer) -> Int {
+        var unformatted = 0
+        route.flushDue(now: now) { output, destination in
+            if !send(output, to: destination, packet: packet) { unformatted &+= 1 }
+        }
+        return unformatted
+    }
+
     /// Formats `event` for `destination` into `packet` and queues it; false if the scheme does
     /// not send this kind (or it did not fit).
     @inline(__always)
     @discardableResult
     func send(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) -> Bool {
-        let size = formatters[destination].write(event, into: packet)
-        guard size > 0 else { return false }
-        sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<size]), to: destination)
+        let formatter = hotFormatters.baseAddress.unsafelyUnwrapped + destination
+        // Straight into the sender's batch; only a message too long for a batch slot (a long
+        // SysEx) takes the detour through `packet` and is sent on its own.
+        let size = formatter.pointee.write(event, into: sender.nextSlot())
+        if size > 0 {
+            sender.commit(size, to: destination)
+            return true
+        }
+        let long = formatter.pointee.write(event, into: packet)
+        guard long > 0 else { return false }
+        sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination)
         return true
     }
 
