@@ -116,7 +116,8 @@ public struct Chain: Sendable {
     }
 
     private static func anyThrottle(_ operators: [Operator], _ branches: [Chain]) -> Bool {
-        operators.contains { if case .throttle = $0 { true } else { false } } || branches.contains(where: \.hasThrottles)
+        let throttles = operators.contains { if case .throttle = $0 { true } else { false } }
+        return throttles || branches.contains(where: \.hasThrottles)
     }
 
     /// The number of notes this chain and its branches hold (note-ons sent, not yet ended).
