@@ -138,13 +138,19 @@ final class OSCToMIDISide: @unchecked Sendable {
         queue.removePendingEvents()
         now = SequencerReader.now()
         scheduleAt = nil
-        route.releaseAll(into: emit)
-        now = SequencerReader.now()
         // Everything due by the cutoff has played, and nothing after it will. The queue's clock
         // and the monotonic one may differ by a timer tick; the margin errs towards a note-off
         // that was not needed.
         let queueNow = (try? queue.now()).map { $0 + queueOrigin } ?? 0
         let cutoff = max(now, queueNow) + Self.cutoffMargin
+        // The notes the pipeline holds, in its note-off form, but only those that may sound: it
+        // also holds notes whose scheduled note-on was just removed.
+        route.releaseAll { noteOff, destination in
+            if ledger.maySound(port: Int(noteOff.port), channel: noteOff.channel, note: noteOff.note, at: cutoff) {
+                emit(noteOff, destination)
+            }
+        }
+        // Then the rest: notes whose note-off was scheduled and removed.
         ledger.forEachMaySound(at: cutoff) { noteOff in emit(noteOff, 0) }
         let deadline = now + 1_000_000_000
         while !output.isIdle && SequencerReader.now() < deadline {

@@ -74,6 +74,7 @@ final class OutputNoteLedger {
     /// Whether `note` on `channel` of output `port` may be sounding once everything due by
     /// `cutoff` has played and nothing after it will.
     func maySound(port: Int, channel: UInt8, note: UInt8, at cutoff: UInt64) -> Bool {
+        guard port < ports, channel < 16, note < 128 else { return false }
         let key = port * Self.notesPerPort + Int(channel) * 128 + Int(note)
         guard onFrom[key] <= cutoff else { return false }
         return !(lastOff[key] <= cutoff && lastOff[key] > lastOn[key])

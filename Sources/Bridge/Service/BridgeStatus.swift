@@ -189,7 +189,9 @@ extension BridgeStatus.OSCInput {
     /// The counters in one line, for the log when the side stops.
     public var summary: String {
         let outputs = outputs
-        func total(_ field: KeyPath<BridgeStatus.OSCOutputPort, Int>) -> Int { outputs.reduce(0) { $0 + $1[keyPath: field] } }
+        func total(_ field: KeyPath<BridgeStatus.OSCOutputPort, Int>) -> Int {
+            outputs.reduce(0) { $0 + $1[keyPath: field] }
+        }
         return [
             "\(packets) datagrams", "\(bytes) bytes", "\(messages) messages", "\(translated) translated",
             "\(total(\.sent)) MIDI events sent", "\(scheduled) bundles scheduled",
