@@ -30,13 +30,18 @@ final class RecordingWriter: MIDIPortWriter {
 /// capacity, but every note-off that silences a sounding note still goes out, and each kind of
 /// drop is counted exactly.
 @Suite struct PacedMIDIOutputTests {
-    static func noteOn(_ channel: UInt8, _ note: UInt8) -> MIDIEvent { .noteOn(channel: channel, note: note, velocity: 100) }
+    static func noteOn(_ channel: UInt8, _ note: UInt8) -> MIDIEvent {
+        .noteOn(channel: channel, note: note, velocity: 100)
+    }
 
     /// A port whose writes are refused until `writer.blocked` is cleared, with `capacity` slots.
     static func blockedOutput(capacity: Int) -> (RecordingWriter, PacedMIDIOutput<RecordingWriter>) {
         let writer = RecordingWriter()
         writer.blocked = true
-        return (writer, PacedMIDIOutput(writer: writer, ports: [5], sysexStore: nil, bytesPerSecond: 0, queueCapacity: capacity))
+        return (
+            writer,
+            PacedMIDIOutput(writer: writer, ports: [5], sysexStore: nil, bytesPerSecond: 0, queueCapacity: capacity)
+        )
     }
 
     /// Runs the output until it has written everything it holds.
@@ -56,7 +61,8 @@ final class RecordingWriter: MIDIPortWriter {
         for index in 0..<1024 {
             let (channel, note) = (UInt8(index / 128), UInt8(index % 128))
             output.send(
-                index % 2 == 0 ? .noteOff(channel: channel, note: note) : .noteOn(channel: channel, note: note, velocity: 0),
+                index % 2 == 0
+                    ? .noteOff(channel: channel, note: note) : .noteOn(channel: channel, note: note, velocity: 0),
                 now: 3)
         }
         // Note-offs for the 50 dropped note-ons, and a second note-off for a note already released,
@@ -98,7 +104,8 @@ final class RecordingWriter: MIDIPortWriter {
         #expect(counters.droppedQueueFull.load(ordering: .relaxed) == 1)
         writer.blocked = false
         Self.drain(output, from: 10)
-        #expect(writer.written.map { "\($0.kind) \($0.data1)" }.suffix(2) == ["control_change 123", "control_change 120"])
+        #expect(
+            writer.written.map { "\($0.kind) \($0.data1)" }.suffix(2) == ["control_change 123", "control_change 120"])
     }
 
     @Test func aNoteOffForAScheduledNoteOnIsKeptWhenTheQueueIsFull() {
