@@ -20,18 +20,40 @@ public final class PortBindings: @unchecked Sendable {
         public var waitingReason: String?
     }
 
-    /// What changed in one ``reconcile()``, for the log.
-    public enum Change: Sendable, CustomStringConvertible {
-        case connected(spec: PortSpec, port: PortInfo)
-        case lost(spec: PortSpec, port: PortInfo)
-        case failed(spec: PortSpec, port: PortInfo, error: ALSAError)
+    /// What changed for one binding in one ``reconcile()``, for the log.
+    public struct Change: Sendable, CustomStringConvertible {
+        public enum Kind: Sendable {
+            case connected
+            case lost
+            case failed(ALSAError)
+        }
+
+        public var kind: Kind
+        public var spec: PortSpec
+        public var port: PortInfo
+        /// The binding's direction: `.source` for one of our input ports, `.destination` for
+        /// one of our output ports (one ``PortBindings`` keeps both).
+        public var direction: PortSpec.Direction
+
+        public init(_ kind: Kind, spec: PortSpec, port: PortInfo, direction: PortSpec.Direction) {
+            self.kind = kind
+            self.spec = spec
+            self.port = port
+            self.direction = direction
+        }
 
         public var description: String {
-            switch self {
-            case .connected(let spec, let port): "'\(spec)' bound to \(port)"
-            case .lost(let spec, let port): "'\(spec)' lost \(port), waiting for it to return"
-            case .failed(let spec, let port, let error): "'\(spec)' could not connect \(port): \(error)"
+            switch kind {
+            case .connected: "'\(spec)' bound to \(port)"
+            case .lost: "'\(spec)' lost \(port), waiting for it to return"
+            case .failed(let error): "'\(spec)' could not connect \(port): \(error)"
             }
+        }
+
+        /// The change as a log line, named after the side of the bridge it belongs to:
+        /// `input: 'KeyStep' bound to ...` or `output: 'Synth' lost ...`.
+        public var logLine: String {
+            "\(direction == .source ? "input" : "output"): \(description)"
         }
     }
 
@@ -83,16 +105,17 @@ public final class PortBindings: @unchecked Sendable {
             for port in binding.connected where !wantedAddresses.contains(port.address) {
                 // Still present but no longer matching (renamed): undo our subscription.
                 if ports.contains(where: { $0.address == port.address }) { disconnect(port.address, binding) }
-                changes.append(.lost(spec: binding.spec, port: port))
+                changes.append(Change(.lost, spec: binding.spec, port: port, direction: binding.direction))
             }
             var nowConnected = binding.connected.filter { wantedAddresses.contains($0.address) }
             for port in wanted where !nowConnected.contains(where: { $0.address == port.address }) {
                 do {
                     try connect(port.address, binding)
                     nowConnected.append(port)
-                    changes.append(.connected(spec: binding.spec, port: port))
+                    changes.append(Change(.connected, spec: binding.spec, port: port, direction: binding.direction))
                 } catch {
-                    changes.append(.failed(spec: binding.spec, port: port, error: error))
+                    changes.append(
+                        Change(.failed(error), spec: binding.spec, port: port, direction: binding.direction))
                 }
             }
             bindings[index].connected = nowConnected

@@ -10,7 +10,8 @@ struct StatusCommand: Command {
 
         Asks the running `aseqosc run` for its state: each binding (spec -> the ALSA port it is
         connected to, or "waiting"), each route and destination with its counters and send
-        errors, the ring's high-water mark and drops, and the uptime.
+        errors, the ring's high-water mark and drops, the OSC input's counters (packets, drops
+        by reason, bundles, and per output port: sent, dropped, queue high water), and the uptime.
 
         options:
           --json            the daemon's JSON document, for scripts

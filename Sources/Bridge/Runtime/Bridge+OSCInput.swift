@@ -8,7 +8,7 @@ extension Bridge {
         let side = try OSCToMIDISide(
             client: client, config: oscConfig, outputs: config.outputs, bindings: input.bindings,
             sysexCapacity: config.sysexCapacity, log: log)
-        for change in input.bindings.reconcile() { log.info("output: \(change)") }
+        input.logChanges(input.bindings.reconcile())
         for binding in input.bindings.bindings where binding.direction == .destination && binding.connected.isEmpty {
             log.notice("output: '\(binding.spec)' is waiting: \(binding.waitingReason ?? "no port yet")")
         }

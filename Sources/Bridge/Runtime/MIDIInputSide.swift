@@ -106,7 +106,8 @@ final class MIDIInputSide: @unchecked Sendable {
         }
         names.withLock { names in names = Dictionary(uniqueKeysWithValues: portsByName.map { ($0.value, $0.key) }) }
         logChanges(bindings.reconcile())
-        for binding in bindings.bindings where binding.connected.isEmpty {
+        // The output ports' bindings live here too; makeOSCInput reports those.
+        for binding in bindings.bindings where binding.direction == .source && binding.connected.isEmpty {
             log.notice("input: '\(binding.spec)' is waiting: \(binding.waitingReason ?? "no port yet")")
         }
         return numbers
@@ -181,12 +182,14 @@ final class MIDIInputSide: @unchecked Sendable {
         return hot.pointee.feeder.isOwing ? 1 : -1
     }
 
-    private func logChanges(_ changes: [PortBindings.Change]) {
+    /// Logs what a reconcile changed, input and output bindings alike: the OSC -> MIDI side's
+    /// output ports are bound through the same ``PortBindings``, reconciled on this thread.
+    func logChanges(_ changes: [PortBindings.Change]) {
         for change in changes {
-            switch change {
-            case .connected: log.info("input: \(change)")
-            case .lost: log.notice("input: \(change)")
-            case .failed: log.warning("input: \(change)")
+            switch change.kind {
+            case .connected: log.info(change.logLine)
+            case .lost: log.notice(change.logLine)
+            case .failed: log.warning(change.logLine)
             }
         }
     }

@@ -13,8 +13,8 @@ final class OSCInputCounters: Sendable {
     let messages = Atomic<Int>(0)
     /// Messages that became at least one MIDI event.
     let translated = Atomic<Int>(0)
-    /// Datagrams that are not valid OSC.
-    let malformedPackets = Atomic<Int>(0)
+    /// Datagrams that are not valid OSC, by ``MalformedOSC`` reason.
+    let malformed = InlineArray<16, Atomic<Int>> { _ in Atomic(0) }
     /// Messages at a known address whose arguments do not fit it.
     let malformedMessages = Atomic<Int>(0)
     /// Messages no rule or built-in address matches.
@@ -43,7 +43,11 @@ final class OSCToMIDISide: @unchecked Sendable {
     let config: OSCInputConfig
     let counters = OSCInputCounters()
     let receiver: UDPReceiver
-    private let output: PacedMIDIOutput
+    private let output: PacedMIDIOutput<SequencerPortWriter>
+    /// What each output's notes do over time, to silence them on stop.
+    private let ledger: OutputNoteLedger
+    /// The monotonic time at which the queue's clock read 0.
+    private let queueOrigin: UInt64
     private let queue: SequencerQueue
     private let translator: OSCToMIDITranslator
     private let route: Route
@@ -60,7 +64,6 @@ final class OSCToMIDISide: @unchecked Sendable {
     private var now: UInt64 = 0
     private var scheduleAt: UInt64?
     private var consumedSysEx = false
-    private var latestScheduled: UInt64 = 0
 
     /// Creates the output ports (bound through `bindings`, which the input thread keeps
     /// reconciled), the queue and the socket; nothing runs until ``start()``.
@@ -87,7 +90,11 @@ final class OSCToMIDISide: @unchecked Sendable {
         self.ports = ports
         sysexStore = config.sysex ? SysExStore(slots: 16, capacity: sysexCapacity) : nil
         output = PacedMIDIOutput(
-            client: client, ports: ports, sysexStore: sysexStore, bytesPerSecond: config.sysexBytesPerSecond)
+            writer: SequencerPortWriter(client: client, queue: queue), ports: ports, sysexStore: sysexStore,
+            bytesPerSecond: config.sysexBytesPerSecond)
+        ledger = OutputNoteLedger(ports: ports.count)
+        let monotonic = SequencerReader.now()
+        queueOrigin = monotonic - min((try? queue.now()) ?? 0, monotonic)
         translator = OSCToMIDITranslator(
             outputNames: outputNames, rules: config.mappings, families: config.families, sysex: sysexStore)
         route = Route(
@@ -118,27 +125,44 @@ final class OSCToMIDISide: @unchecked Sendable {
         )
     }
 
-    /// Stops receiving, sends a note-off for every note the pipeline holds, lets paced output
-    /// finish (up to a second), and waits for events already scheduled (up to a second).
+    /// Stops receiving and leaves nothing sounding and nothing to come: removes the events still
+    /// scheduled on the queue, sends a note-off for every note the pipeline holds and for every
+    /// note that may be sounding (played, or scheduled and already due), lets paced output finish
+    /// (up to a second), then drops what is left but the note-offs, which go out regardless.
     func stop() {
         guard thread != nil else { return }
         receiver.stop()
         finished.wait()
         thread = nil
+        // First, so that nothing scheduled can start a note after the cutoff below.
+        queue.removePendingEvents()
         now = SequencerReader.now()
         scheduleAt = nil
-        route.releaseAll(into: emit)
+        // Everything due by the cutoff has played, and nothing after it will. The queue's clock
+        // and the monotonic one may differ by a timer tick; the margin errs towards a note-off
+        // that was not needed.
+        let queueNow = (try? queue.now()).map { $0 + queueOrigin } ?? 0
+        let cutoff = max(now, queueNow) + Self.cutoffMargin
+        // The notes the pipeline holds, in its note-off form, but only those that may sound: it
+        // also holds notes whose scheduled note-on was just removed.
+        route.releaseAll { noteOff, destination in
+            if ledger.maySound(port: Int(noteOff.port), channel: noteOff.channel, note: noteOff.note, at: cutoff) {
+                emit(noteOff, destination)
+            }
+        }
+        // Then the rest: notes whose note-off was scheduled and removed.
+        ledger.forEachMaySound(at: cutoff) { noteOff in emit(noteOff, 0) }
         let deadline = now + 1_000_000_000
         while !output.isIdle && SequencerReader.now() < deadline {
             _ = output.service(now: SequencerReader.now())
             usleep(1000)
         }
-        output.dropWaiting()
-        if let queueNow = try? queue.now(), latestScheduled > queueNow {
-            usleep(UInt32(min(latestScheduled - queueNow, 1_000_000_000) / 1000) + 2000)
-        }
+        output.finish()
         log.notice("osc input: \(summary)")
     }
+
+    /// How far past the queue's clock a scheduled note-on counts as played when stopping.
+    static var cutoffMargin: UInt64 { 5_000_000 }
 
     /// Unbinds and deletes our output ports (on reload, after ``stop()``).
     func removePorts() {
@@ -148,27 +172,41 @@ final class OSCToMIDISide: @unchecked Sendable {
         }
     }
 
-    /// The counters in one line, for the log at shutdown and `status`.
-    var summary: String {
+    /// The counters, for `status` (any thread).
+    var status: BridgeStatus.OSCInput {
         let statistics = receiver.statistics
-        let malformedPackets = counters.malformedPackets.load(ordering: .relaxed) + statistics.truncated
-        let parts: [String] = [
-            "\(statistics.datagrams) datagrams",
-            "\(counters.messages.load(ordering: .relaxed)) messages",
-            "\(counters.translated.load(ordering: .relaxed)) translated",
-            "\(output.sent.load(ordering: .relaxed)) MIDI events sent",
-            "\(counters.scheduled.load(ordering: .relaxed)) bundles scheduled",
-            "\(counters.late.load(ordering: .relaxed)) late; dropped: \(statistics.notAllowed) not allowed",
-            "\(malformedPackets) malformed packets",
-            "\(counters.malformedMessages.load(ordering: .relaxed)) malformed messages",
-            "\(counters.unknownAddress.load(ordering: .relaxed)) unknown addresses",
-            "\(counters.sysexDisabled.load(ordering: .relaxed)) SysEx disabled",
-            "\(counters.sysexDropped.load(ordering: .relaxed)) SysEx without room",
-            "\(output.droppedQueueFull.load(ordering: .relaxed)) output queue full",
-            "\(output.failed.load(ordering: .relaxed)) output failed",
-        ]
-        return parts.joined(separator: ", ")
+        var malformed: [String: Int] = [:]
+        if statistics.truncated > 0 { malformed["oversized"] = statistics.truncated }
+        for (index, name) in MalformedOSC.names.enumerated() {
+            let count = counters.malformed[index].load(ordering: .relaxed)
+            if count > 0 { malformed[name] = count }
+        }
+        let malformedMessages = counters.malformedMessages.load(ordering: .relaxed)
+        if malformedMessages > 0 { malformed["argumentsDoNotFit"] = malformedMessages }
+        return BridgeStatus.OSCInput(
+            listen: "osc.udp://\(config.endpoint)", packets: statistics.datagrams, bytes: statistics.bytes,
+            messages: counters.messages.load(ordering: .relaxed),
+            translated: counters.translated.load(ordering: .relaxed), malformed: malformed,
+            unknownAddresses: counters.unknownAddress.load(ordering: .relaxed), notAllowed: statistics.notAllowed,
+            scheduled: counters.scheduled.load(ordering: .relaxed), late: counters.late.load(ordering: .relaxed),
+            sysexDisabled: counters.sysexDisabled.load(ordering: .relaxed),
+            sysexDropped: counters.sysexDropped.load(ordering: .relaxed),
+            outputs: output.counters.indices.map { index in
+                let port = output.counters[index]
+                return BridgeStatus.OSCOutputPort(
+                    name: outputNames[index], sent: port.sent.load(ordering: .relaxed),
+                    droppedQueueFull: port.droppedQueueFull.load(ordering: .relaxed),
+                    droppedRedundantNoteOffs: port.droppedRedundantNoteOffs.load(ordering: .relaxed),
+                    droppedNoteOffs: port.droppedNoteOffs.load(ordering: .relaxed),
+                    reservedNoteOffs: port.reservedNoteOffs.load(ordering: .relaxed),
+                    droppedAtStop: port.droppedAtStop.load(ordering: .relaxed),
+                    failed: port.failed.load(ordering: .relaxed),
+                    queueHighWater: port.queueHighWater.load(ordering: .relaxed), queueCapacity: output.queueCapacity)
+            })
     }
+
+    /// The counters in one line, for the log at shutdown.
+    var summary: String { status.summary }
 
     // MARK: The OSC thread
 
@@ -197,7 +235,7 @@ final class OSCToMIDISide: @unchecked Sendable {
         do {
             packet = try OSCPacketView(datagram)
         } catch {
-            counters.malformedPackets.add(1, ordering: .relaxed)
+            counters.malformed[MalformedOSC.index(of: error)].add(1, ordering: .relaxed)
             log.debug("osc input: malformed packet from \(sender) (\(datagram.count) bytes): \(error)")
             return
         }
@@ -274,9 +312,10 @@ final class OSCToMIDISide: @unchecked Sendable {
     private func emit(_ event: MIDIEvent, _ destination: Int) {
         if event.kind == .sysex { consumedSysEx = true }
         if let scheduleAt {
-            output.schedule(event, on: queue, at: scheduleAt)
-            latestScheduled = max(latestScheduled, scheduleAt)
+            ledger.record(event, at: scheduleAt &+ queueOrigin, now: now)
+            output.schedule(event, at: scheduleAt)
         } else {
+            ledger.record(event, at: now, now: now)
             output.send(event, now: now)
         }
     }

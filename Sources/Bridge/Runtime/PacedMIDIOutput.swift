@@ -3,6 +3,28 @@ import Glibc
 import MIDI
 import Synchronization
 
+/// Counters of one output port, readable from any thread (relaxed: statistics only).
+final class OutputPortCounters: Sendable {
+    /// Events written (a SysEx counts once, however many chunks), now or scheduled.
+    let sent = Atomic<Int>(0)
+    /// Events other than note-offs dropped because the port's queue was full.
+    let droppedQueueFull = Atomic<Int>(0)
+    /// Note-offs (and all-notes-off) dropped from a full queue because they silence nothing: no
+    /// note-on for them went out since the last note-off.
+    let droppedRedundantNoteOffs = Atomic<Int>(0)
+    /// Note-offs that found even the reserve full (never expected: the reserve is sized for one
+    /// per note).
+    let droppedNoteOffs = Atomic<Int>(0)
+    /// Note-offs queued past the capacity, in the reserve kept for them.
+    let reservedNoteOffs = Atomic<Int>(0)
+    /// Events still waiting when the output stopped (note-offs are written, never dropped).
+    let droppedAtStop = Atomic<Int>(0)
+    /// Writes the kernel refused for a reason other than a full pool.
+    let failed = Atomic<Int>(0)
+    /// The most events the port's queue has held at once.
+    let queueHighWater = Atomic<Int>(0)
+}
+
 /// Writes events out of our ALSA output ports without ever blocking, keeping each port's order
 /// and pacing SysEx per port, so a long SysEx to one synth never holds up notes to another.
 ///
@@ -12,49 +34,60 @@ import Synchronization
 /// events for that port wait in the port's queue behind it, except realtime bytes (clock,
 /// start, stop), which MIDI lets through in the middle of SysEx. A write refused with `EAGAIN`
 /// (the client's kernel pool is full) stays at the head of its port's queue and is retried
-/// shortly. Only a full port queue drops an event (counted).
+/// shortly.
+///
+/// A port's queue holds `queueCapacity` events; past that, new events are dropped (counted),
+/// but never one that silences a sounding note: a note-off (or note-on with velocity 0) for a
+/// note whose note-on went out, and an all-notes-off or all-sound-off after a note-on on its
+/// channel, go into a reserve of ``releaseReserve`` more slots. One per note and two per channel
+/// is all the reserve can ever need, since each such event uses up the note-on that made it
+/// necessary.
 ///
 /// Owned by one thread; nothing here allocates after `init`. Every SysEx event handed in is
 /// released to the store once written or dropped.
-final class PacedMIDIOutput {
+final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     /// Our ALSA port per output index.
     let ports: [UInt8]
-    /// Events a port may hold back while it is busy.
+    /// Events a port may hold back while it is busy, note-offs in the reserve aside.
     let queueCapacity: Int
-    private let client: SequencerClient
+    /// Counters per output index.
+    let counters: [OutputPortCounters]
+    private let writer: Writer
     private let sysexStore: SysExStore?
     private let bytesPerSecond: Int
-    // Per port: a ring of `queueCapacity` events starting at `heads[p]`, `counts[p]` long; how
-    // far into the head SysEx we are; when the port may write again (monotonic ns).
+    private let slotsPerPort: Int
+    // Per port: a ring of `slotsPerPort` events starting at `heads[p]`, `counts[p]` long; how
+    // far into the head SysEx we are; when the port may write again (monotonic ns); the notes
+    // whose note-on went out with no note-off since; the channels (bit c: controller 123, bit
+    // 16 + c: 120) whose all-notes-off went out with no note-on since; the high-water mark.
     private let events: UnsafeMutablePointer<MIDIEvent>
     private let heads: UnsafeMutablePointer<Int>
     private let counts: UnsafeMutablePointer<Int>
     private let offsets: UnsafeMutablePointer<Int>
     private let readyAt: UnsafeMutablePointer<UInt64>
+    private let owed: UnsafeMutablePointer<HeldNotes>
+    private let channelsReleased: UnsafeMutablePointer<UInt32>
+    private let highWater: UnsafeMutablePointer<Int>
     private var waiting = 0
 
-    /// Events written to the kernel (a SysEx counts once, however many chunks).
-    let sent = Atomic<Int>(0)
-    /// Events dropped because their port's queue was full.
-    let droppedQueueFull = Atomic<Int>(0)
-    /// Scheduled events the kernel refused (its pool full of scheduled events), or writes that
-    /// failed for another reason.
-    let failed = Atomic<Int>(0)
+    /// Slots past `queueCapacity` kept for note-offs: one per note, and one per channel for
+    /// each of all-notes-off and all-sound-off.
+    static var releaseReserve: Int { 16 * 128 + 2 * 16 }
 
     /// How long an `EAGAIN` waits before the next try.
-    static let retryInterval: UInt64 = 1_000_000
+    static var retryInterval: UInt64 { 1_000_000 }
 
-    init(
-        client: SequencerClient, ports: [UInt8], sysexStore: SysExStore?, bytesPerSecond: Int, queueCapacity: Int = 1024
-    ) {
-        self.client = client
+    init(writer: Writer, ports: [UInt8], sysexStore: SysExStore?, bytesPerSecond: Int, queueCapacity: Int = 1024) {
+        self.writer = writer
         self.ports = ports
         self.sysexStore = sysexStore
         self.bytesPerSecond = bytesPerSecond
         self.queueCapacity = queueCapacity
+        counters = ports.map { _ in OutputPortCounters() }
+        slotsPerPort = queueCapacity + Self.releaseReserve
         let count = max(ports.count, 1)
-        events = .allocate(capacity: count * queueCapacity)
-        events.initialize(repeating: MIDIEvent(.clock), count: count * queueCapacity)
+        events = .allocate(capacity: count * slotsPerPort)
+        events.initialize(repeating: MIDIEvent(.clock), count: count * slotsPerPort)
         heads = .allocate(capacity: count)
         heads.initialize(repeating: 0, count: count)
         counts = .allocate(capacity: count)
@@ -63,6 +96,12 @@ final class PacedMIDIOutput {
         offsets.initialize(repeating: 0, count: count)
         readyAt = .allocate(capacity: count)
         readyAt.initialize(repeating: 0, count: count)
+        owed = .allocate(capacity: count)
+        owed.initialize(repeating: HeldNotes(), count: count)
+        channelsReleased = .allocate(capacity: count)
+        channelsReleased.initialize(repeating: 0, count: count)
+        highWater = .allocate(capacity: count)
+        highWater.initialize(repeating: 0, count: count)
     }
 
     deinit {
@@ -71,10 +110,17 @@ final class PacedMIDIOutput {
         counts.deallocate()
         offsets.deallocate()
         readyAt.deallocate()
+        owed.deinitialize(count: max(ports.count, 1))
+        owed.deallocate()
+        channelsReleased.deallocate()
+        highWater.deallocate()
     }
 
     /// Whether any port still holds events back.
     var isIdle: Bool { waiting == 0 }
+
+    /// Events written, over all ports.
+    var sent: Int { counters.reduce(0) { $0 + $1.sent.load(ordering: .relaxed) } }
 
     /// Sends `event` out of the output port `event.port` now, or queues it behind that port's
     /// earlier events.
@@ -87,7 +133,9 @@ final class PacedMIDIOutput {
         if (counts[port] == 0 && now >= readyAt[port]) || event.kind.isRealtime {
             var offset = 0
             switch attempt(event, port: port, offset: &offset, now: now) {
-            case .done: return
+            case .done:
+                track(event, port: port)
+                return
             case .partial, .blocked:
                 if event.kind.isRealtime && counts[port] > 0 {
                     // Behind a SysEx under way; it goes next rather than last.
@@ -101,9 +149,9 @@ final class PacedMIDIOutput {
         push(event, port: port, offset: 0)
     }
 
-    /// Schedules `event` on `queue` at `time` (queue nanoseconds): the kernel holds it until
-    /// then. Not paced: a scheduled SysEx leaves in one go at its time.
-    func schedule(_ event: MIDIEvent, on queue: SequencerQueue, at time: UInt64) {
+    /// Schedules `event` at `time` (queue nanoseconds): the kernel holds it until then. Not
+    /// paced: a scheduled SysEx leaves in one go at its time.
+    func schedule(_ event: MIDIEvent, at time: UInt64) {
         let port = Int(event.port)
         defer { release(event) }
         guard port < ports.count else { return }
@@ -111,14 +159,17 @@ final class PacedMIDIOutput {
             if event.kind == .sysex, let sysexStore {
                 try sysexStore.withBytes(event.sysex) { (bytes) throws(ALSAError) in
                     guard !bytes.isEmpty else { return }
-                    try client.send(event, from: ports[port], on: queue, at: time, sysexBytes: bytes)
+                    try writer.schedule(event, from: ports[port], at: time, sysexBytes: bytes)
                 }
             } else {
-                try client.send(event, from: ports[port], on: queue, at: time)
+                try writer.schedule(event, from: ports[port], at: time, sysexBytes: nil)
             }
-            sent.add(1, ordering: .relaxed)
+            counters[port].sent.add(1, ordering: .relaxed)
+            // A note-on counts as gone out; a scheduled note-off does not count as silencing
+            // anything yet, so a note-off sent now for the same note still gets its reserve slot.
+            if event.kind == .noteOn && event.data2 > 0 { track(event, port: port) }
         } catch {
-            failed.add(1, ordering: .relaxed)
+            counters[port].failed.add(1, ordering: .relaxed)
         }
     }
 
@@ -130,7 +181,7 @@ final class PacedMIDIOutput {
         var port = 0
         while port < ports.count {
             while counts[port] > 0 && now >= readyAt[port] {
-                let slot = port * queueCapacity + heads[port]
+                let slot = port * slotsPerPort + heads[port]
                 let event = events[slot]
                 switch attempt(event, port: port, offset: &offsets[port], now: now) {
                 case .done:
@@ -145,17 +196,36 @@ final class PacedMIDIOutput {
         return earliest == .max ? nil : earliest
     }
 
-    /// Drops everything still held back (shutdown after the grace period).
-    func dropWaiting() {
+    /// At shutdown, after the grace period: drops what is still held back (counted), except the
+    /// events that silence notes, which are written at once, pacing aside; a write refused with
+    /// `EAGAIN` is retried for up to `retryFor` nanoseconds.
+    func finish(retryFor: UInt64 = 100_000_000) {
         var port = 0
         while port < ports.count {
             while counts[port] > 0 {
-                droppedQueueFull.add(1, ordering: .relaxed)
-                release(events[port * queueCapacity + heads[port]])
+                let event = events[port * slotsPerPort + heads[port]]
+                if Self.silencesNotes(event) {
+                    let deadline = SequencerReader.now() + retryFor
+                    var offset = 0
+                    while case .blocked = attempt(event, port: port, offset: &offset, now: 0),
+                        SequencerReader.now() < deadline
+                    {
+                        usleep(1000)
+                    }
+                } else {
+                    counters[port].droppedAtStop.add(1, ordering: .relaxed)
+                    release(event)
+                }
                 pop(port)
             }
             port += 1
         }
+    }
+
+    /// Whether `event` ends notes: a note-off, a note-on with velocity 0, all-sound-off (120) or
+    /// all-notes-off (123).
+    static func silencesNotes(_ event: MIDIEvent) -> Bool {
+        event.endsNote || (event.kind == .controlChange && (event.data1 == 120 || event.data1 == 123))
     }
 
     // MARK: Writing
@@ -173,20 +243,15 @@ final class PacedMIDIOutput {
     private func attempt(_ event: MIDIEvent, port: Int, offset: inout Int, now: UInt64) -> Attempt {
         guard event.kind == .sysex else {
             do {
-                switch event.kind {
-                case .controlChange14, .rpn, .nrpn:
-                    // As the control changes MIDI 1.0 carries them: ALSA's raw MIDI converters
-                    // (virmidi's among them) drop CONTROL14 and (N)RPN events they cannot fit.
-                    try sendAsControlChanges(event, from: ports[port])
-                default:
-                    try client.send(event, from: ports[port])
-                }
-                sent.add(1, ordering: .relaxed)
+                // 14-bit controllers and (N)RPN go out as their control changes (see
+                // SequencerClient.send): ALSA's raw MIDI converters drop the assembled events.
+                try writer.send(event, from: ports[port], sysexBytes: nil)
+                counters[port].sent.add(1, ordering: .relaxed)
             } catch  where error.code == -EAGAIN {
                 readyAt[port] = now + Self.retryInterval
                 return .blocked
             } catch {
-                failed.add(1, ordering: .relaxed)
+                counters[port].failed.add(1, ordering: .relaxed)
             }
             return .done
         }
@@ -199,12 +264,12 @@ final class PacedMIDIOutput {
                 let end = min(position + SequencerClient.sysexChunkSize, bytes.count)
                 let chunk = UnsafeRawBufferPointer(rebasing: bytes[position..<end])
                 do throws(ALSAError) {
-                    try client.send(event, from: ports[port], sysexBytes: chunk)
+                    try writer.send(event, from: ports[port], sysexBytes: chunk)
                 } catch  where error.code == -EAGAIN {
                     readyAt[port] = now + Self.retryInterval
                     return .blocked
                 } catch {
-                    failed.add(1, ordering: .relaxed)
+                    counters[port].failed.add(1, ordering: .relaxed)
                     return .done
                 }
                 position = end
@@ -215,7 +280,7 @@ final class PacedMIDIOutput {
                     if position < bytes.count { return .partial }
                 }
             }
-            sent.add(1, ordering: .relaxed)
+            counters[port].sent.add(1, ordering: .relaxed)
             return .done
         }
         offset = position
@@ -223,65 +288,93 @@ final class PacedMIDIOutput {
         return result
     }
 
-    /// A 14-bit controller as MSB then LSB; an RPN or NRPN as parameter MSB, LSB, data entry
-    /// MSB, LSB.
-    private func sendAsControlChanges(_ event: MIDIEvent, from port: UInt8) throws(ALSAError) {
-        let value = UInt8(truncatingIfNeeded: event.value >> 7) & 0x7F
-        let valueLSB = UInt8(truncatingIfNeeded: event.value) & 0x7F
-        func cc(_ controller: UInt8, _ data: UInt8) throws(ALSAError) {
-            try client.send(.controlChange(channel: event.channel, controller: controller, value: data), from: port)
-        }
-        if event.kind == .controlChange14 {
-            let controller = UInt8(truncatingIfNeeded: event.parameter) & 0x1F
-            try cc(controller, value)
-            try cc(controller + 32, valueLSB)
-            return
-        }
-        let registered = event.kind == .rpn
-        try cc(registered ? 101 : 99, UInt8(truncatingIfNeeded: event.parameter >> 7) & 0x7F)
-        try cc(registered ? 100 : 98, UInt8(truncatingIfNeeded: event.parameter) & 0x7F)
-        try cc(6, value)
-        try cc(38, valueLSB)
-    }
-
     // MARK: Per-port queues
 
+    /// Whether `event` may wait in `port`'s queue: anything while it holds fewer than
+    /// `queueCapacity`; past that, only an event that silences a note still owed its note-off
+    /// (counting the drops either way).
+    private func mayQueue(_ event: MIDIEvent, port: Int) -> Bool {
+        if counts[port] < queueCapacity { return true }
+        guard Self.silencesNotes(event) else {
+            counters[port].droppedQueueFull.add(1, ordering: .relaxed)
+            return false
+        }
+        let needed: Bool
+        if event.kind == .controlChange {
+            let bit: UInt32 = 1 << (UInt32(event.channel & 15) + (event.data1 == 120 ? 16 : 0))
+            needed = channelsReleased[port] & bit == 0
+        } else {
+            needed = owed[port].isHeld(channel: event.channel, note: event.data1)
+        }
+        guard needed else {
+            counters[port].droppedRedundantNoteOffs.add(1, ordering: .relaxed)
+            return false
+        }
+        guard counts[port] < slotsPerPort else {
+            counters[port].droppedNoteOffs.add(1, ordering: .relaxed)
+            return false
+        }
+        counters[port].reservedNoteOffs.add(1, ordering: .relaxed)
+        return true
+    }
+
+    /// Notes what an event that went out (or was queued to) does to the notes owed a note-off.
+    private func track(_ event: MIDIEvent, port: Int) {
+        switch event.kind {
+        case .noteOn where event.data2 > 0:
+            owed[port].track(event)
+            let channel = UInt32(event.channel & 15)
+            channelsReleased[port] &= ~(1 << channel | 1 << (channel + 16))
+        case .noteOn, .noteOff:
+            owed[port].track(event)
+        case .controlChange where event.data1 == 120 || event.data1 == 123:
+            owed[port].track(event)
+            channelsReleased[port] |= 1 << (UInt32(event.channel & 15) + (event.data1 == 120 ? 16 : 0))
+        default:
+            break
+        }
+    }
+
     private func push(_ event: MIDIEvent, port: Int, offset: Int) {
-        guard counts[port] < queueCapacity else {
-            droppedQueueFull.add(1, ordering: .relaxed)
+        guard mayQueue(event, port: port) else {
             release(event)
             return
         }
+        track(event, port: port)
         if counts[port] == 0 { offsets[port] = offset }
         var index = heads[port] + counts[port]
-        if index >= queueCapacity { index -= queueCapacity }
-        events[port * queueCapacity + index] = event
-        counts[port] += 1
-        waiting += 1
+        if index >= slotsPerPort { index -= slotsPerPort }
+        events[port * slotsPerPort + index] = event
+        grow(port)
     }
 
     /// Puts `event` right after the head (the head may be a SysEx part-way out).
     private func pushFront(_ event: MIDIEvent, port: Int) {
-        guard counts[port] < queueCapacity else {
-            droppedQueueFull.add(1, ordering: .relaxed)
-            return
-        }
         // Realtime events carry no SysEx, so a dropped one has nothing to release.
+        guard mayQueue(event, port: port) else { return }
         // Shift the tail one place back, then put the event at head + 1.
         var i = counts[port]
         while i > 1 {
-            let to = (heads[port] + i) % queueCapacity
-            let from = (heads[port] + i - 1) % queueCapacity
-            events[port * queueCapacity + to] = events[port * queueCapacity + from]
+            let to = (heads[port] + i) % slotsPerPort
+            let from = (heads[port] + i - 1) % slotsPerPort
+            events[port * slotsPerPort + to] = events[port * slotsPerPort + from]
             i -= 1
         }
-        events[port * queueCapacity + (heads[port] + 1) % queueCapacity] = event
+        events[port * slotsPerPort + (heads[port] + 1) % slotsPerPort] = event
+        grow(port)
+    }
+
+    private func grow(_ port: Int) {
         counts[port] += 1
         waiting += 1
+        if counts[port] > highWater[port] {
+            highWater[port] = counts[port]
+            counters[port].queueHighWater.store(counts[port], ordering: .relaxed)
+        }
     }
 
     private func pop(_ port: Int) {
-        heads[port] = heads[port] + 1 == queueCapacity ? 0 : heads[port] + 1
+        heads[port] = heads[port] + 1 == slotsPerPort ? 0 : heads[port] + 1
         counts[port] -= 1
         offsets[port] = 0
         waiting -= 1

@@ -36,6 +36,54 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         public var destinations: [Destination]
     }
 
+    /// The OSC -> MIDI side: what arrived, what was dropped and why, and each output port.
+    public struct OSCInput: Codable, Sendable, Equatable {
+        /// `osc.udp://host:port`.
+        public var listen: String
+        /// Datagrams received from allowed senders, and their bytes.
+        public var packets: Int
+        public var bytes: Int
+        /// OSC messages read (a bundle counts its messages), and those that became MIDI.
+        public var messages: Int
+        public var translated: Int
+        /// Malformed input by reason: `oversized` datagrams, packets that are not OSC by decoder
+        /// error (`unterminatedString`, `nestingTooDeep`, ...), and `argumentsDoNotFit` for
+        /// messages at a known address with the wrong arguments. Only reasons seen are listed.
+        public var malformed: [String: Int]
+        public var unknownAddresses: Int
+        /// Datagrams from senders outside the allow-list.
+        public var notAllowed: Int
+        /// Bundles scheduled on the sequencer queue, and bundles whose time had passed.
+        public var scheduled: Int
+        public var late: Int
+        /// SysEx refused because `osc.sysex` is off, and SysEx with no room in the store.
+        public var sysexDisabled: Int
+        public var sysexDropped: Int
+        public var outputs: [OSCOutputPort]
+    }
+
+    /// One ALSA output port of the OSC -> MIDI side.
+    public struct OSCOutputPort: Codable, Sendable, Equatable {
+        public var name: String
+        /// Events written (now or scheduled).
+        public var sent: Int
+        /// Events dropped because the port's queue was full (never a needed note-off).
+        public var droppedQueueFull: Int
+        /// Note-offs dropped from a full queue because no note-on of theirs had gone out.
+        public var droppedRedundantNoteOffs: Int
+        /// Note-offs lost with the reserve full too (0 unless something is badly wrong).
+        public var droppedNoteOffs: Int
+        /// Note-offs queued past the capacity, in the reserve kept for them.
+        public var reservedNoteOffs: Int
+        /// Events still waiting when the side stopped, dropped (note-offs excepted).
+        public var droppedAtStop: Int
+        /// Writes the kernel refused.
+        public var failed: Int
+        /// The most events the port's queue has held, and how many it holds before dropping.
+        public var queueHighWater: Int
+        public var queueCapacity: Int
+    }
+
     public var version: String
     public var client: String
     public var uptimeSeconds: Double
@@ -49,7 +97,7 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
     public var sysexDropped: Int
     public var unsentEvents: Int
     /// The OSC -> MIDI side's counters, when it runs.
-    public var oscInput: String?
+    public var oscInput: OSCInput?
 
     /// The text `aseqosc status` prints for people.
     public var text: String {
@@ -66,7 +114,7 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
                 ? "waiting (\(binding.waiting ?? "no port"))" : binding.connected.joined(separator: ", ")
             lines.append("  \(binding.port) \(arrow) '\(binding.spec)': \(target)")
         }
-        if let oscInput { lines.append("osc input: \(oscInput)") }
+        if let oscInput { lines += oscInput.lines }
         lines.append("routes:")
         for route in routes {
             lines.append(
@@ -128,6 +176,57 @@ extension Bridge {
             eventsIn: worker.eventsIn.load(ordering: .relaxed), ringCapacity: ring.capacity,
             ringHighWater: ring.highWater, ringDrops: ring.drops, inputOverruns: input.reader.overruns,
             sysexDropped: sysexStore.droppedCount, unsentEvents: worker.unformatted.load(ordering: .relaxed),
-            oscInput: oscInputSnapshot?.summary)
+            oscInput: oscInputSnapshot?.status)
+    }
+}
+
+extension BridgeStatus.OSCInput {
+    /// Malformed datagrams (not OSC, or oversized), all reasons together.
+    public var malformedPackets: Int {
+        malformed.filter { $0.key != "argumentsDoNotFit" }.values.reduce(0, +)
+    }
+
+    /// The counters in one line, for the log when the side stops.
+    public var summary: String {
+        let outputs = outputs
+        func total(_ field: KeyPath<BridgeStatus.OSCOutputPort, Int>) -> Int {
+            outputs.reduce(0) { $0 + $1[keyPath: field] }
+        }
+        return [
+            "\(packets) datagrams", "\(bytes) bytes", "\(messages) messages", "\(translated) translated",
+            "\(total(\.sent)) MIDI events sent", "\(scheduled) bundles scheduled",
+            "\(late) late; dropped: \(notAllowed) not allowed", "\(malformedPackets) malformed packets",
+            "\(malformed["argumentsDoNotFit"] ?? 0) malformed messages", "\(unknownAddresses) unknown addresses",
+            "\(sysexDisabled) SysEx disabled", "\(sysexDropped) SysEx without room",
+            "\(total(\.droppedQueueFull)) output queue full", "\(total(\.droppedAtStop)) at stop",
+            "\(total(\.failed)) output failed",
+        ].joined(separator: ", ")
+    }
+
+    /// The section of `aseqosc status` for people: a label column, then the counters.
+    var lines: [String] {
+        let malformedText =
+            malformed.isEmpty
+            ? "none" : malformed.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        var rows: [(String, String)] = [
+            ("received", "\(packets) packets, \(bytes) bytes, \(messages) messages, \(translated) translated"),
+            ("bundles", "\(scheduled) scheduled, \(late) late"),
+            ("dropped", "\(notAllowed) not allowed, \(unknownAddresses) unknown address"),
+            ("malformed", malformedText),
+            ("SysEx", "\(sysexDisabled) refused (osc.sysex off), \(sysexDropped) without room"),
+        ]
+        for output in outputs {
+            rows.append(
+                (
+                    "-> \(output.name)",
+                    "\(output.sent) sent, queue \(output.queueHighWater)/\(output.queueCapacity) high water, "
+                        + "dropped \(output.droppedQueueFull) queue full, \(output.droppedRedundantNoteOffs) "
+                        + "redundant note-offs, \(output.droppedNoteOffs) note-offs, \(output.droppedAtStop) at stop; "
+                        + "\(output.reservedNoteOffs) note-offs in reserve, \(output.failed) failed"
+                ))
+        }
+        let width = rows.map(\.0.count).max() ?? 0
+        return ["osc input \(listen):"]
+            + rows.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }
     }
 }

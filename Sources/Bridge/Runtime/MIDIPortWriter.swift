@@ -1,0 +1,33 @@
+import ALSASequencer
+import MIDI
+
+/// Where ``PacedMIDIOutput`` writes events: our ALSA client and its queue, or a test double that
+/// records writes and refuses some with `EAGAIN` to fill a port's queue.
+protocol MIDIPortWriter: AnyObject {
+    /// Writes `event` out of our port `port` now (a SysEx: the piece `sysexBytes`).
+    func send(_ event: MIDIEvent, from port: UInt8, sysexBytes: UnsafeRawBufferPointer?) throws(ALSAError)
+    /// Schedules `event` out of our port `port` at `time` (nanoseconds on the queue's clock).
+    func schedule(_ event: MIDIEvent, from port: UInt8, at time: UInt64, sysexBytes: UnsafeRawBufferPointer?)
+        throws(ALSAError)
+}
+
+/// The ALSA writer: direct output to our ports' subscribers, and scheduling on one queue.
+final class SequencerPortWriter: MIDIPortWriter {
+    let client: SequencerClient
+    let queue: SequencerQueue
+
+    init(client: SequencerClient, queue: SequencerQueue) {
+        self.client = client
+        self.queue = queue
+    }
+
+    func send(_ event: MIDIEvent, from port: UInt8, sysexBytes: UnsafeRawBufferPointer?) throws(ALSAError) {
+        try client.send(event, from: port, sysexBytes: sysexBytes)
+    }
+
+    func schedule(_ event: MIDIEvent, from port: UInt8, at time: UInt64, sysexBytes: UnsafeRawBufferPointer?)
+        throws(ALSAError)
+    {
+        try client.send(event, from: port, on: queue, at: time, sysexBytes: sysexBytes)
+    }
+}
