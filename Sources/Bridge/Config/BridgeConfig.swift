@@ -132,6 +132,11 @@ public struct DestinationConfig: Sendable, Equatable {
     public var multicastInterface: String?
     public var multicastLoop: Bool?
     public var broadcast: Bool
+    /// Mapping rules tried before the scheme: a matching event is sent as the rule's OSC message.
+    public var mappings: [OSCMappingRule] = []
+    /// What becomes of an event no mapping matches (``resolvedScheme`` is ``OSCScheme/none``
+    /// when it is dropped).
+    public var unmatched = UnmatchedEvents.scheme
 
     /// `host:port`, with IPv6 hosts in brackets.
     public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
