@@ -388,7 +388,8 @@ final class OSCMappingTables: @unchecked Sendable {
                     // A capture names which control: a value no control maps to matches none,
                     // rather than being clamped onto the last one.
                     let scale = field.pointee.scale
-                    guard number >= min(scale.outputFrom, scale.outputTo), number <= max(scale.outputFrom, scale.outputTo)
+                    guard number >= min(scale.outputFrom, scale.outputTo),
+                        number <= max(scale.outputFrom, scale.outputTo)
                     else { return nil }
                     number = scale.invert(number)
                 }
@@ -408,7 +409,9 @@ final class OSCMappingTables: @unchecked Sendable {
         let segmentBase = segments.baseAddress.unsafelyUnwrapped + rule.pointee.segments.offset
         var s = 0
         while s < rule.pointee.segments.count {
-            if case .capture(let index) = segmentBase[s] { addressLength &+= Self.decimalLength(result.captures[index]) }
+            if case .capture(let index) = segmentBase[s] {
+                addressLength &+= Self.decimalLength(result.captures[index])
+            }
             s &+= 1
         }
         result.addressLength = addressLength

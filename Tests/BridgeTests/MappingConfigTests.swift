@@ -92,7 +92,8 @@ import Testing
             "mappings.layout[0].args: argument {1} ('f') is set by no field, so MIDI cannot fill it in (used by routes[0].destinations[0].mappings)"
         ),
         (
-            "{}", "{ host: \"h\", port: 1, mappings: [{ address: \"/p\", type: \"program_change\", program: \"{0}\" }] }",
+            "{}",
+            "{ host: \"h\", port: 1, mappings: [{ address: \"/p\", type: \"program_change\", program: \"{0}\" }] }",
             nil,
             "routes[0].destinations[0].mappings[0].args: required to send MIDI as this mapping's OSC message: the argument types, e.g. \"f\""
         ),

@@ -139,7 +139,8 @@ private func cc(_ controller: UInt8, _ value: UInt8, channel: UInt8 = 0) -> MIDI
 
     @Test func fourteenBitKindsSendTheirParameterAndValue() throws {
         let nrpn = try rule(
-            "/nrpn/{p}", args: "f", .nrpn, [nil, OSCMappingValue(.capture(0)), scaled(.argument(0), (0, 1), (0, 16383))])
+            "/nrpn/{p}", args: "f", .nrpn,
+            [nil, OSCMappingValue(.capture(0)), scaled(.argument(0), (0, 1), (0, 16383))])
         #expect(
             sent(MIDIEvent(.nrpn, value: 16383, parameter: 1000), [nrpn]) == libloBytes("/nrpn/1000", [.f(1)]))
         let position = try rule("/pos", args: "i", .songPosition, [OSCMappingValue(.argument(0))])
@@ -172,7 +173,8 @@ private func cc(_ controller: UInt8, _ value: UInt8, channel: UInt8 = 0) -> MIDI
     @Test func constantsAndTheDefaultChannelMustMatch() {
         // fader names no channel: channel 1 only.
         #expect(sent(cc(7, 64, channel: 1), [fader]) == nil)
-        #expect(sent(.noteOn(channel: 9, note: 36, velocity: 127), [Self.channelTen]) == libloBytes("/drum/36", [.f(1)]))
+        #expect(
+            sent(.noteOn(channel: 9, note: 36, velocity: 127), [Self.channelTen]) == libloBytes("/drum/36", [.f(1)]))
         #expect(sent(.noteOn(channel: 0, note: 36, velocity: 127), [Self.channelTen]) == nil)
         // Other kinds never match.
         #expect(sent(.noteOn(channel: 0, note: 7, velocity: 64), [fader]) == nil)
