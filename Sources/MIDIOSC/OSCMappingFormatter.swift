@@ -15,12 +15,17 @@ public enum OSCMappingReverseError: Error, Hashable, Sendable, CustomStringConve
     case argumentNotSet(index: Int, tag: UInt8)
     /// An `s`, `b` or `m` argument, which no MIDI value fills.
     case argumentNotNumeric(index: Int, tag: UInt8)
+    /// A field reads an argument that `args` does not list.
+    case argumentNotListed(index: Int)
+    /// A field reads a capture the address does not have.
+    case captureNotInAddress(address: String, index: Int)
 
     /// The rule's config key the problem is in.
     public var key: String {
         switch self {
-        case .wildcard, .captureNotSet: "address"
-        case .argumentTypesMissing, .tooManyArguments, .argumentNotSet, .argumentNotNumeric: "args"
+        case .wildcard, .captureNotSet, .captureNotInAddress: "address"
+        case .argumentTypesMissing, .tooManyArguments, .argumentNotSet, .argumentNotNumeric, .argumentNotListed:
+            "args"
         }
     }
 
@@ -39,6 +44,10 @@ public enum OSCMappingReverseError: Error, Hashable, Sendable, CustomStringConve
             "argument {\(index)} ('\(tag(byte))') is set by no field, so MIDI cannot fill it in"
         case .argumentNotNumeric(let index, let byte):
             "argument {\(index)} is '\(tag(byte))'; a mapping sent as OSC carries numbers (i f h d) and T F N I only"
+        case .argumentNotListed(let index):
+            "a field reads argument {\(index)}, which args does not list"
+        case .captureNotInAddress(let address, let index):
+            "'\(address)': a field reads capture \(index), which the address does not have"
         }
     }
 }
@@ -59,6 +68,12 @@ extension OSCMappingRule {
             case .capture(let index): capturesSet.insert(index)
             case .constant, nil: break
             }
+        }
+        if let index = argumentsSet.first(where: { $0 < 0 || $0 >= types.count }) {
+            throw .argumentNotListed(index: index)
+        }
+        if let index = capturesSet.first(where: { $0 < 0 || $0 >= address.captureNames.count }) {
+            throw .captureNotInAddress(address: address.description, index: index)
         }
         for (index, name) in address.captureNames.enumerated() where !capturesSet.contains(index) {
             throw .captureNotSet(address: address.description, name: name)

@@ -76,6 +76,8 @@ import Testing
         let lines = config.summary.split(separator: "\n").map(String.init)
         #expect(lines.contains("  -> osc://127.0.0.1:9000 1 mapping, unmatched events dropped"))
         #expect(lines.contains("  -> osc://127.0.0.1:9001 2 mappings, unmatched events by scheme osmid"))
+        // What `aseqosc status` shows a destination sends.
+        #expect(config.routes[0].chain.destinations.map(\.sends) == ["1 mapping", "2 mappings + osmid"])
     }
 
     static let errors: [(sets: String, destination: String, osc: String?, message: String)] = [

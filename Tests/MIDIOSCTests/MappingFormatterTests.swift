@@ -234,6 +234,8 @@ private func cc(_ controller: UInt8, _ value: UInt8, channel: UInt8 = 0) -> MIDI
         ("/a/{n}", "fs", .argumentNotNumeric(index: 1, tag: UInt8(ascii: "s"))),
         ("/a/{n}", "ff", .argumentNotSet(index: 1, tag: UInt8(ascii: "f"))),
         ("/a/{n}", String(repeating: "T", count: 17), .tooManyArguments(17)),
+        ("/a/{n}", "", .argumentNotListed(index: 0)),
+        ("/a", "f", .captureNotInAddress(address: "/a", index: 0)),
     ])
     func rulesThatCannotBeSentAreRefused(_ address: String, _ args: String, _ error: OSCMappingReverseError) throws {
         let rule = try rule(

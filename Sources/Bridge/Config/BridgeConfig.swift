@@ -140,6 +140,14 @@ public struct DestinationConfig: Sendable, Equatable {
 
     /// `host:port`, with IPv6 hosts in brackets.
     public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// What the destination sends, for `aseqosc status`: the scheme's name, or its mappings and
+    /// the scheme that sends the rest (`3 mappings + touchosc`, `3 mappings`).
+    public var sends: String {
+        guard !mappings.isEmpty else { return scheme }
+        let count = "\(mappings.count) mapping\(mappings.count == 1 ? "" : "s")"
+        return unmatched == .drop ? count : "\(count) + \(scheme)"
+    }
 }
 
 /// One kind's OSC message in a custom scheme.
