@@ -20,13 +20,22 @@ public struct OSCEventFormatter: Sendable {
     /// releases a slot: that stays the consumer's job.
     public var sysex: SysExStore? { tables.sysex }
 
+    /// The mapping rules tried before the scheme (see ``OSCMappingFormatter``).
+    public var mappings: [OSCMappingRule] { tables.mappings?.rules ?? [] }
+
     /// A formatter for `scheme`; `portNames[i]` names the input port whose events have `port == i`.
-    public init(scheme: OSCScheme, portNames: [String], sysex: SysExStore? = nil) {
-        tables = OSCFormatterTables(scheme: scheme, portNames: portNames, sysex: sysex)
+    /// An event that one of `mappings` matches is sent as that rule's message instead; pass
+    /// ``OSCScheme/none`` to send nothing else.
+    public init(
+        scheme: OSCScheme, portNames: [String], sysex: SysExStore? = nil, mappings: [OSCMappingRule] = []
+    ) {
+        tables = OSCFormatterTables(
+            scheme: scheme, portNames: portNames, sysex: sysex,
+            mappings: mappings.isEmpty ? nil : OSCMappingFormatter(rules: mappings))
     }
 
-    /// Appends the message for `event` to `writer`; `false` when the scheme does not send this
-    /// kind, a SysEx event's bytes are not available, or the writer failed (buffer too small).
+    /// Appends the message for `event` to `writer`; `false` when no mapping matches and the
+    /// scheme does not send this kind, a SysEx event's bytes are not available, or the writer failed (buffer too small).
     ///
     /// The writer is not reset: call `reset()` between packets, or write several messages into
     /// one bundle.
@@ -34,8 +43,8 @@ public struct OSCEventFormatter: Sendable {
         tables.write(event, into: &writer)
     }
 
-    /// Writes the message for `event` at the start of `buffer` and returns its size; 0 when the
-    /// scheme does not send this kind, a SysEx event's bytes are not available, or it does not fit.
+    /// Writes the message for `event` at the start of `buffer` and returns its size; 0 when no
+    /// mapping matches and the scheme does not send this kind, a SysEx event's bytes are not available, or it does not fit.
     public func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         tables.write(event, into: buffer)
     }
@@ -105,6 +114,8 @@ final class OSCFormatterTables: @unchecked Sendable {
 
     let scheme: OSCScheme
     let sysex: SysExStore?
+    /// Tried before the scheme; nil when the destination has no mapping rules.
+    let mappings: OSCMappingFormatter?
 
     /// Above this many bytes of prefixes, later ports render their addresses instead.
     static let prefixBudget = 256 * 1024
@@ -116,9 +127,10 @@ final class OSCFormatterTables: @unchecked Sendable {
     private let prefixes: UnsafeMutableBufferPointer<OSCByteRange>
     private let prefixBytes: UnsafeMutableRawBufferPointer
 
-    init(scheme: OSCScheme, portNames names: [String], sysex: SysExStore?) {
+    init(scheme: OSCScheme, portNames names: [String], sysex: SysExStore?, mappings: OSCMappingFormatter? = nil) {
         self.scheme = scheme
         self.sysex = sysex
+        self.mappings = mappings
         let kindCount = MIDIEventKind.allCases.count
         var text: [UInt8] = []
         func store(_ bytes: [UInt8]) -> OSCByteRange {
@@ -289,6 +301,11 @@ final class OSCFormatterTables: @unchecked Sendable {
     // of the table costs more than the rest of a message.
 
     func write(_ event: MIDIEvent, into writer: inout OSCWriter) -> Bool {
+        if let mappings, let match = mappings.match(event) {
+            guard let start = writer.claimMessage(byteCount: match.size) else { return false }
+            mappings.write(match, at: start)
+            return true
+        }
         let index = Int(event.kind.rawValue)
         guard index < plans.count else { return false }
         let plan = plans.baseAddress! + index
@@ -301,6 +318,7 @@ final class OSCFormatterTables: @unchecked Sendable {
     }
 
     func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if let mappings, let size = mappings.write(event, into: buffer) { return size }
         let index = Int(event.kind.rawValue)
         guard index < plans.count else { return 0 }
         let plan = plans.baseAddress! + index

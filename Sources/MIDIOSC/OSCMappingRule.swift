@@ -203,6 +203,17 @@ public struct OSCLinearScale: Hashable, Sendable {
         let clamped = min(max(value, low), high)
         return outputFrom + (clamped - inputFrom) / (inputTo - inputFrom) * (outputTo - outputFrom)
     }
+
+    /// The way back, for sending a MIDI value as OSC: `value` clamped into the output range,
+    /// then mapped onto the input range. An output range with equal ends gives the input's start.
+    @inline(__always)
+    public func invert(_ value: Double) -> Double {
+        guard outputFrom != outputTo else { return inputFrom }
+        let low = min(outputFrom, outputTo)
+        let high = max(outputFrom, outputTo)
+        let clamped = min(max(value, low), high)
+        return inputFrom + (clamped - outputFrom) / (outputTo - outputFrom) * (inputTo - inputFrom)
+    }
 }
 
 /// Where a mapped value comes from, and how it is scaled.

@@ -270,6 +270,9 @@ extension OSCScheme {
         return builtIn(entries)
     }()
 
+    /// A scheme that sends nothing: for a destination that sends only what its mapping rules match.
+    public static let none: OSCScheme = builtIn([:])
+
     /// The built-in schemes by the name a configuration uses.
     public static let builtIns: [String: OSCScheme] = ["default": .default, "osmid": .osmid, "touchosc": .touchOSC]
 

@@ -38,6 +38,66 @@ final class FormatterAllocationTests: XCTestCase {
         print("allocation test: format 100000 events x 3 schemes, \(written) messages, \(allocations) allocations")
     }
 
+    func testFormattingHundredThousandEventsThroughMappingRulesAllocatesNothing() throws {
+        try requireOptimizedBuild()
+        XCTAssertEqual(aseqosc_allocations_interposed(), 1, "malloc is not interposed")
+        func rule(_ address: String, _ args: String, _ kind: MIDIEventKind, _ values: [OSCMappingValue?]) throws
+            -> OSCMappingRule
+        {
+            OSCMappingRule(
+                address: try OSCMappingAddress(address), argumentTypes: Array(args.utf8), output: .port(0),
+                kind: kind, values: values)
+        }
+        let unit = OSCLinearScale(input: (0, 1), output: (0, 127))
+        let rules = [
+            // A static address (one prefix copied), captures, a scaled capture, h, T and d.
+            try rule(
+                "/volume", "f", .controlChange, [nil, OSCMappingValue(.constant(7)), .init(.argument(0), scale: unit)]),
+            try rule(
+                "/fader/{n}", "f", .controlChange,
+                [nil, OSCMappingValue(.capture(0)), .init(.argument(0), scale: unit)]),
+            try rule(
+                "/2/push{n}", "f", .noteOn,
+                [
+                    OSCMappingValue(.constant(10)),
+                    OSCMappingValue(.capture(0), scale: OSCLinearScale(input: (1, 16), output: (36, 51))),
+                    .init(.argument(0), scale: unit),
+                ]),
+            try rule(
+                "/bend", "hTd", .pitchBend,
+                [
+                    OSCMappingValue(.argument(0)),
+                    .init(.argument(2), scale: OSCLinearScale(input: (-1, 1), output: (-8192, 8191))),
+                ]),
+        ]
+        for rule in rules { XCTAssertNoThrow(try rule.checkSendable()) }
+        let formatters = [OSCScheme.none, .default].map {
+            OSCEventFormatter(scheme: $0, portNames: ["keys"], mappings: rules)
+        }
+        let kinds: [MIDIEventKind] = [.controlChange, .noteOn, .noteOff, .pitchBend, .clock]
+        let events = (0..<256).map { i -> MIDIEvent in
+            MIDIEvent(
+                kinds[i % kinds.count], channel: UInt8(i % 3 == 0 ? 9 : i % 2), data1: UInt8(30 + i % 40),
+                data2: UInt8((i * 7) % 128), value: Int32(i * 64 % 16384) - 8192)
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1_536, alignment: 16)
+        defer { buffer.deallocate() }
+        var writer = OSCWriter(buffer)
+
+        let warmUp = run(1_000, events, formatters, &writer)
+        aseqosc_allocations_start()
+        let written = run(100_000, events, formatters, &writer)
+        let allocations = aseqosc_allocations_stop()
+
+        XCTAssertEqual(allocations, 0, "\(allocations) allocations for 100,000 events × 2 rule formatters")
+        // The default scheme writes every event; about a third also match a rule.
+        XCTAssertGreaterThan(written, 120_000)
+        XCTAssertGreaterThan(warmUp, 0)
+        print(
+            "allocation test: format 100000 events through mapping rules x 2, \(written) messages, \(allocations) allocations"
+        )
+    }
+
     private func run(
         _ count: Int, _ events: [MIDIEvent], _ formatters: [OSCEventFormatter], _ writer: inout OSCWriter
     ) -> Int {

@@ -6,6 +6,10 @@ enum Argument: Hashable, Sendable, CustomStringConvertible {
     case f(Float)
     case b([UInt8])
     case m(UInt8, UInt8, UInt8, UInt8)
+    case h(Int64)
+    case d(Double)
+    /// `T`, `F`, `N` or `I`: a tag without data.
+    case tag(Character)
 
     var description: String {
         switch self {
@@ -13,6 +17,9 @@ enum Argument: Hashable, Sendable, CustomStringConvertible {
         case .f(let value): "f \(value)"
         case .b(let bytes): "b \(bytes)"
         case .m(let a, let b, let c, let d): "m \([a, b, c, d])"
+        case .h(let value): "h \(value)"
+        case .d(let value): "d \(value)"
+        case .tag(let tag): String(tag)
         }
     }
 }
@@ -32,6 +39,12 @@ func libloBytes(_ address: String, _ arguments: [Argument]) -> [UInt8] {
         case .m(let port, let status, let data1, let data2):
             var midi = [port, status, data1, data2]
             _ = lo_message_add_midi(message, &midi)
+        case .h(let value): _ = lo_message_add_int64(message, value)
+        case .d(let value): _ = lo_message_add_double(message, value)
+        case .tag("T"): _ = lo_message_add_true(message)
+        case .tag("F"): _ = lo_message_add_false(message)
+        case .tag("N"): _ = lo_message_add_nil(message)
+        case .tag(_): _ = lo_message_add_infinitum(message)
         }
     }
     var size = lo_message_length(message, address)

@@ -132,9 +132,22 @@ public struct DestinationConfig: Sendable, Equatable {
     public var multicastInterface: String?
     public var multicastLoop: Bool?
     public var broadcast: Bool
+    /// Mapping rules tried before the scheme: a matching event is sent as the rule's OSC message.
+    public var mappings: [OSCMappingRule] = []
+    /// What becomes of an event no mapping matches (``resolvedScheme`` is ``OSCScheme/none``
+    /// when it is dropped).
+    public var unmatched = UnmatchedEvents.scheme
 
     /// `host:port`, with IPv6 hosts in brackets.
     public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// What the destination sends, for `aseqosc status`: the scheme's name, or its mappings and
+    /// the scheme that sends the rest (`3 mappings + touchosc`, `3 mappings`).
+    public var sends: String {
+        guard !mappings.isEmpty else { return scheme }
+        let count = "\(mappings.count) mapping\(mappings.count == 1 ? "" : "s")"
+        return unmatched == .drop ? count : "\(count) + \(scheme)"
+    }
 }
 
 /// One kind's OSC message in a custom scheme.

@@ -20,7 +20,7 @@ public enum ConfigParser {
         try parse(ConfigNode(ConfigValue.parseJSON5(data)))
     }
 
-    static let topLevelKeys = ["client", "middleC", "inputs", "outputs", "routes", "ring", "sysex", "osc"]
+    static let topLevelKeys = ["client", "middleC", "inputs", "outputs", "mappings", "routes", "ring", "sysex", "osc"]
 
     static func parse(_ root: ConfigNode) throws(ConfigError) -> BridgeConfig {
         let top = try root.object(allowing: topLevelKeys)
@@ -54,13 +54,18 @@ public enum ConfigParser {
                 config.outputs.append(OutputPortConfig(name: name, to: specs))
             }
         }
+        let outputNames = config.outputs.map(\.name)
+        let mappingSets = try mappingSets(top["mappings"], outputNames: outputNames)
         if let routes = top["routes"] {
-            let context = Context(inputNames: config.inputs.map(\.name), middleCOctave: config.middleCOctave)
+            let context = Context(
+                inputNames: config.inputs.map(\.name), middleCOctave: config.middleCOctave, outputNames: outputNames,
+                mappingSets: mappingSets)
             for (index, node) in try routes.array().enumerated() {
                 config.routes.append(try route(node, index: index, context))
             }
         }
-        config.oscInput = try oscInput(top["osc"], outputs: config.outputs, middleCOctave: config.middleCOctave)
+        config.oscInput = try oscInput(
+            top["osc"], outputs: config.outputs, middleCOctave: config.middleCOctave, mappingSets: mappingSets)
         if config.inputs.isEmpty && !config.routes.isEmpty {
             throw ConfigError(path: "inputs", message: "routes need at least one input port")
         }
@@ -70,6 +75,9 @@ public enum ConfigParser {
     struct Context {
         var inputNames: [String]
         var middleCOctave: Int
+        /// For the mappings a destination sends (their `output` keys name output ports).
+        var outputNames: [String] = []
+        var mappingSets = MappingSets()
     }
 
     static func portName(_ node: ConfigNode, taken: [String]) throws(ConfigError) -> String {
@@ -122,7 +130,7 @@ public enum ConfigParser {
             for node in try operators.array() { chain.operators.append(try `operator`(node, context)) }
         }
         if let destinations = object["destinations"] {
-            for node in try destinations.array() { chain.destinations.append(try destination(node)) }
+            for node in try destinations.array() { chain.destinations.append(try destination(node, context)) }
         }
         if object["split"] != nil && object["fork"] != nil {
             throw ConfigError(path: object.path, message: "use either split or fork, not both")
@@ -382,9 +390,11 @@ public enum ConfigParser {
         return MessageConfig(address: address, arguments: arguments, style: style)
     }
 
-    static let destinationKeys = ["host", "port", "scheme", "messages", "multicast", "broadcast"]
+    static let destinationKeys = [
+        "host", "port", "scheme", "messages", "mappings", "unmatched", "multicast", "broadcast",
+    ]
 
-    static func destination(_ node: ConfigNode) throws(ConfigError) -> DestinationConfig {
+    static func destination(_ node: ConfigNode, _ context: Context) throws(ConfigError) -> DestinationConfig {
         let object = try node.object(allowing: destinationKeys)
         let host = try object.required("host").nonEmptyString()
         let port = try object.required("port").int(in: 1...65535)
@@ -419,10 +429,14 @@ public enum ConfigParser {
                 throw ConfigError(path: ConfigNode.join(node.path, "messages"), message: error.description)
             }
         }
+        let (mappings, unmatched) = try destinationMappings(object, context)
+        if !mappings.isEmpty && unmatched == .drop { resolvedScheme = .none }
         var destination = DestinationConfig(
             host: host, port: port, scheme: scheme, messages: messages, resolvedScheme: resolvedScheme,
             multicastTTL: nil, multicastInterface: nil,
             multicastLoop: nil, broadcast: try object["broadcast"]?.bool() ?? false)
+        destination.mappings = mappings
+        destination.unmatched = unmatched
         if let multicast = object["multicast"] {
             let options = try multicast.object(allowing: ["ttl", "interface", "loop"])
             destination.multicastTTL = try options["ttl"]?.int(in: 0...255)

@@ -31,9 +31,14 @@ extension ChainConfig {
     func summaryLines(indent: String, middleCOctave: Int) -> [String] {
         var lines = operators.map { indent + "| " + $0.summary(middleCOctave: middleCOctave) }
         lines += destinations.map {
-            indent + "-> osc://\($0.endpoint) scheme \($0.scheme)"
+            let scheme =
+                "scheme \($0.scheme)"
                 + ($0.messages.isEmpty
                     ? "" : " (custom messages: \($0.messages.keys.sorted().joined(separator: ", ")))")
+            guard !$0.mappings.isEmpty else { return indent + "-> osc://\($0.endpoint) " + scheme }
+            let count = "\($0.mappings.count) mapping\($0.mappings.count == 1 ? "" : "s")"
+            return indent + "-> osc://\($0.endpoint) \(count), "
+                + ($0.unmatched == .drop ? "unmatched events dropped" : "unmatched events by " + scheme)
         }
         for (index, branch) in branches.enumerated() {
             let label =

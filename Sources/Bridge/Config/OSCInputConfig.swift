@@ -35,9 +35,9 @@ extension ConfigParser {
 
     /// Reads the `osc` key (nil node: the defaults). Returns nil when the OSC input is off: no
     /// output ports, or `enabled: false`.
-    static func oscInput(_ node: ConfigNode?, outputs: [OutputPortConfig], middleCOctave: Int) throws(ConfigError)
-        -> OSCInputConfig?
-    {
+    static func oscInput(
+        _ node: ConfigNode?, outputs: [OutputPortConfig], middleCOctave: Int, mappingSets: MappingSets = MappingSets()
+    ) throws(ConfigError) -> OSCInputConfig? {
         var config = OSCInputConfig()
         guard let node else { return outputs.isEmpty ? nil : config }
         let object = try node.object(allowing: oscKeys)
@@ -82,8 +82,14 @@ extension ConfigParser {
             for element in try operators.array() { config.operators.append(try `operator`(element, context)) }
         }
         if let mappings = object["mappings"] {
-            for element in try mappings.array() {
-                config.mappings.append(try mapping(element, outputNames: outputNames))
+            for parsed in try mappingList(mappings, sets: mappingSets, outputNames: outputNames) {
+                if parsed.outputMissing && outputNames.count > 1 {
+                    throw ConfigError(
+                        path: ConfigNode.join(parsed.node.path, "output"),
+                        message: "required with more than one output port: an output's name, or \"*\" for all"
+                            + (parsed.node.path.hasPrefix(mappings.path) ? "" : " (used by \(mappings.path))"))
+                }
+                config.mappings.append(parsed.rule)
             }
         }
         return config
@@ -115,8 +121,11 @@ extension ConfigParser {
 
     static let mappingKeys = ["address", "args", "output", "type"]
 
-    /// One mapping rule: `{ address, args, output, type, <fields of the type> }`.
-    static func mapping(_ node: ConfigNode, outputNames: [String]) throws(ConfigError) -> OSCMappingRule {
+    /// One mapping rule: `{ address, args, output, type, <fields of the type> }`. Without
+    /// `outputRequired`, a missing `output` is left for the user of the rule to report.
+    static func mapping(_ node: ConfigNode, outputNames: [String], outputRequired: Bool = true) throws(ConfigError)
+        -> OSCMappingRule
+    {
         guard case .object(let members) = node.value else { throw node.expected("an object") }
         let typeNode = ConfigObject(members: members, path: node.path)["type"]
         guard let typeNode else {
@@ -154,11 +163,13 @@ extension ConfigParser {
                 output = .all
             } else if let index = outputNames.firstIndex(of: name) {
                 output = .port(index)
+            } else if outputNames.isEmpty {
+                throw outputNode.error("no output port named '\(name)': the config has no outputs")
             } else {
                 let known = outputNames.map { "'\($0)'" }.joined(separator: ", ")
                 throw outputNode.error("no output port named '\(name)'; outputs are \(known), or \"*\" for all")
             }
-        } else if outputNames.count > 1 {
+        } else if outputRequired && outputNames.count > 1 {
             throw ConfigError(
                 path: ConfigNode.join(node.path, "output"),
                 message: "required with more than one output port: an output's name, or \"*\" for all")

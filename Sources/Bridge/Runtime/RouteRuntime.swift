@@ -35,7 +35,8 @@ final class RouteRuntime: @unchecked Sendable {
         route = builder.build(config)
         destinations = builder.destinations
         formatters = destinations.map {
-            OSCEventFormatter(scheme: $0.resolvedScheme, portNames: portNames, sysex: sysexStore)
+            OSCEventFormatter(
+                scheme: $0.resolvedScheme, portNames: portNames, sysex: sysexStore, mappings: $0.mappings)
         }
         hotFormatters = Self.pin(formatters)
         do {

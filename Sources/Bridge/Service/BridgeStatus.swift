@@ -165,7 +165,7 @@ extension Bridge {
                         let counters = runtime.sender.statistics.counters(for: index)
                         return BridgeStatus.Destination(
                             address: runtime.resolved[index].destination.description,
-                            scheme: runtime.destinations[index].scheme, packetsSent: counters.packetsSent,
+                            scheme: runtime.destinations[index].sends, packetsSent: counters.packetsSent,
                             bytesSent: counters.bytesSent,
                             errors: Dictionary(
                                 uniqueKeysWithValues: counters.errors.filter { $0.value > 0 }.map {
