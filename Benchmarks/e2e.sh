@@ -2,12 +2,15 @@
 # e2e.sh: end-to-end benchmarks of aseqosc against osmid (m2o, o2m) and a bare C forwarder, all
 # in ONE scripts/alsa-vm session (see BENCHMARKS.md for what is measured and how to read it).
 #
-#   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--out DIR]
+#   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--callgrind-only BRIDGE.DIRECTION] [--out DIR]
 #
 #   --reverse       also OSC -> MIDI (aseqosc, o2m and the bare forwarder)
 #   --no-callgrind  skip the instruction counts (the slow part: every bridge runs twice under
 #                   valgrind)
 #   --quick         a few hundred events per run: a smoke test of the harness, not a measurement
+#   --callgrind-only BRIDGE.DIRECTION
+#                   only the two callgrind runs of one bridge in one direction, e.g. aseqosc.o2m
+#                   (OSC -> MIDI) or aseqosc.m2o: about 3-4 minutes, for iterating on a hot path
 #   --out DIR       where binaries, logs and results go (default .build/bench)
 #
 # Builds on the host: the bare forwarder and the load generator (gcc -O2 -lasound), aseqosc
@@ -20,6 +23,11 @@ vm_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --reverse|--no-callgrind|--quick) vm_args+=("$1"); shift ;;
+    --callgrind-only)
+      case "${2:-}" in
+        aseqosc.m2o|m2o.m2o|bare.m2o|aseqosc.o2m|o2m.o2m|bare.o2m) vm_args+=("$1" "$2"); shift 2 ;;
+        *) echo "e2e.sh: --callgrind-only takes BRIDGE.DIRECTION, e.g. aseqosc.o2m (try --help)" >&2; exit 64 ;;
+      esac ;;
     --out) out=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "e2e.sh: unknown option $1 (try --help)" >&2; exit 64 ;;

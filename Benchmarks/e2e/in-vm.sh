@@ -2,21 +2,24 @@
 # in-vm.sh: the part of Benchmarks/e2e.sh that runs inside ONE scripts/alsa-vm session. Not meant
 # to be run by hand (e2e.sh builds what it needs and calls it):
 #
-#   in-vm.sh OUT [--reverse] [--no-callgrind] [--quick]
+#   in-vm.sh OUT [--reverse] [--no-callgrind] [--quick] [--callgrind-only BRIDGE.DIRECTION]
 #
 # OUT holds loadgen, bare-forwarder and aseqosc.json5 (built by e2e.sh) and receives
 # results.txt (one RESULT or CALLGRIND line per run) and every program's log.
 set -u
 out=$1
 shift
-reverse=0 callgrind=1 quick=0
-for argument; do
-  case $argument in
+reverse=0 callgrind=1 quick=0 only=""
+while [ $# -gt 0 ]; do
+  case $1 in
     --reverse) reverse=1 ;;
     --no-callgrind) callgrind=0 ;;
     --quick) quick=1 ;;
-    *) echo "in-vm.sh: unknown option $argument" >&2; exit 64 ;;
+    # Only the callgrind runs of one bridge in one direction (BRIDGE.DIRECTION).
+    --callgrind-only) only=$2; shift ;;
+    *) echo "in-vm.sh: unknown option $1" >&2; exit 64 ;;
   esac
+  shift
 done
 aseqosc=.build/release/aseqosc
 results=$out/results.txt
@@ -86,8 +89,15 @@ reverse_bridges="aseqosc o2m bare"
 uname -r > "$out/vm-kernel.txt"
 nproc > "$out/vm-nproc.txt"
 
-echo "== MIDI -> OSC: paced (1,000 events/s) and windowed (W=$window)" >&2
+if [ -n "$only" ]; then
+  # One bridge, one direction, callgrind only.
+  callgrind=1 forward="" reverse_bridges="" only_direction=${only#*.}
+  case $only_direction in m2o) forward=${only%%.*} ;; o2m) reverse=1 reverse_bridges=${only%%.*} ;; esac
+fi
+
+[ -z "$only" ] && echo "== MIDI -> OSC: paced (1,000 events/s) and windowed (W=$window)" >&2
 for bridge in $forward; do
+  [ -n "$only" ] && break
   signal=$(stop_signal $bridge)
   run "$bridge.m2o.paced" "$signal" --direction m2o --udp-port $forward_port --rate 1000 --count $paced_n -- \
     ${bridge}_forward
@@ -95,7 +105,7 @@ for bridge in $forward; do
     ${bridge}_forward
 done
 
-if [ "$reverse" = 1 ]; then
+if [ "$reverse" = 1 ] && [ -z "$only" ]; then
   echo "== OSC -> MIDI: paced (1,000 events/s) and windowed (W=$window)" >&2
   for bridge in $reverse_bridges; do
     signal=$(stop_signal $bridge)
@@ -111,6 +121,7 @@ if [ "$callgrind" = 1 ]; then
   valgrind="valgrind --tool=callgrind --fair-sched=yes"
   directions="m2o"
   [ "$reverse" = 1 ] && directions="m2o o2m"
+  [ -n "$only" ] && directions=$only_direction
   for direction in $directions; do
     if [ $direction = m2o ]; then bridges=$forward port=$forward_port suffix=forward
     else bridges=$reverse_bridges port=$reverse_port suffix=reverse; fi
