@@ -7,12 +7,13 @@
 #
 #   swift build -c release -j 2 --product aseqosc-bench && Benchmarks/inprocess-callgrind.sh
 #
-# Per-function shares: Benchmarks/e2e/callgrind-diff.py .build/cg.WORKLOAD.1.out 0
+# WORKLOADS="osc_to_midi" runs only the ones named. Per-function shares: Benchmarks/e2e/callgrind-diff.py .build/cg.WORKLOAD.1.out 0
 # .build/cg.WORKLOAD.2.out EVENTS.
 set -eu
 cd "$(dirname "$0")/.."
 bench=.build/release/aseqosc-bench
-for workload in pipeline_aseqosc pipeline_liblo encode_aseqosc encode_liblo ring_push_pop; do
+workloads=${WORKLOADS:-pipeline_aseqosc pipeline_liblo encode_aseqosc encode_liblo ring_push_pop osc_to_midi}
+for workload in $workloads; do
   for repetitions in 1 2; do
     valgrind --tool=callgrind --callgrind-out-file=.build/cg.$workload.$repetitions.out \
       $bench --quick --repetitions $repetitions --only $workload > /dev/null 2>&1

@@ -28,7 +28,8 @@ while let argument = arguments.popFirst() {
               --quick          a tenth of the events (a smoke test)
               --repetitions N  timed runs per workload (default 7); the median is reported
               --only KEY       run one workload and print its line only, for profiling:
-                               pipeline_aseqosc, pipeline_liblo, encode_aseqosc, encode_liblo, ring_push_pop
+                               pipeline_aseqosc, pipeline_liblo, encode_aseqosc, encode_liblo, ring_push_pop,
+                               osc_to_midi (OSC in: validate, translate, route; no ALSA write)
             """)
         exit(0)
     default:
@@ -56,12 +57,14 @@ if let only {
     let workload = PipelineWorkload(events: 2_000_000 / scale)
     let outputs = workload.outputs()
     let ring = SPSCRing<MIDIEvent>(capacity: 256)
+    let oscToMIDI = OSCToMIDIWorkload(events: 2_000_000 / scale)
     let work: [String: (Int, () -> Int)] = [
         "pipeline_aseqosc": (workload.events, workload.runAseqosc),
         "pipeline_liblo": (workload.events, workload.runLiblo),
         "encode_aseqosc": (outputs.count, { workload.encodeAseqosc(outputs) }),
         "encode_liblo": (outputs.count, { workload.encodeLiblo(outputs) }),
         "ring_push_pop": (20_000_000 / scale, { RingBenchmarks.pushPop(ring, operations: 20_000_000 / scale) }),
+        "osc_to_midi": (oscToMIDI.events, oscToMIDI.run),
     ]
     guard let (events, body) = work[only] else {
         FileHandle.standardError.write("unknown workload '\(only)'; try --help\n".data(using: .utf8)!)

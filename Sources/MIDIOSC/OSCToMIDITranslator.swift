@@ -1,5 +1,6 @@
 import MIDI
 import OSC
+import Synchronization
 
 /// Turns incoming OSC messages into MIDI events for the bridge's output ports, reading each
 /// message in place (``OSCMessageView``) and allocating nothing.
@@ -50,6 +51,10 @@ public struct OSCToMIDITranslator: Sendable {
     private let acceptsDefault: Bool
     private let acceptsTouchOSC: Bool
     private let acceptsOsmid: Bool
+    /// Tells translators apart, so an ``OSCAddressCache`` never answers for another one.
+    let identity: Int
+
+    private static let identities = Atomic<Int>(0)
 
     /// A translator for outputs named `outputNames` (index = ``MIDIEvent/port`` of what it emits).
     public init(
@@ -63,6 +68,8 @@ public struct OSCToMIDITranslator: Sendable {
         acceptsDefault = families.contains(.default)
         acceptsTouchOSC = families.contains(.touchosc)
         acceptsOsmid = families.contains(.osmid)
+        // Relaxed: only uniqueness matters.
+        identity = Self.identities.add(1, ordering: .relaxed).newValue
     }
 
     /// Translates one message, handing each event (with ``MIDIEvent/port`` set to the output
@@ -71,31 +78,136 @@ public struct OSCToMIDITranslator: Sendable {
     public func translate(
         _ message: OSCMessageView, timestamp: UInt64 = 0, into sink: (MIDIEvent) -> Void
     ) -> Outcome {
-        let arguments = NumericArguments(message)
-        var ruleAddressMatched = false
+        perform(resolve(message.address), message, timestamp, sink)
+    }
+
+    /// ``translate(_:timestamp:into:)`` with what each address resolved to remembered in `cache`,
+    /// so a repeated address runs no pattern matching or name comparison: the same outcomes and
+    /// events, cheaper. The cache belongs to one thread; used with another translator, it
+    /// empties itself first.
+    public func translate(
+        _ message: OSCMessageView, timestamp: UInt64 = 0, cache: OSCAddressCache, into sink: (MIDIEvent) -> Void
+    ) -> Outcome {
+        if let resolution = cache.lookup(message, owner: identity) {
+            return perform(resolution.pointee, message, timestamp, sink)
+        }
+        let resolution = resolve(message.address)
+        cache.insert(message, resolution, owner: identity)
+        return perform(resolution, message, timestamp, sink)
+    }
+
+    // MARK: Resolving an address
+
+    /// What `address` stands for, found from the address alone: rules, families and output
+    /// names. Whatever depends on the arguments is left to ``perform(_:_:_:_:)``.
+    func resolve(_ address: UnsafeRawBufferPointer) -> AddressResolution {
+        var resolution = AddressResolution()
         var r = 0
         while r < rules.count {
             var captures = InlineArray<8, Int32>(repeating: 0)
-            if rules[r].address.match(message.address, captures: &captures) {
-                ruleAddressMatched = true
-                if apply(rules[r], message, arguments, captures, timestamp, sink) { return .translated }
+            if rules[r].address.match(address, captures: &captures) {
+                if !resolution.addRule(r, captures) {
+                    // More matching rules than a resolution holds: match them per message.
+                    return AddressResolution(.manyRules)
+                }
             }
             r += 1
         }
-        if ruleAddressMatched { return .malformed }
+        if resolution.ruleCount > 0 {
+            resolution.action = .rules
+            return resolution
+        }
+        let parts = AddressParts(address)
+        if acceptsDefault, parts.count >= 3, parts.count <= 4, parts.equals(0, "midi") {
+            return resolveDefault(parts)
+        }
+        if acceptsTouchOSC, parts.count == 1 {
+            if parts.equals(0, "midi") { return AddressResolution(.touchOSCMIDI) }
+            if parts.equals(0, "sysex") { return AddressResolution(.sysexBlob, outputs: .port(0)) }
+        }
+        if acceptsOsmid, parts.count == 2 {
+            return resolveOsmid(parts)
+        }
+        return AddressResolution(.unknownAddress)
+    }
 
-        let address = AddressParts(message.address)
-        if acceptsDefault, address.count >= 3, address.count <= 4, address.equals(0, "midi") {
-            return translateDefault(address, message, arguments, timestamp, sink)
+    /// Runs what `resolution` says on `message`'s arguments.
+    func perform(
+        _ resolution: AddressResolution, _ message: OSCMessageView, _ timestamp: UInt64,
+        _ sink: (MIDIEvent) -> Void
+    ) -> Outcome {
+        var event = MIDIEvent(resolution.kind, channel: resolution.channel, timestamp: timestamp)
+        let outputs = resolution.outputs
+        switch resolution.action {
+        case .unknownAddress:
+            return .unknownAddress
+        case .malformed:
+            return .malformed
+        case .osmidChannel:
+            let arguments = NumericArguments(message)
+            return translateOsmidChannel(event, resolution.expected, outputs, arguments, sink)
+        case .argumentless:
+            break
+        case .dataByte:
+            let arguments = NumericArguments(message)
+            guard arguments.count == 1, let value = arguments.int(0, in: 0...127) else { return .malformed }
+            event.data1 = UInt8(value)
+        case .twoDataBytes:
+            let arguments = NumericArguments(message)
+            guard arguments.count == 2, let first = arguments.int(0, in: 0...127),
+                let second = arguments.int(1, in: 0...127)
+            else { return .malformed }
+            event.data1 = UInt8(first)
+            event.data2 = UInt8(second)
+        case .songPosition:
+            let arguments = NumericArguments(message)
+            guard arguments.count == 1, let value = arguments.int(0, in: 0...16383) else { return .malformed }
+            event.value = Int32(value)
+        case .pitchBend:
+            let arguments = NumericArguments(message)
+            guard arguments.count == 1, let bend = arguments.int(0, in: -8192...8191) else { return .malformed }
+            event.value = Int32(bend)
+        case .parameter:
+            let arguments = NumericArguments(message)
+            let parameterRange = event.kind == .controlChange14 ? 0...31 : 0...16383
+            guard arguments.count == 2, let parameter = arguments.int(0, in: parameterRange),
+                let value = arguments.int(1, in: 0...16383)
+            else { return .malformed }
+            event.parameter = UInt16(parameter)
+            event.value = Int32(value)
+        case .sysexBlob:
+            return sysexBlob(message, outputs: outputs, timestamp, sink)
+        case .touchOSCMIDI:
+            return translateTouchOSCMIDI(message, timestamp, sink)
+        case .raw:
+            return raw(message, outputs: outputs, timestamp, sink)
+        case .rules:
+            let arguments = NumericArguments(message)
+            if apply(rules[Int(resolution.firstRule)], message, arguments, resolution.firstCaptures, timestamp, sink) {
+                return .translated
+            }
+            if resolution.ruleCount > 1,
+                apply(rules[Int(resolution.secondRule)], message, arguments, resolution.secondCaptures, timestamp, sink)
+            {
+                return .translated
+            }
+            return .malformed
+        case .manyRules:
+            let arguments = NumericArguments(message)
+            var r = 0
+            while r < rules.count {
+                var captures = InlineArray<8, Int32>(repeating: 0)
+                if rules[r].address.match(message.address, captures: &captures),
+                    apply(rules[r], message, arguments, captures, timestamp, sink)
+                {
+                    return .translated
+                }
+                r += 1
+            }
+            return .malformed
         }
-        if acceptsTouchOSC, address.count == 1 {
-            if address.equals(0, "midi") { return translateTouchOSCMIDI(message, timestamp, sink) }
-            if address.equals(0, "sysex") { return sysexBlob(message, outputs: .port(0), timestamp, sink) }
-        }
-        if acceptsOsmid, address.count == 2 {
-            return translateOsmid(address, message, arguments, timestamp, sink)
-        }
-        return .unknownAddress
+        emit(event, to: outputs, sink)
+        return .translated
     }
 
     // MARK: Mapping rules
@@ -167,83 +279,54 @@ public struct OSCToMIDITranslator: Sendable {
 
     // MARK: The default scheme's mirror
 
-    private func translateDefault(
-        _ address: AddressParts, _ message: OSCMessageView, _ arguments: NumericArguments, _ timestamp: UInt64,
-        _ sink: (MIDIEvent) -> Void
-    ) -> Outcome {
+    private func resolveDefault(_ address: AddressParts) -> AddressResolution {
         let outputs = matchOutputs(address.part(1))
-        guard outputs.any else { return .unknownAddress }
+        guard outputs.any else { return AddressResolution(.unknownAddress) }
         if address.count == 3 {
             let type = address.part(2)
-            var event = MIDIEvent(.clock, timestamp: timestamp)
-            if Self.equal(type, "sysex") { return sysexBlob(message, outputs: outputs, timestamp, sink) }
+            if Self.equal(type, "sysex") { return AddressResolution(.sysexBlob, outputs: outputs) }
             if let kind = Self.argumentlessKind(type) {
-                event.kind = kind
-            } else if Self.equal(type, "mtc_quarter_frame") || Self.equal(type, "song_select") {
-                guard arguments.count == 1, let value = arguments.int(0, in: 0...127) else { return .malformed }
-                event.kind = Self.equal(type, "song_select") ? .songSelect : .mtcQuarterFrame
-                event.data1 = UInt8(value)
-            } else if Self.equal(type, "song_position") {
-                guard arguments.count == 1, let value = arguments.int(0, in: 0...16383) else { return .malformed }
-                event.kind = .songPosition
-                event.value = Int32(value)
-            } else {
-                return .unknownAddress
+                return AddressResolution(.argumentless, kind: kind, outputs: outputs)
             }
-            emit(event, to: outputs, sink)
-            return .translated
+            if Self.equal(type, "mtc_quarter_frame") || Self.equal(type, "song_select") {
+                let kind: MIDIEventKind = Self.equal(type, "song_select") ? .songSelect : .mtcQuarterFrame
+                return AddressResolution(.dataByte, kind: kind, outputs: outputs)
+            }
+            if Self.equal(type, "song_position") {
+                return AddressResolution(.songPosition, kind: .songPosition, outputs: outputs)
+            }
+            return AddressResolution(.unknownAddress)
         }
         let channelPart = address.part(2)
-        guard let channel = Self.decimal(channelPart) else { return .unknownAddress }
-        guard channel >= 1 && channel <= 16 else { return .malformed }
+        guard let channel = Self.decimal(channelPart) else { return AddressResolution(.unknownAddress) }
+        guard channel >= 1 && channel <= 16 else { return AddressResolution(.malformed) }
         let type = address.part(3)
-        var event = MIDIEvent(.noteOn, channel: UInt8(channel - 1), timestamp: timestamp)
-        var twoBytes = true
+        let action: AddressResolution.Action
+        let kind: MIDIEventKind
         if Self.equal(type, "note_on") {
-            event.kind = .noteOn
+            (action, kind) = (.twoDataBytes, .noteOn)
         } else if Self.equal(type, "note_off") {
-            event.kind = .noteOff
+            (action, kind) = (.twoDataBytes, .noteOff)
         } else if Self.equal(type, "poly_pressure") {
-            event.kind = .polyPressure
+            (action, kind) = (.twoDataBytes, .polyPressure)
         } else if Self.equal(type, "cc") {
-            event.kind = .controlChange
+            (action, kind) = (.twoDataBytes, .controlChange)
         } else if Self.equal(type, "program") {
-            event.kind = .programChange
-            twoBytes = false
+            (action, kind) = (.dataByte, .programChange)
         } else if Self.equal(type, "pressure") {
-            event.kind = .channelPressure
-            twoBytes = false
+            (action, kind) = (.dataByte, .channelPressure)
         } else if Self.equal(type, "pitch_bend") {
-            guard arguments.count == 1, let bend = arguments.int(0, in: -8192...8191) else { return .malformed }
-            event.kind = .pitchBend
-            event.value = Int32(bend)
-            emit(event, to: outputs, sink)
-            return .translated
-        } else if Self.equal(type, "cc14") || Self.equal(type, "rpn") || Self.equal(type, "nrpn") {
-            event.kind = Self.equal(type, "cc14") ? .controlChange14 : Self.equal(type, "rpn") ? .rpn : .nrpn
-            let parameterRange = event.kind == .controlChange14 ? 0...31 : 0...16383
-            guard arguments.count == 2, let parameter = arguments.int(0, in: parameterRange),
-                let value = arguments.int(1, in: 0...16383)
-            else { return .malformed }
-            event.parameter = UInt16(parameter)
-            event.value = Int32(value)
-            emit(event, to: outputs, sink)
-            return .translated
+            (action, kind) = (.pitchBend, .pitchBend)
+        } else if Self.equal(type, "cc14") {
+            (action, kind) = (.parameter, .controlChange14)
+        } else if Self.equal(type, "rpn") {
+            (action, kind) = (.parameter, .rpn)
+        } else if Self.equal(type, "nrpn") {
+            (action, kind) = (.parameter, .nrpn)
         } else {
-            return .unknownAddress
+            return AddressResolution(.unknownAddress)
         }
-        if twoBytes {
-            guard arguments.count == 2, let first = arguments.int(0, in: 0...127),
-                let second = arguments.int(1, in: 0...127)
-            else { return .malformed }
-            event.data1 = UInt8(first)
-            event.data2 = UInt8(second)
-        } else {
-            guard arguments.count == 1, let first = arguments.int(0, in: 0...127) else { return .malformed }
-            event.data1 = UInt8(first)
-        }
-        emit(event, to: outputs, sink)
-        return .translated
+        return AddressResolution(action, kind: kind, channel: UInt8(channel - 1), outputs: outputs)
     }
 
     private static func argumentlessKind(_ type: UnsafeRawBufferPointer) -> MIDIEventKind? {
@@ -308,48 +391,54 @@ public struct OSCToMIDITranslator: Sendable {
 
     // MARK: osmid's o2m
 
-    private func translateOsmid(
-        _ address: AddressParts, _ message: OSCMessageView, _ arguments: NumericArguments, _ timestamp: UInt64,
-        _ sink: (MIDIEvent) -> Void
-    ) -> Outcome {
+    private func resolveOsmid(_ address: AddressParts) -> AddressResolution {
         let device = address.part(0)
         let command = address.part(1)
         let outputs = matchOutputs(device)
-        guard outputs.any else { return .unknownAddress }
-        var event = MIDIEvent(.clock, timestamp: timestamp)
+        guard outputs.any else { return AddressResolution(.unknownAddress) }
         if Self.equal(command, "clock") || Self.equal(command, "start") || Self.equal(command, "stop")
             || Self.equal(command, "continue") || Self.equal(command, "active_sensing")
         {
             // o2m ignores any arguments these carry. (Its active_sensing sends F0 F7, a JUCE
             // quirk; this sends FE, the active sensing byte.)
-            event.kind = Self.argumentlessKind(command)!
-            emit(event, to: outputs, sink)
-            return .translated
+            return AddressResolution(.argumentless, kind: Self.argumentlessKind(command)!, outputs: outputs)
         }
-        if Self.equal(command, "raw") { return raw(message, outputs: outputs, timestamp, sink) }
-        if Self.equal(command, "sysex") { return sysexBlob(message, outputs: outputs, timestamp, sink) }
-        // The channel messages: channel first; o2m sends to all 16 channels for a channel <= 0
-        // and to 16 for one above; values are masked to 7 bits, velocities clamped at 127
-        // after a cast to a byte, pitch bend masked to 14 bits (JUCE's MidiMessage).
-        let expected: Int
+        if Self.equal(command, "raw") { return AddressResolution(.raw, outputs: outputs) }
+        if Self.equal(command, "sysex") { return AddressResolution(.sysexBlob, outputs: outputs) }
+        let kind: MIDIEventKind
+        let expected: UInt8
         if Self.equal(command, "note_on") {
-            (event.kind, expected) = (.noteOn, 3)
+            (kind, expected) = (.noteOn, 3)
         } else if Self.equal(command, "note_off") {
-            (event.kind, expected) = (.noteOff, 3)
+            (kind, expected) = (.noteOff, 3)
         } else if Self.equal(command, "control_change") {
-            (event.kind, expected) = (.controlChange, 3)
+            (kind, expected) = (.controlChange, 3)
         } else if Self.equal(command, "poly_pressure") {
-            (event.kind, expected) = (.polyPressure, 3)
+            (kind, expected) = (.polyPressure, 3)
         } else if Self.equal(command, "pitch_bend") {
-            (event.kind, expected) = (.pitchBend, 2)
+            (kind, expected) = (.pitchBend, 2)
         } else if Self.equal(command, "channel_pressure") {
-            (event.kind, expected) = (.channelPressure, 2)
+            (kind, expected) = (.channelPressure, 2)
         } else if Self.equal(command, "program_change") {
-            (event.kind, expected) = (.programChange, 2)
+            (kind, expected) = (.programChange, 2)
         } else {
-            return .unknownAddress
+            return AddressResolution(.unknownAddress)
         }
-        guard arguments.count == expected, let channel = arguments.int32(0), let first = arguments.int32(1) else {
+        var resolution = AddressResolution(.osmidChannel, kind: kind, outputs: outputs)
+        resolution.expected = expected
+        return resolution
+    }
+
+    /// o2m's channel messages: channel first; o2m sends to all 16 channels for a channel <= 0
+    /// and to 16 for one above; values are masked to 7 bits, velocities clamped at 127 after a
+    /// cast to a byte, pitch bend masked to 14 bits (JUCE's MidiMessage).
+    private func translateOsmidChannel(
+        _ template: MIDIEvent, _ expected: UInt8, _ outputs: OutputSet, _ arguments: NumericArguments,
+        _ sink: (MIDIEvent) -> Void
+    ) -> Outcome {
+        var event = template
+        guard arguments.count == Int(expected), let channel = arguments.int32(0), let first = arguments.int32(1)
+        else {
             return .malformed
         }
         switch event.kind {
@@ -607,46 +696,83 @@ struct AddressParts {
     }
 }
 
-/// The message's arguments as numbers where they are numbers (`i f h d`), read once.
+/// The message's arguments as numbers where they are numbers (`i f h d`), read in place.
+///
+/// Nothing is decoded up front: asking for argument `n` walks the first `n` type tags to its
+/// data and loads it big-endian, and an `i` argument never goes through `Double`. Only the
+/// first ``capacity`` arguments can be read as numbers.
 struct NumericArguments {
     static let capacity = 16
-    private var values = InlineArray<16, Double>(repeating: 0)
-    private var numeric: UInt32 = 0
+    private let bytes: UnsafeRawBufferPointer
+    private let typeTags: UnsafeRawBufferPointer
+    private let start: Int
     /// How many arguments the message has (numbers or not).
-    private(set) var count = 0
+    let count: Int
 
     init(_ message: OSCMessageView) {
-        for argument in message.arguments {
-            if count < Self.capacity {
-                switch argument {
-                case .int32(let value): set(Double(value))
-                case .float32(let value): set(Double(value))
-                case .int64(let value): set(Double(value))
-                case .double(let value): set(value)
-                default: break
-                }
-            }
-            count += 1
-        }
+        bytes = message.bytes
+        typeTags = message.typeTags
+        start = message.argumentsOffset
+        count = typeTags.count
     }
 
-    private mutating func set(_ value: Double) {
-        values[count] = value
-        numeric |= 1 << UInt32(count)
+    /// Where argument `index`'s data starts. The view validated every length, so the data is
+    /// walked without checks.
+    private func offset(_ index: Int) -> Int {
+        var offset = start
+        var i = 0
+        while i < index {
+            switch typeTags[i] {
+            case OSCTypeTag.int32, OSCTypeTag.float32, OSCTypeTag.midi: offset += 4
+            case OSCTypeTag.int64, OSCTypeTag.double, OSCTypeTag.timeTag: offset += 8
+            case OSCTypeTag.string:
+                var end = offset
+                while bytes[end] != 0 { end += 1 }
+                offset = OSCWriter.padded(end + 1)
+            case OSCTypeTag.blob:
+                let size = Int(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                offset += 4 + OSCWriter.padded(size)
+            default: break
+            }
+            i += 1
+        }
+        return offset
     }
 
     static func isNumeric(_ tag: UInt8) -> Bool {
         tag == OSCTypeTag.int32 || tag == OSCTypeTag.float32 || tag == OSCTypeTag.int64 || tag == OSCTypeTag.double
     }
 
+    private func word(_ index: Int) -> UInt32 {
+        UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset(index), as: UInt32.self))
+    }
+
+    private func doubleWord(_ index: Int) -> UInt64 {
+        UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset(index), as: UInt64.self))
+    }
+
+    /// The type tag of argument `index` if it is one of the first ``capacity``, else 0.
+    private func tag(_ index: Int) -> UInt8 {
+        index >= 0 && index < count && index < Self.capacity ? typeTags[index] : 0
+    }
+
     /// Argument `index` as a number, or nil when it is missing or not a number.
     subscript(_ index: Int) -> Double? {
-        guard index >= 0, index < Self.capacity, numeric & (1 << UInt32(index)) != 0 else { return nil }
-        return values[index]
+        switch tag(index) {
+        case OSCTypeTag.int32: Double(Int32(bitPattern: word(index)))
+        case OSCTypeTag.float32: Double(Float(bitPattern: word(index)))
+        case OSCTypeTag.int64: Double(Int64(bitPattern: doubleWord(index)))
+        case OSCTypeTag.double: Double(bitPattern: doubleWord(index))
+        default: nil
+        }
     }
 
     /// Argument `index` rounded, or nil when it is not a number or (rounded) outside `range`.
     func int(_ index: Int, in range: ClosedRange<Int>) -> Int? {
+        if tag(index) == OSCTypeTag.int32 {
+            let value = Int(Int32(bitPattern: word(index)))
+            return range.contains(value) ? value : nil
+        }
         guard let value = self[index], value.isFinite else { return nil }
         let rounded = value.rounded()
         guard rounded >= Double(range.lowerBound), rounded <= Double(range.upperBound) else { return nil }
@@ -655,7 +781,80 @@ struct NumericArguments {
 
     /// Argument `index` as C would hold it in an `int`: rounded, and clamped to Int32 for floats.
     func int32(_ index: Int) -> Int32? {
+        if tag(index) == OSCTypeTag.int32 { return Int32(bitPattern: word(index)) }
         guard let value = self[index], value.isFinite else { return nil }
         return Int32(max(min(value.rounded(), Double(Int32.max)), Double(Int32.min)))
+    }
+}
+
+/// What an address resolved to (see ``OSCToMIDITranslator/resolve(_:)``): a plain value, so
+/// ``OSCAddressCache`` can keep it in preallocated memory.
+struct AddressResolution {
+    enum Action: UInt8 {
+        case unknownAddress
+        /// Known, but wrong whatever the arguments (a channel outside 1...16).
+        case malformed
+        /// `kind` to `outputs`, no arguments read.
+        case argumentless
+        /// One argument 0...127 as data 1.
+        case dataByte
+        /// Two arguments 0...127 as data 1 and 2.
+        case twoDataBytes
+        /// One argument 0...16383 as the value.
+        case songPosition
+        /// One argument -8192...8191 as the value.
+        case pitchBend
+        /// A parameter (0...31 for cc14, else 0...16383) and a value 0...16383.
+        case parameter
+        /// One SysEx blob to `outputs`.
+        case sysexBlob
+        /// TouchOSC's `/midi ,m`.
+        case touchOSCMIDI
+        /// o2m's `raw` to `outputs`.
+        case raw
+        /// o2m's channel messages: `expected` arguments, the channel first.
+        case osmidChannel
+        /// `ruleCount` (1 or 2) mapping rules, tried in order.
+        case rules
+        /// More mapping rules match than a resolution holds: every rule is matched per message.
+        case manyRules
+    }
+
+    var action: Action
+    var kind: MIDIEventKind
+    var channel: UInt8
+    var expected: UInt8 = 0
+    var ruleCount: UInt8 = 0
+    var firstRule: UInt16 = 0
+    var secondRule: UInt16 = 0
+    var outputs: OSCToMIDITranslator.OutputSet
+    var firstCaptures = InlineArray<8, Int32>(repeating: 0)
+    var secondCaptures = InlineArray<8, Int32>(repeating: 0)
+
+    init(
+        _ action: Action = .unknownAddress, kind: MIDIEventKind = .clock, channel: UInt8 = 0,
+        outputs: OSCToMIDITranslator.OutputSet = .init()
+    ) {
+        self.action = action
+        self.kind = kind
+        self.channel = channel
+        self.outputs = outputs
+    }
+
+    /// Records a matching rule; false when two are recorded already.
+    mutating func addRule(_ index: Int, _ captures: InlineArray<8, Int32>) -> Bool {
+        guard index <= Int(UInt16.max) else { return false }
+        switch ruleCount {
+        case 0:
+            firstRule = UInt16(truncatingIfNeeded: index)
+            firstCaptures = captures
+        case 1:
+            secondRule = UInt16(truncatingIfNeeded: index)
+            secondCaptures = captures
+        default:
+            return false
+        }
+        ruleCount += 1
+        return true
     }
 }

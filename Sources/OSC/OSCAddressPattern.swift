@@ -104,6 +104,10 @@ public enum OSCAddressPattern {
     /// Runs the automaton for one part. A state is a position in the pattern: the start of the
     /// next thing to match there, `pattern.count` being "matched it all".
     private static func matchPart(_ pattern: UnsafeRawBufferPointer, _ address: UnsafeRawBufferPointer) -> Bool {
+        // The common parts need no automaton: `*` alone matches any part, and a part without
+        // `* ? [ {` matches only itself.
+        if pattern.count == 1 && pattern[0] == star { return true }
+        if !isPattern(pattern) { return bytesEqual(pattern, address) }
         guard isWellFormed(pattern) else { return false }
         let stateCount = pattern.count + 1
         return withUnsafeTemporaryAllocation(of: Bool.self, capacity: 2 * stateCount) { storage in
@@ -122,6 +126,16 @@ public enum OSCAddressPattern {
             }
             return current[pattern.count]
         }
+    }
+
+    private static func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        var i = 0
+        while i < a.count {
+            if a[i] != b[i] { return false }
+            i += 1
+        }
+        return true
     }
 
     /// Whether every `[` and `{` is closed; checked once so the sweeps below can rely on it (an

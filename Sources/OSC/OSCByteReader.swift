@@ -37,6 +37,9 @@ struct OSCByteReader {
 
     /// Reads a NUL-terminated, zero-padded OSC string and returns it without the NUL.
     mutating func readString() throws(OSCDecodeError) -> UnsafeRawBufferPointer {
+        if offset & 3 == 0 && bytes.count & 3 == 0, let base = bytes.baseAddress {
+            return try readAlignedString(base)
+        }
         var end = offset
         while end < bytes.count, bytes[end] != 0 { end += 1 }
         guard end < bytes.count else { throw .unterminatedString }
@@ -47,6 +50,31 @@ struct OSCByteReader {
         try checkZero(from: end + 1, to: paddedEnd)
         offset = paddedEnd
         return string
+    }
+
+    /// ``readString()`` a word at a time: on a word boundary of a whole number of words (every
+    /// string in a well-formed packet), the string ends in the first word holding a zero byte,
+    /// and its padding is the rest of that word. Same results and errors as the byte loop.
+    private mutating func readAlignedString(_ base: UnsafeRawPointer) throws(OSCDecodeError)
+        -> UnsafeRawBufferPointer
+    {
+        var word = offset
+        while word < bytes.count {
+            // Byte k of the string is bits 8k..8k+7 of `value`, whatever the machine's order.
+            let value = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: word, as: UInt32.self))
+            // The lowest set bit marks the first zero byte (higher ones may be false alarms).
+            let zeros = (value &- 0x0101_0101) & ~value & 0x8080_8080
+            if zeros != 0 {
+                let nul = zeros.trailingZeroBitCount >> 3
+                // The padding is the rest of this word: everything above the NUL must be zero.
+                guard nul == 3 || value >> (UInt32(nul + 1) << 3) == 0 else { throw .nonZeroPadding }
+                let string = UnsafeRawBufferPointer(start: base + offset, count: word + nul - offset)
+                offset = word + 4
+                return string
+            }
+            word += 4
+        }
+        throw .unterminatedString
     }
 
     /// Reads an Int32 size, then that many bytes and their zero padding.

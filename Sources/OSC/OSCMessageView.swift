@@ -58,8 +58,9 @@ public struct OSCMessageView {
     public let address: UnsafeRawBufferPointer
     /// The type tags, without the leading `,`.
     public let typeTags: UnsafeRawBufferPointer
-    // Where the first argument's data starts.
-    let argumentsOffset: Int
+    /// Where the first argument's data starts in ``bytes``; each argument's data follows the
+    /// one before, as wide as its type tag says (strings and blobs padded to 4 bytes).
+    public let argumentsOffset: Int
 
     /// Validates `bytes` as one message (not a bundle).
     public init(_ bytes: UnsafeRawBufferPointer) throws(OSCDecodeError) {
@@ -71,19 +72,33 @@ public struct OSCMessageView {
         guard reader.remaining > 0 else { throw .missingTypeTags }
         guard bytes[reader.offset] == UInt8(ascii: ",") else { throw .missingComma }
         let tagString = try reader.readString()
-        typeTags = UnsafeRawBufferPointer(rebasing: tagString.dropFirst())
+        // The tag string holds at least its `,`.
+        typeTags = UnsafeRawBufferPointer(start: tagString.baseAddress! + 1, count: tagString.count - 1)
         // Every tag is checked before any data, so the error names the tag, not a symptom of it.
+        // The same pass adds up the data the fixed-size arguments take.
+        var fixedSize = 0
+        var hasVariableSize = false
         var i = 0
         while i < typeTags.count {
             let tag = typeTags[i]
-            if !OSCTypeTag.isKnown(tag) {
-                throw tag == UInt8(ascii: "[") || tag == UInt8(ascii: "]")
-                    ? .arrayTagsNotSupported : .unknownTypeTag(tag)
+            switch tag {
+            case OSCTypeTag.int32, OSCTypeTag.float32, OSCTypeTag.midi: fixedSize += 4
+            case OSCTypeTag.int64, OSCTypeTag.double, OSCTypeTag.timeTag: fixedSize += 8
+            case OSCTypeTag.true, OSCTypeTag.false, OSCTypeTag.nil, OSCTypeTag.impulse: break
+            case OSCTypeTag.string, OSCTypeTag.blob: hasVariableSize = true
+            case UInt8(ascii: "["), UInt8(ascii: "]"): throw .arrayTagsNotSupported
+            default: throw .unknownTypeTag(tag)
             }
             i += 1
         }
         self.bytes = bytes
         argumentsOffset = reader.offset
+        if !hasVariableSize {
+            // Numbers and the like: the data must fill the rest of the message exactly.
+            guard reader.remaining >= fixedSize else { throw .truncatedArgument }
+            guard reader.remaining == fixedSize else { throw .trailingBytes }
+            return
+        }
         i = 0
         while i < typeTags.count {
             _ = try OSCArgumentView.read(typeTags[i], from: &reader)

@@ -327,7 +327,7 @@ public struct OSCWriter {
 
     /// Rounds up to the 4-byte alignment OSC requires of every field.
     @inline(__always)
-    static func padded(_ size: Int) -> Int { (size + 3) & ~3 }
+    public static func padded(_ size: Int) -> Int { (size + 3) & ~3 }
 
     private static func containsNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = 0

@@ -135,6 +135,15 @@ public final class UDPReceiver: @unchecked Sendable {
         vectors.initialize(repeating: iovec(), count: batchCapacity)
         senders = .allocate(capacity: batchCapacity)
         senders.initialize(repeating: sockaddr_storage(), count: batchCapacity)
+        var i = 0
+        while i < batchCapacity {
+            vectors[i] = iovec(iov_base: slots + i * slotSize, iov_len: slotSize)
+            headers[i].msg_hdr.msg_iov = vectors + i
+            headers[i].msg_hdr.msg_iovlen = 1
+            headers[i].msg_hdr.msg_name = UnsafeMutableRawPointer(senders + i)
+            headers[i].msg_hdr.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            i += 1
+        }
     }
 
     deinit {
@@ -202,17 +211,9 @@ public final class UDPReceiver: @unchecked Sendable {
     /// Reads batches until the socket is empty, ticking between batches so paced output keeps
     /// moving during a flood.
     private func receiveAvailable(_ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, tick: () -> Int32) {
+        // The headers point at their slots from `init` on; of what they hold, the kernel changes
+        // only the sender length (set back below, once read), the flags and the length received.
         while true {
-            var i = 0
-            while i < batchCapacity {
-                vectors[i] = iovec(iov_base: slots + i * slotSize, iov_len: slotSize)
-                headers[i] = aseqosc_mmsghdr()
-                headers[i].msg_hdr.msg_iov = vectors + i
-                headers[i].msg_hdr.msg_iovlen = 1
-                headers[i].msg_hdr.msg_name = UnsafeMutableRawPointer(senders + i)
-                headers[i].msg_hdr.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                i += 1
-            }
             let count = aseqosc_recvmmsg(socket, headers, UInt32(batchCapacity), Int32(MSG_DONTWAIT), nil)
             if count < 0 {
                 if errno == EINTR { continue }
@@ -222,7 +223,7 @@ public final class UDPReceiver: @unchecked Sendable {
             var bytes = 0
             var notAllowed = 0
             var truncated = 0
-            i = 0
+            var i = 0
             while i < Int(count) {
                 let length = Int(headers[i].msg_len)
                 if headers[i].msg_hdr.msg_flags & Int32(MSG_TRUNC) != 0 {
@@ -238,6 +239,7 @@ public final class UDPReceiver: @unchecked Sendable {
                         handler(UnsafeRawBufferPointer(start: slots + i * slotSize, count: length), sender)
                     }
                 }
+                headers[i].msg_hdr.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
                 i += 1
             }
             statistics.record(datagrams: accepted, bytes: bytes, notAllowed: notAllowed, truncated: truncated)

@@ -50,6 +50,9 @@ final class OSCToMIDISide: @unchecked Sendable {
     private let queueOrigin: UInt64
     private let queue: SequencerQueue
     private let translator: OSCToMIDITranslator
+    /// What each recent address resolved to; lives and dies with this side (a reload that
+    /// changes the OSC settings or the outputs builds a new side).
+    private let addressCache = OSCAddressCache()
     private let route: Route
     private let sysexStore: SysExStore?
     private let log: Logger
@@ -284,7 +287,7 @@ final class OSCToMIDISide: @unchecked Sendable {
 
     private func handle(_ message: OSCMessageView, from sender: IPAddress) {
         counters.messages.add(1, ordering: .relaxed)
-        let outcome = translator.translate(message, timestamp: now, into: process)
+        let outcome = translator.translate(message, timestamp: now, cache: addressCache) { event in process(event) }
         switch outcome {
         case .translated:
             counters.translated.add(1, ordering: .relaxed)
@@ -305,7 +308,7 @@ final class OSCToMIDISide: @unchecked Sendable {
     /// One translated event through the operators to its output.
     private func process(_ event: MIDIEvent) {
         consumedSysEx = false
-        route.process(event, now: now, into: emit)
+        route.process(event, now: now) { output, destination in emit(output, destination) }
         if event.kind == .sysex && !consumedSysEx { sysexStore?.release(event.sysex) }
     }
 
