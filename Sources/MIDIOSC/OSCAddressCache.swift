@@ -132,13 +132,17 @@ public final class OSCAddressCache: @unchecked Sendable {
         guard let base = bytes.baseAddress else { return true }
         var i = 0
         while i + 8 <= bytes.count {
-            if base.loadUnaligned(fromByteOffset: i, as: UInt64.self) != key.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+            if base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                != key.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            {
                 return false
             }
             i += 8
         }
         if i + 4 <= bytes.count {
-            if base.loadUnaligned(fromByteOffset: i, as: UInt32.self) != key.loadUnaligned(fromByteOffset: i, as: UInt32.self) {
+            if base.loadUnaligned(fromByteOffset: i, as: UInt32.self)
+                != key.loadUnaligned(fromByteOffset: i, as: UInt32.self)
+            {
                 return false
             }
             i += 4
