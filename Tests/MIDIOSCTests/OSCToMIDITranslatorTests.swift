@@ -13,17 +13,30 @@ func translate(
     let translator = OSCToMIDITranslator(
         outputNames: ["Synth A", "thru"], rules: rules, families: families, sysex: sysex ? store : nil)
     let bytes = try OSCMessage(address, arguments).serialize()
-    var events: [String] = []
-    let outcome = try bytes.withUnsafeBytes { raw in
-        let message = try OSCMessageView(raw)
-        return translator.translate(message) { event in
-            var encoder = MIDIByteEncoder(store: store)
-            let hex = encoder.encode(event).map { hex2($0) }.joined(separator: " ")
-            events.append("\(event.port):\(hex)")
-            if event.kind == .sysex { store.release(event.sysex) }
+    func run(_ cache: OSCAddressCache?) throws -> (OSCToMIDITranslator.Outcome, [String]) {
+        var events: [String] = []
+        let outcome = try bytes.withUnsafeBytes { raw in
+            let message = try OSCMessageView(raw)
+            let sink = { (event: MIDIEvent) in
+                var encoder = MIDIByteEncoder(store: store)
+                let hex = encoder.encode(event).map { hex2($0) }.joined(separator: " ")
+                events.append("\(event.port):\(hex)")
+                if event.kind == .sysex { store.release(event.sysex) }
+            }
+            guard let cache else { return translator.translate(message, into: sink) }
+            return translator.translate(message, cache: cache, into: sink)
         }
+        return (outcome, events)
     }
-    return (outcome, events)
+    let uncached = try run(nil)
+    // Through the address cache, the first time (a miss) and again (a hit), every case must
+    // come out the same.
+    let cache = OSCAddressCache()
+    let first = try run(cache)
+    let second = try run(cache)
+    #expect(first == uncached, "through the cache, first time")
+    #expect(second == uncached, "through the cache, from the cache")
+    return uncached
 }
 
 private func hex2(_ byte: UInt8) -> String {

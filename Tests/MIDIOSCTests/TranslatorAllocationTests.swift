@@ -53,16 +53,64 @@ final class TranslatorAllocationTests: XCTestCase {
         print("allocation test: translate 100000 OSC messages, \(events) MIDI events, \(allocations) allocations")
     }
 
+    /// The bridge's way: through an address cache, o2m's addresses as the benchmark sends them
+    /// among the rest, and more distinct addresses than the cache has slots, so misses, inserts
+    /// and displacements all happen in the counted run.
+    func testTranslatingThroughTheAddressCacheAllocatesNothing() throws {
+        try requireOptimizedBuild()
+        XCTAssertEqual(aseqosc_allocations_interposed(), 1, "malloc is not interposed")
+        let store = SysExStore(slots: 4, capacity: 64)
+        let translator = OSCToMIDITranslator(outputNames: ["bench", "thru"], sysex: store)
+        var messages: [OSCMessage] = [
+            OSCMessage("/*/note_on", [.int32(1), .int32(60), .int32(100)]),
+            OSCMessage("/*/control_change", [.int32(1), .int32(1), .int32(64)]),
+            OSCMessage("/*/note_off", [.int32(1), .int32(60), .int32(64)]),
+            OSCMessage("/midi/bench/3/note_on", [.int32(60), .int32(100)]),
+            OSCMessage("/bench/note_on", [.int32(1), .float32(60), .int32(100)]),
+            OSCMessage("/midi/thru/sysex", [.blob([0xF0, 0x7E, 0x7F, 0x06, 0x01, 0xF7])]),
+        ]
+        for i in 0..<24 { messages.append(OSCMessage("/unknown/\(i)", [.int32(1)])) }
+        let packets = try messages.map { try $0.serialize() }
+        let views = packets.map { bytes -> UnsafeRawBufferPointer in
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 4)
+            copy.copyBytes(from: bytes)
+            return UnsafeRawBufferPointer(copy)
+        }
+        defer { for view in views { view.deallocate() } }
+        let cache = OSCAddressCache(capacity: 16)
+
+        let warmUp = run(1_000, views, translator, store, cache: cache)
+        let missesBefore = cache.misses
+        aseqosc_allocations_start()
+        let events = run(30_000, views, translator, store, cache: cache)
+        let allocations = aseqosc_allocations_stop()
+
+        XCTAssertEqual(allocations, 0, "\(allocations) allocations for 30,000 messages")
+        // 2 outputs x 3 for `*`, 1 each for the next three; the unknown ones send nothing.
+        XCTAssertEqual(events, 1_000 * 9)
+        XCTAssertGreaterThan(warmUp, 0)
+        XCTAssertGreaterThan(cache.misses, missesBefore, "the run should displace and re-insert addresses")
+        print(
+            "allocation test: 30000 OSC messages through the address cache, \(events) MIDI events, \(allocations) allocations"
+        )
+    }
+
     private func run(
-        _ count: Int, _ packets: [UnsafeRawBufferPointer], _ translator: OSCToMIDITranslator, _ store: SysExStore
+        _ count: Int, _ packets: [UnsafeRawBufferPointer], _ translator: OSCToMIDITranslator, _ store: SysExStore,
+        cache: OSCAddressCache? = nil
     ) -> Int {
         var events = 0
         var i = 0
         while i < count {
             guard let view = try? OSCMessageView(packets[i % packets.count]) else { return -1 }
-            _ = translator.translate(view) { event in
+            let sink = { (event: MIDIEvent) in
                 events += 1
                 if event.kind == .sysex { store.release(event.sysex) }
+            }
+            if let cache {
+                _ = translator.translate(view, cache: cache, into: sink)
+            } else {
+                _ = translator.translate(view, into: sink)
             }
             i += 1
         }

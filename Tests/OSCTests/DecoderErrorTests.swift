@@ -104,3 +104,33 @@ struct DecoderErrorTests {
         #expect(error == .addressMustStartWithSlash)
     }
 }
+
+/// Strings are read a 4-byte word at a time: every place the NUL can fall in a word, and every
+/// padding byte after it, gives the same answer as reading byte by byte.
+@Suite("String padding, word by word")
+struct StringPaddingTests {
+    @Test(arguments: 1...9)
+    func addressOfEveryLengthReadsBack(length: Int) throws {
+        let address = "/" + String(repeating: "x", count: length - 1)
+        let bytes = Bytes.string(address) + Bytes.string(",i") + Bytes.int32(7)
+        #expect(try OSCPacket.decode(bytes) == .message(OSCMessage(address, [.int32(7)])))
+    }
+
+    @Test(arguments: 1...8)
+    func nonZeroByteAnywhereInTheAddressPaddingIsRejected(length: Int) {
+        let address = Bytes.raw("/" + String(repeating: "x", count: length - 1))
+        let padded = Bytes.string(String(decoding: address, as: UTF8.self))
+        // Every padding byte after the NUL, in turn, set to 1.
+        for position in (address.count + 1)..<padded.count {
+            var bytes = padded
+            bytes[position] = 1
+            #expect(throws: OSCDecodeError.nonZeroPadding) { try OSCPacket.decode(bytes + Bytes.string(",")) }
+        }
+    }
+
+    @Test func typeTagsRunningToTheEndAreUnterminated() {
+        #expect(throws: OSCDecodeError.unterminatedString) {
+            try OSCPacket.decode(Bytes.string("/a") + Bytes.raw(",iiiiiii"))
+        }
+    }
+}
