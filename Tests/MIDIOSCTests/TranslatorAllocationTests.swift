@@ -103,14 +103,17 @@ final class TranslatorAllocationTests: XCTestCase {
         var i = 0
         while i < count {
             guard let view = try? OSCMessageView(packets[i % packets.count]) else { return -1 }
-            let sink = { (event: MIDIEvent) in
-                events += 1
-                if event.kind == .sysex { store.release(event.sysex) }
-            }
+            // Closures passed straight to the call: one kept in a local would box `events`.
             if let cache {
-                _ = translator.translate(view, cache: cache, into: sink)
+                _ = translator.translate(view, cache: cache) { event in
+                    events += 1
+                    if event.kind == .sysex { store.release(event.sysex) }
+                }
             } else {
-                _ = translator.translate(view, into: sink)
+                _ = translator.translate(view) { event in
+                    events += 1
+                    if event.kind == .sysex { store.release(event.sysex) }
+                }
             }
             i += 1
         }
