@@ -32,7 +32,10 @@ let package = Package(
             dependencies: ["MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport"]),
         .executableTarget(
             name: "aseqosc",
-            dependencies: ["Bridge", "ALSASequencer", "MIDI", "OSC"]),
+            dependencies: ["Bridge", "ALSASequencer", "MIDI", "OSC"],
+            // Bind every symbol at start: lazy binding makes the first event down each path
+            // wait for the dynamic linker (milliseconds under emulation), a played note.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"])]),
 
         // Benchmarks (BENCHMARKS.md): the in-process MIDI -> OSC hot path against liblo.
         .executableTarget(

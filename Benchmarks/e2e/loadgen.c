@@ -19,6 +19,7 @@
  *     --label NAME          first field of the result line
  *     --settle-ms MS        after subscription, wait before sending (default 1000)
  *     --idle-ms MS          give up waiting for outputs after this long without one (default 3000)
+ *     --latencies FILE      also write every event's send time and latency (µs), in sending order
  *
  * Events cycle note-on, control change, note-off (notes and values vary), so a bridge that
  * tracks notes passes every one. Outputs are matched to inputs in order (ALSA and loopback UDP
@@ -146,7 +147,7 @@ static size_t osc_for(const char *format, long i, unsigned char *out) {
 }
 
 int main(int argc, char **argv) {
-    const char *direction = "m2o", *format = "osmid", *connect = NULL, *label = "run", *pid_file = NULL;
+    const char *direction = "m2o", *format = "osmid", *connect = NULL, *label = "run", *pid_file = NULL, *latencies_path = NULL;
     int udp_port = 57120, window = 16, bridge_pid = 0;
     long count = 3000, settle_ms = 1000, idle_ms = 3000;
     double rate = 0;
@@ -166,6 +167,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(option, "--label")) label = value;
         else if (!strcmp(option, "--settle-ms")) settle_ms = atol(value);
         else if (!strcmp(option, "--idle-ms")) idle_ms = atol(value);
+        else if (!strcmp(option, "--latencies")) latencies_path = value;
         else { fprintf(stderr, "loadgen: unknown option %s (see the header of loadgen.c)\n", option); return 64; }
     }
     int m2o = strcmp(direction, "m2o") == 0;
@@ -328,6 +330,14 @@ int main(int argc, char **argv) {
     printf("RESULT label=%s mode=%s sent=%ld received=%ld lost=%ld seconds=%.3f eps=%.0f", label,
            rate > 0 ? "paced" : "window", sent, received, lost, seconds, received / seconds);
     if (lost == 0 && received > 0) {
+        if (latencies_path) {
+            /* Every event's latency in order of sending, before sorting: to see when the slow
+               ones happen. */
+            FILE *out = fopen(latencies_path, "w");
+            if (!out) die("fopen", 0);
+            for (long i = 0; i < received; i++) fprintf(out, "%.0f %.0f\n", (sent_at[i] - sent_at[0]) / 1e3, latency[i] / 1e3);
+            fclose(out);
+        }
         qsort(latency, (size_t)received, sizeof *latency, compare_u64);
         printf(" p50_us=%.0f p99_us=%.0f max_us=%.0f", latency[received / 2] / 1e3,
                latency[(size_t)(received * 99 / 100)] / 1e3, latency[received - 1] / 1e3);

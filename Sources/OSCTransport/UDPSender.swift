@@ -74,6 +74,8 @@ public final class UDPSender {
         pending = .allocate(capacity: count)
         pending.initialize(repeating: 0, count: count)
         slots = .allocate(byteCount: batchCapacity * slotSize, alignment: 16)
+        // Touched now, so that no page fault waits for the first packets.
+        slots.initializeMemory(as: UInt8.self, repeating: 0, count: batchCapacity * slotSize)
         slotLengths = .allocate(capacity: batchCapacity)
         slotLengths.initialize(repeating: 0, count: batchCapacity)
         slotDestinations = .allocate(capacity: batchCapacity)

@@ -43,6 +43,10 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         capacity = size
         mask = size - 1
         storage = .allocate(capacity: size)
+        // Touched now: otherwise the first pass round the ring takes a page fault every few
+        // dozen events, each a stall on the input thread.
+        UnsafeMutableRawPointer(storage).initializeMemory(
+            as: UInt8.self, repeating: 0, count: size * MemoryLayout<Element>.stride)
         // Each cache on a line of its own, away from the other side's.
         cachedTail = .allocate(capacity: 16)
         cachedTail.initialize(to: 0)

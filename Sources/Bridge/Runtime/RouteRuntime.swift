@@ -39,6 +39,7 @@ final class RouteRuntime: @unchecked Sendable {
                 scheme: $0.resolvedScheme, portNames: portNames, sysex: sysexStore, mappings: $0.mappings)
         }
         hotFormatters = Self.pin(formatters)
+        Self.warmUp(route.chain, formatters)
         do {
             resolved = try Bridge.resolve(destinations)
             sender = try Self.sender(resolved)
@@ -66,6 +67,29 @@ final class RouteRuntime: @unchecked Sendable {
 
     deinit {
         Self.unpin(hotFormatters)
+    }
+
+    /// Runs a note and a controller through a copy of the chain and formats every kind for
+    /// every destination into scratch memory, sending nothing: the first event a user plays
+    /// then finds the code and tables in memory instead of waiting for page faults.
+    private static func warmUp(_ chain: Chain, _ formatters: [OSCEventFormatter]) {
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1_536, alignment: 16)
+        defer { scratch.deallocate() }
+        var copy = chain.withFreshState()
+        let events: [MIDIEvent] = [
+            .noteOn(channel: 0, note: 60, velocity: 100), .controlChange(channel: 0, controller: 1, value: 64),
+            .noteOff(channel: 0, note: 60),
+        ]
+        for event in events {
+            copy.process(event, now: 0) { output, destination in
+                if destination < formatters.count { _ = formatters[destination].write(output, into: scratch) }
+            }
+        }
+        for formatter in formatters {
+            for kind in MIDIEventKind.allCases where kind != .sysex {
+                _ = formatter.write(MIDIEvent(kind, channel: 0), into: scratch)
+            }
+        }
     }
 
     private static func pin(_ formatters: [OSCEventFormatter]) -> UnsafeMutableBufferPointer<
