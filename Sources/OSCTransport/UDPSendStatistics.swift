@@ -97,8 +97,8 @@ public final class UDPSendStatistics: Sendable {
     }
 
     @inline(__always)
-    func recordSent(_ destination: Int, bytes: Int) {
-        counters[destination * Self.stride].wrappingAdd(1, ordering: .relaxed)
+    func recordSent(_ destination: Int, bytes: Int, packets: Int = 1) {
+        counters[destination * Self.stride].wrappingAdd(packets, ordering: .relaxed)
         counters[destination * Self.stride + 1].wrappingAdd(bytes, ordering: .relaxed)
     }
 

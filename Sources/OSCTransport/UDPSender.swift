@@ -27,6 +27,7 @@ public struct UDPSenderError: Error, Hashable, Sendable, CustomStringConvertible
 public final class UDPSender {
     /// The destinations, in the order ``queue(_:to:)`` numbers them.
     public let destinations: [ResolvedOSCDestination]
+    @usableFromInline let destinationCount: Int
     /// Counters any thread may read.
     public let statistics: UDPSendStatistics
     /// The most packets ``queue(_:to:)`` holds before it flushes by itself.
@@ -36,19 +37,19 @@ public final class UDPSender {
 
     private let sockets: UnsafeMutablePointer<Int32>
     // Per destination: how many queued packets are waiting.
-    private let pending: UnsafeMutablePointer<Int>
+    @usableFromInline let pending: UnsafeMutablePointer<Int>
     // The batch: slot i holds slotLengths[i] bytes for destination slotDestinations[i].
-    private let slots: UnsafeMutableRawPointer
-    private let slotLengths: UnsafeMutablePointer<Int>
-    private let slotDestinations: UnsafeMutablePointer<Int>
+    @usableFromInline let slots: UnsafeMutableRawPointer
+    @usableFromInline let slotLengths: UnsafeMutablePointer<Int>
+    @usableFromInline let slotDestinations: UnsafeMutablePointer<Int>
     private let headers: UnsafeMutablePointer<aseqosc_mmsghdr>
     private let vectors: UnsafeMutablePointer<iovec>
     // How many packets the batch holds; plain memory rather than a stored `var`, which would
     // pay a dynamic exclusivity check on every queued packet.
-    private let queuedCount: UnsafeMutablePointer<Int>
-    private var queued: Int {
-        get { queuedCount.pointee }
-        set { queuedCount.pointee = newValue }
+    @usableFromInline let queuedCount: UnsafeMutablePointer<Int>
+    @usableFromInline var queued: Int {
+        @inline(__always) get { queuedCount.pointee }
+        @inline(__always) set { queuedCount.pointee = newValue }
     }
 
     /// Opens one socket per destination and applies its options; throws naming the call that failed.
@@ -64,6 +65,7 @@ public final class UDPSender {
             throw error
         }
         self.destinations = destinations
+        destinationCount = destinations.count
         self.batchCapacity = batchCapacity
         self.slotSize = slotSize
         statistics = UDPSendStatistics(destinationCount: destinations.count)
@@ -84,6 +86,10 @@ public final class UDPSender {
         headers.initialize(repeating: aseqosc_mmsghdr(), count: batchCapacity)
         vectors = .allocate(capacity: batchCapacity)
         vectors.initialize(repeating: iovec(), count: batchCapacity)
+        for index in 0..<batchCapacity {
+            headers[index].msg_hdr.msg_iov = vectors + index
+            headers[index].msg_hdr.msg_iovlen = 1
+        }
         queuedCount = .allocate(capacity: 1)
         queuedCount.initialize(to: 0)
     }
@@ -126,17 +132,17 @@ public final class UDPSender {
     /// The slot the next queued packet goes into, ``slotSize`` bytes, for writing a packet in
     /// place; ``commit(_:to:)`` queues it. A full batch is flushed first. Writing in place saves
     /// the copy that ``queue(_:to:)`` makes.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func nextSlot() -> UnsafeMutableRawBufferPointer {
         if queued == batchCapacity { flush() }
         return UnsafeMutableRawBufferPointer(start: slots + queued &* slotSize, count: slotSize)
     }
 
     /// Queues the `byteCount` bytes written into ``nextSlot()`` for `destination`.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func commit(_ byteCount: Int, to destination: Int) {
         precondition(
-            destination >= 0 && destination < destinations.count && byteCount <= slotSize,
+            destination >= 0 && destination < destinationCount && byteCount <= slotSize,
             "UDPSender: no destination \(destination), or \(byteCount) bytes past the slot")
         slotLengths[queued] = byteCount
         slotDestinations[queued] = destination
@@ -160,10 +166,9 @@ public final class UDPSender {
         var slot = 0
         while slot < queued {
             if slotDestinations[slot] == destination {
+                // Only the vector changes: every header was pointed at its vector once, in init,
+                // and the kernel writes nothing into a header but `msg_len`.
                 vectors[count] = iovec(iov_base: slots + slot * slotSize, iov_len: slotLengths[slot])
-                headers[count] = aseqosc_mmsghdr()
-                headers[count].msg_hdr.msg_iov = vectors + count
-                headers[count].msg_hdr.msg_iovlen = 1
                 count += 1
             }
             slot += 1
@@ -174,11 +179,13 @@ public final class UDPSender {
         while next < count {
             let sent = aseqosc_sendmmsg(descriptor, headers + next, UInt32(count - next), Int32(MSG_DONTWAIT))
             if sent > 0 {
+                var bytes = 0
                 var i = 0
                 while i < Int(sent) {
-                    statistics.recordSent(destination, bytes: Int(headers[next + i].msg_len))
+                    bytes &+= Int(headers[next + i].msg_len)
                     i += 1
                 }
+                statistics.recordSent(destination, bytes: bytes, packets: Int(sent))
                 next += Int(sent)
                 continue
             }

@@ -169,6 +169,10 @@ public struct Chain: Sendable {
     }
 
     mutating func process(_ event: MIDIEvent, now: UInt64, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {
+        if operators.isEmpty && branches.isEmpty {
+            processWithoutOperators(event, tally: &tally, sink: sink)
+            return
+        }
         if event.endsNote {
             if !endNote(event, key: NoteTable.key(of: event), inherited: nil, tally: &tally, sink: sink) {
                 // A note-off for a note this chain never sent: it may have started before the
@@ -180,6 +184,42 @@ public struct Chain: Sendable {
         } else {
             run(event, key: NoteTable.key(of: event), from: 0, now: now, inherited: nil, tally: &tally, sink: sink)
         }
+    }
+
+    /// What ``process(_:now:tally:sink:)`` does for a chain that only has destinations (a route
+    /// that forwards everything, the commonest kind), without the general path's operator loop,
+    /// branch handling and inherited note-off style, which the event pays for on every hop.
+    @inline(__always)
+    private func processWithoutOperators(_ event: MIDIEvent, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {
+        let key = NoteTable.key(of: event)
+        if event.endsNote {
+            if let emitted = notes.remove(key) {
+                var end = event
+                end.channel = UInt8(emitted >> 7 & 15)
+                end.data1 = UInt8(emitted & 127)
+                deliver(end, tally: &tally, sink: sink)
+            } else {
+                // Never sent by this chain (see `process`): it goes out as it came.
+                tally.unmatchedNoteOffs += 1
+                deliver(event, tally: &tally, sink: sink)
+            }
+            return
+        }
+        if event.kind == .noteOn, !destinations.isEmpty {
+            // No operator changes a note here, but a held key struck again may first need the
+            // end of what an earlier config sent for it, as in `run`.
+            let sent = Int(event.channel & 15) << 7 | Int(event.data1 & 127)
+            if let previous = notes.emitted(for: key), previous != sent {
+                var end = event
+                end.kind = .noteOff
+                end.data2 = 0
+                end.channel = UInt8(previous >> 7)
+                end.data1 = UInt8(previous & 127)
+                deliver(end, tally: &tally, sink: sink)
+            }
+            notes.record(key, channel: event.channel, note: event.data1, port: event.port)
+        }
+        deliver(event, tally: &tally, sink: sink)
     }
 
     /// Runs `event` through the operators from `start`, then delivers and branches.
@@ -304,6 +344,7 @@ public struct Chain: Sendable {
         operators.last { $0.noteOffStyle != nil }?.noteOffStyle
     }
 
+    @inline(__always)
     private func deliver(_ event: MIDIEvent, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {
         var d = 0
         while d < destinations.count {
