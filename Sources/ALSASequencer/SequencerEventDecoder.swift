@@ -48,7 +48,45 @@ public struct SequencerEventDecoder {
     }
 
     /// Decodes one event; `timestamp` is the monotonic receive time in nanoseconds.
+    @inline(__always)
     public mutating func decode(_ event: UnsafePointer<snd_seq_event_t>, timestamp: UInt64)
+        -> DecodedSequencerEvent
+    {
+        // Notes and controllers, nearly everything a player sends, inline; the rest (SysEx
+        // reassembly, announcements, the rarer kinds) in a call.
+        if let midi = Self.decodeNoteOrController(event, timestamp: timestamp) {
+            let source = PortAddress(client: event.pointee.source.client, port: event.pointee.source.port)
+            return .midi(midi, source: source)
+        }
+        return decodeAny(event, timestamp: timestamp)
+    }
+
+    @inline(__always)
+    private static func decodeNoteOrController(_ event: UnsafePointer<snd_seq_event_t>, timestamp: UInt64)
+        -> MIDIEvent?
+    {
+        let kind: MIDIEventKind
+        switch UInt32(event.pointee.type) {
+        case SND_SEQ_EVENT_NOTEON.rawValue: kind = .noteOn
+        case SND_SEQ_EVENT_NOTEOFF.rawValue: kind = .noteOff
+        case SND_SEQ_EVENT_CONTROLLER.rawValue:
+            let control = event.pointee.data.control
+            var midi = MIDIEvent(.controlChange, port: UInt16(event.pointee.dest.port), timestamp: timestamp)
+            midi.channel = control.channel & 15
+            midi.data1 = UInt8(truncatingIfNeeded: control.param & 127)
+            midi.data2 = UInt8(truncatingIfNeeded: control.value & 127)
+            return midi
+        default: return nil
+        }
+        let note = event.pointee.data.note
+        var midi = MIDIEvent(kind, port: UInt16(event.pointee.dest.port), timestamp: timestamp)
+        midi.channel = note.channel & 15
+        midi.data1 = note.note & 127
+        midi.data2 = note.velocity & 127
+        return midi
+    }
+
+    private mutating func decodeAny(_ event: UnsafePointer<snd_seq_event_t>, timestamp: UInt64)
         -> DecodedSequencerEvent
     {
         let source = PortAddress(client: event.pointee.source.client, port: event.pointee.source.port)

@@ -100,6 +100,31 @@ struct OSCKindPlan {
     var argumentBytes = 0
 }
 
+/// Where an int argument's value is, for one kind of event: a byte of the event for the common
+/// fields, else ``OSCEventFormatter/int`` works it out.
+enum OSCIntSource: UInt8 {
+    case data1, data2, channel, channel0, port, other
+
+    init(_ field: OSCArgumentField, of kind: MIDIEventKind) {
+        switch field {
+        case .note, .program: self = .data1
+        case .velocity: self = .data2
+        case .pressure: self = kind == .polyPressure ? .data2 : .data1
+        case .controller: self = kind == .controlChange ? .data1 : .other
+        case .value:
+            switch kind {
+            case .pitchBend, .controlChange14, .rpn, .nrpn, .songPosition: self = .other
+            case .noteOn, .noteOff, .polyPressure, .controlChange: self = .data2
+            default: self = .data1
+            }
+        case .channel: self = .channel
+        case .channel0: self = .channel0
+        case .port: self = .port
+        case .bend, .status, .data1, .data2, .dataBytes: self = .other
+        }
+    }
+}
+
 /// A template segment whose literal text lives in the tables' text store.
 enum OSCCompiledSegment {
     case literal(OSCByteRange)
@@ -122,6 +147,9 @@ final class OSCFormatterTables: @unchecked Sendable {
 
     private let plans: UnsafeMutableBufferPointer<OSCKindPlan>
     private let fields: UnsafeMutableBufferPointer<OSCArgumentField>
+    /// Beside `fields`: where each int argument's value is in the event, worked out per kind at
+    /// build time, so the common ones are one load instead of a walk through ``OSCEventFormatter/int``.
+    private let intSources: UnsafeMutableBufferPointer<OSCIntSource>
     private let renderer: OSCAddressRenderer
     /// Complete message prefixes (address, NUL padding, type tags, padding) into `prefixBytes`.
     private let prefixes: UnsafeMutableBufferPointer<OSCByteRange>
@@ -144,6 +172,7 @@ final class OSCFormatterTables: @unchecked Sendable {
 
         var plans = [OSCKindPlan](repeating: OSCKindPlan(), count: kindCount)
         var fields: [OSCArgumentField] = []
+        var intSources: [OSCIntSource] = []
         var segments: [OSCCompiledSegment] = []
         var capacity = 1
         var prefixCount = 0
@@ -155,6 +184,7 @@ final class OSCFormatterTables: @unchecked Sendable {
             plan.usesDataBytes = entry.arguments.contains(.dataBytes)
             plan.fields = OSCByteRange(offset: fields.count, count: entry.arguments.count)
             fields += entry.arguments
+            intSources += entry.arguments.map { OSCIntSource($0, of: kind) }
             plan.segments = OSCByteRange(offset: segments.count, count: entry.address.segments.count)
             var length = 0
             var perEvent = false
@@ -211,6 +241,7 @@ final class OSCFormatterTables: @unchecked Sendable {
 
         self.plans = Self.copy(plans)
         self.fields = Self.copy(fields)
+        self.intSources = Self.copy(intSources)
         let textBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(text.count, 1), alignment: 16)
         textBuffer.copyBytes(from: text)
         let renderer = OSCAddressRenderer(
@@ -252,6 +283,7 @@ final class OSCFormatterTables: @unchecked Sendable {
     deinit {
         plans.deallocate()
         fields.deallocate()
+        intSources.deallocate()
         renderer.deallocate()
         prefixes.deallocate()
         prefixBytes.deallocate()
@@ -365,9 +397,18 @@ final class OSCFormatterTables: @unchecked Sendable {
         let fieldCount = plan.pointee.fields.count
         switch style {
         case .int:
+            let sources = intSources.baseAddress.unsafelyUnwrapped + plan.pointee.fields.offset
             var i = 0
             while i < fieldCount {
-                let value = OSCEventFormatter.int(fields[i], event)
+                let value: Int32
+                switch sources[i] {
+                case .data1: value = Int32(event.data1 & 0x7F)
+                case .data2: value = Int32(event.data2 & 0x7F)
+                case .channel: value = Int32(event.channel & 0x0F) &+ 1
+                case .channel0: value = Int32(event.channel & 0x0F)
+                case .port: value = Int32(event.port)
+                case .other: value = OSCEventFormatter.int(fields[i], event)
+                }
                 arguments.storeBytes(of: UInt32(bitPattern: value).bigEndian, toByteOffset: i &* 4, as: UInt32.self)
                 i &+= 1
             }
