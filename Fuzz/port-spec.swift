@@ -32,37 +32,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     return 0
 }
 
-let ownClient: UInt8 = 128
-let inOut: PortCapabilities = [.read, .subscribeRead, .write, .subscribeWrite]
-let sourceOnly: PortCapabilities = [.read, .subscribeRead]
-let destinationOnly: PortCapabilities = [.write, .subscribeWrite]
-
-/// A small studio, as in Tests/ALSASequencerTests/FakeStudio.swift.
-let ports: [PortInfo] = [
-    port(0, 0, "System", "Timer", kernel: true),
-    port(0, 1, "System", "Announce", sourceOnly, kernel: true),
-    port(14, 0, "Midi Through", "Midi Through Port-0", kernel: true),
-    port(16, 0, "Virtual Raw MIDI 0-0", "VirMIDI 0-0", card: 0),
-    port(17, 0, "Virtual Raw MIDI 0-1", "VirMIDI 0-1", card: 0),
-    port(24, 0, "KeyStep Pro", "KeyStep Pro MIDI 1", card: 1),
-    port(24, 1, "KeyStep Pro", "KeyStep Pro MIDI 2", card: 1),
-    port(28, 0, "Launchkey MK3", "Launchkey MK3 LKMK3 MIDI In", card: 2),
-    port(28, 1, "Launchkey MK3", "Launchkey MK3 LKMK3 DAW In", card: 2),
-    port(32, 0, "Launchkey MK3", "Launchkey MK3 LKMK3 MIDI In", card: 3),
-    port(36, 0, "USB MIDI Pedal", "USB MIDI Pedal MIDI 1", sourceOnly, card: 4),
-    port(ownClient, 0, "aseqosc", "midi in", destinationOnly),
-    port(ownClient, 1, "aseqosc", "midi out", sourceOnly),
-    port(129, 0, "Foo:Bar", "Baz"),
-    port(130, 0, "SuperCollider", "in", destinationOnly),
-    port(130, 1, "SuperCollider", "out", sourceOnly),
-    port(131, 0, "Ümlaut ♪ Synth", "Port: 1"),
-]
-
-func port(
-    _ client: UInt8, _ port: UInt8, _ clientName: String, _ portName: String,
-    _ capabilities: PortCapabilities = inOut, card: Int32? = nil, kernel: Bool = false
-) -> PortInfo {
-    PortInfo(
-        address: PortAddress(client: client, port: port), clientName: clientName, portName: portName,
-        capabilities: capabilities, typeBits: 0, isKernelClient: kernel || card != nil, card: card)
-}
+// The studio of the resolution tests (Tests/ALSASequencerTests/FakeStudio.swift, which Fuzz/run
+// compiles in), and a client whose names are not ASCII.
+let ownClient = FakeStudio.ownClient
+let ports = FakeStudio.ports + [FakeStudio.port(131, 0, "Ümlaut ♪ Synth", "Port: 1")]
