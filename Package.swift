@@ -64,8 +64,8 @@ let package = Package(
         .testTarget(
             name: "BridgeTests",
             dependencies: [
-                "Bridge", "ALSASequencer", "MIDI", "MIDIOSC", "OSC", "OSCTransport", "Pipeline", "CALSA", "TestSupport",
-                "CAllocationCounter",
+                "Bridge", "ALSASequencer", "MIDI", "MIDIOSC", "OSC", "OSCTransport", "Pipeline", "CALSA", "CLiblo",
+                "TestSupport", "CAllocationCounter",
             ]),
     ],
     swiftLanguageModes: [.v6]
