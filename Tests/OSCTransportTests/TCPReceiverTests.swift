@@ -1,3 +1,4 @@
+import CAllocationCounter
 import CLiblo
 import Foundation
 import Glibc
@@ -273,6 +274,55 @@ final class TCPReceiverTests: XCTestCase {
         XCTAssertTrue(waitUntil { tcp.statistics.closed == 1 })
         XCTAssertEqual(tcp.statistics.framingErrors.truncated, 1)
         XCTAssertTrue(collector.received.isEmpty)
+    }
+
+    // MARK: The hot path
+
+    func testHundredThousandPacketsOverBothFramingsAllocateNothing() throws {
+        try requireOptimizedBuild()
+        let tcp = try TCPReceiver(host: "127.0.0.1", port: 0)
+        let receiver = try OSCReceiver(udp: nil, tcp: tcp)
+        final class Count: @unchecked Sendable {
+            var packets = 0
+            var allocations: Int64 = -1
+        }
+        let count = Count()
+        let measured = 100_000
+        let done = DispatchSemaphore(value: 0)
+        // Counting runs on the receiving thread, from the first packet after each connection's
+        // first (which allocated its buffer) to the last.
+        Thread {
+            receiver.run(tick: { -1 }) { _, _ in
+                count.packets += 1
+                if count.packets == 2 {
+                    aseqosc_allocations_start()
+                } else if count.packets == 2 + measured {
+                    count.allocations = aseqosc_allocations_stop()
+                }
+            }
+            done.signal()
+        }.start()
+        let packet = Self.message("/midi/synth/1/note_on", [.int32(60), .int32(100), .blob([0xC0, 0xDB])])
+        let clients = [try Client(port: tcp.port), try Client(port: tcp.port)]
+        clients[0].write(Self.lengthPrefixed(packet))
+        clients[1].write(Self.slip(packet))
+        XCTAssertTrue(waitUntil { tcp.statistics.packets == 2 })
+        let batch = 1_000
+        let streams = [
+            Array((0..<batch).map { _ in Self.lengthPrefixed(packet) }.joined()),
+            Array((0..<batch).map { _ in Self.slip(packet) }.joined()),
+        ]
+        for _ in 0..<measured / batch / 2 {
+            clients[0].write(streams[0])
+            clients[1].write(streams[1])
+        }
+        XCTAssertTrue(waitUntil(timeout: 30) { tcp.statistics.packets == 2 + measured }, "\(tcp.statistics.packets)")
+        receiver.stop()
+        done.wait()
+        XCTAssertEqual(count.allocations, 0, "\(count.allocations) allocations for \(measured) packets")
+        print(
+            "allocation test: TCP receive, \(measured) packets (length-prefixed and SLIP), \(count.allocations) allocations"
+        )
     }
 
     // MARK: Both transports, shutdown
