@@ -246,15 +246,16 @@ public final class TCPReceiver: @unchecked Sendable {
             let peer = withUnsafePointer(to: &peerAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { IPAddress($0) }
             }
+            // Counted before the close, so a client that sees its connection end finds it counted.
             guard let peer, allowList?.allows(peer) ?? true else {
-                Glibc.close(client)
                 statistics.recordRefused(notAllowed: true)
+                Glibc.close(client)
                 onConnection(.refused(peer ?? .v4(0), notAllowed: true))
                 continue
             }
             guard let slot = freeSlot() else {
-                Glibc.close(client)
                 statistics.recordRefused(notAllowed: false)
+                Glibc.close(client)
                 onConnection(.refused(peer, notAllowed: false))
                 continue
             }
@@ -319,9 +320,9 @@ public final class TCPReceiver: @unchecked Sendable {
     }
 
     private func end(_ slot: Int, _ error: OSCStreamError?) {
+        statistics.recordClosed(error)
         Glibc.close(connections[slot].descriptor)
         connections[slot].descriptor = -1
-        statistics.recordClosed(error)
         onConnection(.closed(connections[slot].peer, error))
     }
 }
