@@ -32,10 +32,11 @@ final class OSCInputCounters: Sendable {
 /// The OSC -> MIDI direction: our ALSA output ports and their bindings, the UDP and TCP
 /// receivers, the translator, the operator pipeline, and the thread that runs them.
 ///
-/// One thread does everything, in order, per packet (a UDP datagram or a TCP frame alike): validate, translate, run the operators,
-/// write to ALSA (or schedule on the queue for a future bundle). Nothing there allocates, locks
-/// or blocks; only a debug log line for an unknown or malformed message allocates, and only
-/// when debug logging is on.
+/// One thread does everything, in order, per packet (a UDP datagram or a TCP frame alike):
+/// validate, translate, run the operators, write to ALSA (or schedule on the queue for a future
+/// bundle). Nothing there allocates, locks or blocks; only a debug log line for an unknown or
+/// malformed message allocates, and only when debug logging is on (and a log line when a TCP
+/// client comes or goes).
 final class OSCToMIDISide: @unchecked Sendable {
     // @unchecked Sendable: after `start`, everything but the counters is touched only by the
     // OSC thread; `stop()` waits for that thread before touching anything else.
