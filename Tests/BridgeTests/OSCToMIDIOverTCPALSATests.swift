@@ -1,3 +1,4 @@
+import Bridge
 import CLiblo
 import Foundation
 import Glibc
@@ -98,12 +99,13 @@ extension OSCToMIDIALSATests {
         return messages(dump).filter { $0 != "FE" }
     }
 
-    /// The `osc input:` line of `aseqosc status`.
-    func oscStatus(_ bridge: RunningBridge) throws -> String {
-        let result = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--control", bridge.controlPath])
-        XCTAssertEqual(result.status, 0, result.standardError)
-        return result.standardOutput.split(separator: "\n").first { $0.hasPrefix("osc input: ") }.map(String.init)
-            ?? "(no osc input line in: \(result.standardOutput))"
+    /// `aseqosc status` as people read it, and the OSC input's counters from `status --json`.
+    func oscStatus(_ bridge: RunningBridge) throws -> (text: String, osc: BridgeStatus.OSCInput) {
+        let text = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--control", bridge.controlPath])
+        XCTAssertEqual(text.status, 0, text.standardError)
+        let json = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--json", "--control", bridge.controlPath])
+        let status = try JSONDecoder().decode(BridgeStatus.self, from: Data(json.standardOutput.utf8))
+        return (text.standardOutput, try XCTUnwrap(status.oscInput, text.standardOutput))
     }
 
     func testOscsendOverTCPLeavesAsTheExactMIDIBytes() throws {
@@ -126,12 +128,14 @@ extension OSCToMIDIALSATests {
         ]
         XCTAssertEqual(played(dump, count: expected.count), expected)
         dump.stop()
-        let status = try oscStatus(bridge)
-        let packets = 8 + probes
-        XCTAssertTrue(
-            status.hasPrefix("osc input: \(packets) TCP packets, \(packets) messages, \(packets) translated"), status)
-        XCTAssertTrue(status.contains("TCP connections: 9 accepted, 0 open, 9 closed"), status)
-        XCTAssertTrue(status.contains("0 framing errors"), status)
+        let (text, osc) = try oscStatus(bridge)
+        XCTAssertEqual(osc.listen, "osc.tcp://127.0.0.1:\(port)")
+        XCTAssertEqual([osc.packets, osc.messages, osc.translated], Array(repeating: 8 + probes, count: 3))
+        let tcp = try XCTUnwrap(osc.tcp)
+        XCTAssertEqual(tcp.packets, 8 + probes)
+        XCTAssertEqual([tcp.accepted, tcp.open, tcp.closed], [9, 0, 9], "oscsend connects once per message")
+        XCTAssertEqual(tcp.framingErrors, [:])
+        XCTAssertTrue(text.contains("connections 9 accepted, 0 open, 9 closed"), text)
         _ = bridge.stop()
     }
 
@@ -183,10 +187,10 @@ extension OSCToMIDIALSATests {
         print("SLIP bundle 200 ms ahead arrived after \(Int(delay * 1000)) ms")
         XCTAssertGreaterThanOrEqual(delay, 0.19)
         dump.stop()
-        let status = try oscStatus(bridge)
-        XCTAssertTrue(status.hasPrefix("osc input: \(5 + probes) TCP packets"), status)
-        XCTAssertTrue(status.contains("1 bundles scheduled"), status)
-        XCTAssertTrue(status.contains("TCP connections: 3 accepted, 1 open, 2 closed"), status)
+        let osc = try oscStatus(bridge).osc
+        XCTAssertEqual(osc.tcp?.packets, 5 + probes)
+        XCTAssertEqual(osc.scheduled, 1)
+        XCTAssertEqual([osc.tcp?.accepted, osc.tcp?.open, osc.tcp?.closed], [3, 1, 2])
         _ = bridge.stop()
     }
 
@@ -222,11 +226,15 @@ extension OSCToMIDIALSATests {
         write(good, try slip(.message(OSCMessage("/midi/synth/1/note_on", [.int32(62), .int32(3)]))))
         XCTAssertEqual(played(dump, count: 3), ["90 3C 01", "90 3D 02", "90 3E 03"])
         dump.stop()
-        let status = try oscStatus(bridge)
+        let (text, osc) = try oscStatus(bridge)
+        let tcp = try XCTUnwrap(osc.tcp)
+        XCTAssertEqual([tcp.accepted, tcp.open, tcp.closed], [6, 2, 4])
+        XCTAssertEqual([tcp.refusedNotAllowed, tcp.refusedTooMany], [0, 1])
+        XCTAssertEqual(tcp.framingErrors, ["oversized": 1, "badEscape": 1, "unknownFraming": 1])
         XCTAssertTrue(
-            status.contains(
-                "TCP connections: 6 accepted, 2 open, 4 closed, 0 refused (not allowed), 1 refused (too many), "
-                    + "3 framing errors (1 unknown framing, 1 oversized, 1 bad SLIP escape)"), status)
+            text.contains(
+                "connections 6 accepted, 2 open, 4 closed, refused 0 not allowed, 1 too many; "
+                    + "framing errors: badEscape 1, oversized 1, unknownFraming 1"), text)
         _ = bridge.stop()
     }
 
@@ -242,8 +250,8 @@ extension OSCToMIDIALSATests {
         usleep(300_000)
         XCTAssertEqual(messages(dump), [])
         dump.stop()
-        let status = try oscStatus(bridge)
-        XCTAssertTrue(status.contains("TCP connections: 0 accepted, 0 open, 0 closed, 1 refused (not allowed)"), status)
+        let tcp = try XCTUnwrap(try oscStatus(bridge).osc.tcp)
+        XCTAssertEqual([tcp.accepted, tcp.refusedNotAllowed, tcp.refusedTooMany], [0, 1, 0])
         _ = bridge.stop()
     }
 
@@ -284,8 +292,10 @@ extension OSCToMIDIALSATests {
             ["90 3C 01", "90 3D 02", "80 3C 00", "80 3D 00", "90 3E 03", "F0 7E 7F 06 01 F7", "90 3F 04"],
             bridge.bridge.standardError)
         dump.stop()
-        let status = try oscStatus(bridge)
-        XCTAssertTrue(status.hasPrefix("osc input: 1 datagrams, 2 TCP packets"), status)
+        let osc = try oscStatus(bridge).osc
+        XCTAssertEqual(osc.listen, "osc.udp://127.0.0.1:\(port) and osc.tcp://127.0.0.1:\(port)")
+        XCTAssertEqual(osc.packets, 3, "one datagram and two TCP packets since the reload")
+        XCTAssertEqual(osc.tcp?.packets, 2)
         _ = bridge.stop()
     }
 }
