@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(
             name: "MIDIOSCTests", dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         .testTarget(
-            name: "OSCTransportTests", dependencies: ["OSCTransport", "OSC", "TestSupport", "CAllocationCounter"]),
+            name: "OSCTransportTests", dependencies: ["OSCTransport", "OSC", "CLiblo", "TestSupport", "CAllocationCounter"]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter", "TestSupport"]),
@@ -64,8 +64,8 @@ let package = Package(
         .testTarget(
             name: "BridgeTests",
             dependencies: [
-                "Bridge", "ALSASequencer", "MIDI", "MIDIOSC", "OSC", "OSCTransport", "Pipeline", "CALSA", "TestSupport",
-                "CAllocationCounter",
+                "Bridge", "ALSASequencer", "MIDI", "MIDIOSC", "OSC", "OSCTransport", "Pipeline", "CALSA", "CLiblo",
+                "TestSupport", "CAllocationCounter",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,20 +2,6 @@ import CLiblo
 import Glibc
 import Synchronization
 
-/// Why a ``UDPReceiver`` could not open its socket.
-public struct UDPReceiverError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What was being bound, `host:port`.
-    public var endpoint: String
-    /// The C call that failed.
-    public var call: String
-    public var code: Int32
-
-    public var description: String {
-        let reason = call == "getaddrinfo" ? String(cString: gai_strerror(code)) : String(cString: strerror(code))
-        return "\(call) for \(endpoint): \(reason)"
-    }
-}
-
 /// Counters of a ``UDPReceiver``, readable from any thread (relaxed: statistics only).
 public final class UDPReceiveStatistics: Sendable {
     private let datagramCount = Atomic<Int>(0)
@@ -46,9 +32,9 @@ public final class UDPReceiveStatistics: Sendable {
 /// system call, each handed to a handler with its sender's address, in place (nothing is
 /// copied or allocated after `init`).
 ///
-/// The loop waits in `poll()` on the socket and on a self-pipe, so ``stop()`` ends it at once
-/// from any thread. With an allow-list, datagrams from other senders are dropped and counted
-/// before the handler sees them.
+/// ``run(tick:_:)`` waits in `poll()` on the socket and on a self-pipe, so ``stop()`` ends it at
+/// once from any thread; ``OSCReceiver`` runs it beside a ``TCPReceiver`` instead. With an
+/// allow-list, datagrams from other senders are dropped and counted before the handler sees them.
 public final class UDPReceiver: @unchecked Sendable {
     // @unchecked Sendable: the buffers belong to the thread inside `run`; other threads only
     // call `stop()` (an atomic and a pipe write) and read the statistics.
@@ -62,10 +48,11 @@ public final class UDPReceiver: @unchecked Sendable {
     /// The largest datagram kept; a larger one is dropped and counted as truncated.
     public let slotSize: Int
 
-    private let socket: Int32
+    /// The socket, for ``OSCReceiver``'s `poll()`.
+    let socket: Int32
     private let allowList: IPAllowList?
-    private let wakeReader: Int32
-    private let wakeWriter: Int32
+    private let wakePipe: WakePipe
+    private var isClosed = false
     private let stopRequested = Atomic<Bool>(false)
     private let slots: UnsafeMutableRawPointer
     private let headers: UnsafeMutablePointer<aseqosc_mmsghdr>
@@ -76,54 +63,14 @@ public final class UDPReceiver: @unchecked Sendable {
     /// `allowList`, only its senders are handed on.
     public init(
         host: String, port: Int, allowList: IPAllowList? = nil, batchCapacity: Int = 16, slotSize: Int = 65_536
-    ) throws(UDPReceiverError) {
+    ) throws(ListenError) {
         precondition(batchCapacity >= 1 && slotSize >= 16, "UDPReceiver: batch capacity and slot size too small")
-        let endpoint = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        func fail(_ call: String, _ code: Int32 = errno) -> UDPReceiverError {
-            UDPReceiverError(endpoint: endpoint, call: call, code: code)
-        }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let code = getaddrinfo(host, String(port), &hints, &list)
-        guard code == 0, let first = list else { throw fail("getaddrinfo", code) }
-        defer { freeaddrinfo(list) }
-        let family = first.pointee.ai_family
-        let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        let descriptor = Glibc.socket(family, type, 0)
-        guard descriptor >= 0 else { throw fail("socket") }
-        var pipeEnds: (Int32, Int32) = (-1, -1)
-        do throws(UDPReceiverError) {
-            // No SO_REUSEADDR: for UDP it would let a second aseqosc bind the same port silently.
-            if family == AF_INET6 {
-                // `::` should take IPv4 senders too (they arrive as ::ffff:a.b.c.d).
-                var off: Int32 = 0
-                _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size))
-            }
-            guard bind(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else { throw fail("bind") }
-            let created = withUnsafeMutableBytes(of: &pipeEnds) {
-                pipe($0.baseAddress!.assumingMemoryBound(to: Int32.self))
-            }
-            guard created == 0 else { throw fail("pipe") }
+        (socket, boundAddress) = try ListeningSocket.open(host: host, port: port, type: Int32(SOCK_DGRAM.rawValue))
+        do {
+            wakePipe = try WakePipe(endpoint: boundAddress.description)
         } catch {
-            close(descriptor)
+            Glibc.close(socket)
             throw error
-        }
-        var bound = sockaddr_storage()
-        var boundLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        withUnsafeMutablePointer(to: &bound) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(descriptor, $0, &boundLength) }
-        }
-        boundAddress = withUnsafePointer(to: &bound) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress($0, length: Int(boundLength)) }
-        }
-        socket = descriptor
-        (wakeReader, wakeWriter) = pipeEnds
-        for end in [wakeReader, wakeWriter] {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
         }
         self.allowList = allowList
         self.batchCapacity = batchCapacity
@@ -147,9 +94,8 @@ public final class UDPReceiver: @unchecked Sendable {
     }
 
     deinit {
-        close(socket)
-        close(wakeReader)
-        close(wakeWriter)
+        close()
+        wakePipe.close()
         slots.deallocate()
         headers.deallocate()
         vectors.deallocate()
@@ -157,18 +103,14 @@ public final class UDPReceiver: @unchecked Sendable {
     }
 
     /// The bound UDP port.
-    public var port: Int {
-        boundAddress.withSockaddr { address, _ in
-            if boundAddress.family == AF_INET6 {
-                return Int(
-                    UInt16(
-                        bigEndian: address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                            $0.pointee.sin6_port
-                        }))
-            }
-            return Int(
-                UInt16(bigEndian: address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }))
-        }
+    public var port: Int { boundAddress.port }
+
+    /// Closes the socket, so the port is free at once (for a restart on the same port); the
+    /// statistics stay readable. Only after the loop has returned.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(socket)
     }
 
     /// Makes ``run(tick:_:)`` return soon; callable from any thread.
@@ -180,8 +122,7 @@ public final class UDPReceiver: @unchecked Sendable {
 
     /// Wakes the loop so it calls `tick` again now.
     public func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWriter, &byte, 1)
+        wakePipe.wake()
     }
 
     /// Receives until ``stop()``. `handler` gets each datagram (valid only during the call) and
@@ -190,7 +131,7 @@ public final class UDPReceiver: @unchecked Sendable {
     public func run(tick: () -> Int32, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void) {
         var descriptors = (
             pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
+            pollfd(fd: wakePipe.reader, events: Int16(POLLIN), revents: 0)
         )
         var timeout = tick()
         // Acquiring: pairs with the releasing store in `stop()`.
@@ -199,10 +140,7 @@ public final class UDPReceiver: @unchecked Sendable {
                 poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, timeout)
             }
             if ready < 0 && errno != EINTR { return }
-            if descriptors.1.revents != 0 {
-                var sink = (UInt64(0), UInt64(0))
-                while withUnsafeMutableBytes(of: &sink, { read(wakeReader, $0.baseAddress, $0.count) }) > 0 {}
-            }
+            if descriptors.1.revents != 0 { wakePipe.drain() }
             if descriptors.0.revents != 0 { receiveAvailable(handler, tick: tick) }
             timeout = tick()
         }
@@ -210,7 +148,7 @@ public final class UDPReceiver: @unchecked Sendable {
 
     /// Reads batches until the socket is empty, ticking between batches so paced output keeps
     /// moving during a flood.
-    private func receiveAvailable(_ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, tick: () -> Int32) {
+    func receiveAvailable(_ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, tick: () -> Int32) {
         // The headers point at their slots from `init` on; of what they hold, the kernel changes
         // only the sender length (set back below, once read), the flags and the length received.
         while true {

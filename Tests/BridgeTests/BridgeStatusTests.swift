@@ -51,4 +51,33 @@ import Testing
         #expect(summary.contains("6 bundles scheduled, 7 late; dropped: 5 not allowed, 3 malformed packets"))
         #expect(summary.contains("3 malformed messages, 4 unknown addresses"))
     }
+
+    @Test func tcpCountersAreAFieldARowAndPartOfTheSummary() throws {
+        var input = Self.oscInput
+        input.listen = "osc.udp://127.0.0.1:57120 and osc.tcp://127.0.0.1:57120"
+        input.tcp = BridgeStatus.OSCTCPInput(
+            packets: 7, bytes: 280, accepted: 5, open: 1, closed: 4, refusedNotAllowed: 2, refusedTooMany: 3,
+            framingErrors: ["oversized": 1, "badEscape": 2])
+        let data = try JSONEncoder().encode(input)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let tcp = try #require(object["tcp"] as? [String: Any])
+        #expect(tcp["accepted"] as? Int == 5 && tcp["refusedTooMany"] as? Int == 3)
+        #expect(tcp["framingErrors"] as? [String: Int] == ["oversized": 1, "badEscape": 2])
+        #expect(try JSONDecoder().decode(BridgeStatus.OSCInput.self, from: data) == input)
+        #expect(
+            input.lines.contains(
+                "  TCP        7 packets, 280 bytes; connections 5 accepted, 1 open, 4 closed, refused 2 not allowed, "
+                    + "3 too many; framing errors: badEscape 2, oversized 1"))
+        #expect(input.summary.hasPrefix("12 packets, 480 bytes"))
+        #expect(
+            input.summary.hasSuffix(
+                "; TCP 7 packets, 280 bytes; connections 5 accepted, 1 open, 4 closed, "
+                    + "refused 2 not allowed, 3 too many; framing errors: badEscape 2, oversized 1"))
+        // A status from a version without TCP decodes, without it.
+        var old = object
+        old["tcp"] = nil
+        let decoded = try JSONDecoder().decode(
+            BridgeStatus.OSCInput.self, from: try JSONSerialization.data(withJSONObject: old))
+        #expect(decoded.tcp == nil)
+    }
 }

@@ -20,6 +20,7 @@ import Testing
         #expect(!osc.sysex)
         #expect(osc.sysexBytesPerSecond == 3125)
         #expect(osc.families == Set(OSCToMIDITranslator.Family.allCases))
+        #expect(osc.transports == [.udp])
         #expect(try Self.parse(nil, outputs: "inputs: []").oscInput == nil)
         #expect(try Self.parse("{ enabled: false }").oscInput == nil)
     }
@@ -68,6 +69,26 @@ import Testing
         (
             "{ listen: \"0.0.0.0:9000\", allow: [\"10.0.0.0/8\", \"10.0.0.0/33\"] }",
             "osc.allow[1]: '10.0.0.0/33' is not a network: the prefix length must be 0-32"
+        ),
+        (
+            "{ protocol: \"osc.tcp\" }",
+            "osc.protocol: unknown protocol 'osc.tcp'; expected \"udp\", \"tcp\" or both, [\"udp\", \"tcp\"]"
+        ),
+        (
+            "{ protocol: [\"udp\", \"TCP\"] }",
+            "osc.protocol[1]: unknown protocol 'TCP'; expected \"udp\", \"tcp\" or both, [\"udp\", \"tcp\"]"
+        ),
+        ("{ protocol: [] }", "osc.protocol: no protocol; expected \"udp\", \"tcp\" or both, [\"udp\", \"tcp\"]"),
+        ("{ protocol: 6 }", "osc.protocol: expected a string or an array of strings, found 6"),
+        (
+            "{ maxConnections: 4 }",
+            "osc.maxConnections: applies to TCP only; add \"tcp\" to osc.protocol, e.g. protocol: [\"udp\", \"tcp\"]"
+        ),
+        ("{ protocol: \"tcp\", maxConnections: 0 }", "osc.maxConnections: expected 1-1024, found 0"),
+        ("{ protocol: \"tcp\", maxPacketSize: 16777216 }", "osc.maxPacketSize: expected 64-8388608, found 16777216"),
+        (
+            "{ protocol: \"udp\", maxPacketSize: 1024 }",
+            "osc.maxPacketSize: applies to TCP only; add \"tcp\" to osc.protocol, e.g. protocol: [\"udp\", \"tcp\"]"
         ),
         ("{ sysex: \"yes\" }", "osc.sysex: expected true or false, found \"yes\""),
         ("{ sysexBytesPerSecond: -1 }", "osc.sysexBytesPerSecond: expected 0-1000000, found -1"),
@@ -166,6 +187,22 @@ import Testing
         let config = try Self.parse("{ listen: \"0.0.0.0:9000\", allow: \"10.0.0.0/8\", sysex: true }")
         #expect(
             config.summary.split(separator: "\n").contains(
-                "osc input 0.0.0.0:9000, from 10.0.0.0/8, accepting default, osmid, touchosc, SysEx on"))
+                "osc input udp 0.0.0.0:9000, from 10.0.0.0/8, accepting default, osmid, touchosc, SysEx on"))
+        let both = try Self.parse("{ protocol: [\"tcp\", \"udp\"], maxConnections: 4, maxPacketSize: 1024 }")
+        #expect(
+            both.summary.split(separator: "\n").contains(
+                "osc input udp+tcp 127.0.0.1:57200 (TCP: up to 4 connections, packets up to 1024 bytes), "
+                    + "accepting default, osmid, touchosc, SysEx off"))
+    }
+
+    @Test func theProtocolIsUDPTCPOrBothWithTCPLimits() throws {
+        let tcp = try #require(try Self.parse("{ protocol: \"tcp\" }").oscInput)
+        #expect(tcp.transports == [.tcp])
+        #expect(tcp.maxConnections == 16 && tcp.maxPacketSize == 65_536)
+        let both = try #require(
+            try Self.parse("{ protocol: [\"udp\", \"tcp\"], maxConnections: 2, maxPacketSize: 4096 }").oscInput)
+        #expect(both.transports == [.udp, .tcp])
+        #expect(both.maxConnections == 2 && both.maxPacketSize == 4096)
+        #expect(try Self.parse("{ protocol: \"udp\" }").oscInput?.transports == [.udp])
     }
 }

@@ -7,10 +7,26 @@ import OSCTransport
 public struct OSCInputConfig: Sendable, Equatable {
     /// o2m's default port, so senders written for osmid's o2m reach aseqosc unchanged.
     public static let defaultPort = 57200
+    /// The largest `maxPacketSize`: OSC 1.0 length prefixes of up to 16 MiB start with a zero
+    /// byte, which is how a TCP stream's framing is told from SLIP.
+    public static let packetSizeLimit = 8 << 20
+
+    /// A transport the OSC input listens on.
+    public enum Transport: String, Sendable, CaseIterable, Comparable {
+        case udp, tcp
+
+        public static func < (lhs: Self, rhs: Self) -> Bool { lhs == .udp && rhs == .tcp }
+    }
 
     /// The numeric address to bind; loopback by default, so only this machine can send.
     public var host = "127.0.0.1"
     public var port = OSCInputConfig.defaultPort
+    /// UDP, TCP, or both on the same port.
+    public var transports: Set<Transport> = [.udp]
+    /// TCP: the most clients connected at once.
+    public var maxConnections = 16
+    /// TCP: the largest packet a client may send (a larger one closes its connection).
+    public var maxPacketSize = 65_536
     /// Sender networks; required (non-empty) when ``host`` is not a loopback address.
     public var allow: [IPNetwork] = []
     /// Whether SysEx from the network is sent (it can reprogram hardware, so it is off by default).
@@ -30,7 +46,8 @@ public struct OSCInputConfig: Sendable, Equatable {
 
 extension ConfigParser {
     static let oscKeys = [
-        "enabled", "listen", "allow", "sysex", "sysexBytesPerSecond", "accept", "operators", "mappings",
+        "enabled", "listen", "protocol", "maxConnections", "maxPacketSize", "allow", "sysex", "sysexBytesPerSecond",
+        "accept", "operators", "mappings",
     ]
 
     /// Reads the `osc` key (nil node: the defaults). Returns nil when the OSC input is off: no
@@ -46,6 +63,15 @@ extension ConfigParser {
             throw node.error("OSC input needs at least one output port (outputs: [{ name, to }]), or enabled: false")
         }
         if let listen = object["listen"] { (config.host, config.port) = try listenAddress(listen) }
+        if let transports = object["protocol"] { config.transports = try self.transports(transports) }
+        for (key, range) in [("maxConnections", 1...1024), ("maxPacketSize", 64...OSCInputConfig.packetSizeLimit)] {
+            guard let limit = object[key] else { continue }
+            let value = try limit.int(in: range)
+            guard config.transports.contains(.tcp) else {
+                throw limit.error("applies to TCP only; add \"tcp\" to osc.protocol, e.g. protocol: [\"udp\", \"tcp\"]")
+            }
+            if key == "maxConnections" { config.maxConnections = value } else { config.maxPacketSize = value }
+        }
         if let allow = object["allow"] {
             let texts = try allow.strings()
             for (index, text) in texts.enumerated() {
@@ -93,6 +119,22 @@ extension ConfigParser {
             }
         }
         return config
+    }
+
+    /// `"udp"`, `"tcp"` or both, `["udp", "tcp"]`.
+    static func transports(_ node: ConfigNode) throws(ConfigError) -> Set<OSCInputConfig.Transport> {
+        let usage = "expected \"udp\", \"tcp\" or both, [\"udp\", \"tcp\"]"
+        let names = try node.strings()
+        guard !names.isEmpty else { throw node.error("no protocol; \(usage)") }
+        var transports: Set<OSCInputConfig.Transport> = []
+        for (index, name) in names.enumerated() {
+            guard let transport = OSCInputConfig.Transport(rawValue: name) else {
+                let path = if case .array = node.value { "\(node.path)[\(index)]" } else { node.path }
+                throw ConfigError(path: path, message: "unknown protocol '\(name)'; \(usage)")
+            }
+            transports.insert(transport)
+        }
+        return transports
     }
 
     /// `"127.0.0.1:57200"`, `"[::]:57200"` or `"0.0.0.0:9000"`: a numeric address and a port.
@@ -264,7 +306,11 @@ enum OSCTypeTags {
 extension OSCInputConfig {
     /// One line for `aseqosc check` and the start-up log.
     var summary: String {
-        var parts = ["osc input \(endpoint)"]
+        let protocols = transports.sorted().map(\.rawValue).joined(separator: "+")
+        var parts = ["osc input \(protocols) \(endpoint)"]
+        if transports.contains(.tcp) {
+            parts[0] += " (TCP: up to \(maxConnections) connections, packets up to \(maxPacketSize) bytes)"
+        }
         if !allow.isEmpty { parts.append("from " + allow.map(\.description).joined(separator: ", ")) }
         parts.append("accepting " + families.map(\.rawValue).sorted().joined(separator: ", "))
         if !mappings.isEmpty { parts.append("\(mappings.count) mapping\(mappings.count == 1 ? "" : "s")") }

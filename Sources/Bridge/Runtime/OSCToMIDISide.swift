@@ -29,20 +29,21 @@ final class OSCInputCounters: Sendable {
     let scheduled = Atomic<Int>(0)
 }
 
-/// The OSC -> MIDI direction: our ALSA output ports and their bindings, the UDP receiver, the
-/// translator, the operator pipeline, and the thread that runs them.
+/// The OSC -> MIDI direction: our ALSA output ports and their bindings, the UDP and TCP
+/// receivers, the translator, the operator pipeline, and the thread that runs them.
 ///
-/// One thread does everything, in order, per datagram: validate, translate, run the operators,
-/// write to ALSA (or schedule on the queue for a future bundle). Nothing there allocates, locks
-/// or blocks; only a debug log line for an unknown or malformed message allocates, and only
-/// when debug logging is on.
+/// One thread does everything, in order, per packet (a UDP datagram or a TCP frame alike):
+/// validate, translate, run the operators, write to ALSA (or schedule on the queue for a future
+/// bundle). Nothing there allocates, locks or blocks; only a debug log line for an unknown or
+/// malformed message allocates, and only when debug logging is on (and a log line when a TCP
+/// client comes or goes).
 final class OSCToMIDISide: @unchecked Sendable {
     // @unchecked Sendable: after `start`, everything but the counters is touched only by the
     // OSC thread; `stop()` waits for that thread before touching anything else.
 
     let config: OSCInputConfig
     let counters = OSCInputCounters()
-    let receiver: UDPReceiver
+    let receiver: OSCReceiver
     private let output: PacedMIDIOutput<SequencerPortWriter>
     /// What each output's notes do over time, to silence them on stop.
     private let ledger: OutputNoteLedger
@@ -106,25 +107,46 @@ final class OSCToMIDISide: @unchecked Sendable {
             chain: Chain(
                 config.operators.flatMap { RouteBuilder.operators($0, inputPorts: outputs.indices.map { UInt8($0) }) },
                 destinations: [0]))
+        let allowList = config.allow.isEmpty ? nil : IPAllowList(config.allow)
         do {
-            receiver = try UDPReceiver(
-                host: config.host, port: config.port,
-                allowList: config.allow.isEmpty ? nil : IPAllowList(config.allow))
+            let udp =
+                config.transports.contains(.udp)
+                ? try UDPReceiver(host: config.host, port: config.port, allowList: allowList) : nil
+            let tcp =
+                config.transports.contains(.tcp)
+                ? try TCPReceiver(
+                    host: config.host, port: config.port, allowList: allowList, maxConnections: config.maxConnections,
+                    maxPacketSize: config.maxPacketSize, onConnection: Self.logger(log)) : nil
+            receiver = try OSCReceiver(udp: udp, tcp: tcp)
         } catch {
             throw .network("osc input: \(error)")
+        }
+    }
+
+    /// Log lines for TCP clients coming and going; a broken stream is worth telling the user
+    /// about (a sender set to the wrong framing), the rest only at debug.
+    private static func logger(_ log: Logger) -> @Sendable (TCPConnectionEvent) -> Void {
+        { event in
+            switch event {
+            case .closed(let peer, let error?):
+                log.info("osc input: closed the TCP connection from \(peer): \(error)")
+            default:
+                log.debug("osc input: \(event)")
+            }
         }
     }
 
     func start() {
         let thread = Thread { [self] in
             receiver.run(tick: tick, handle)
+            receiver.close()
             finished.signal()
         }
         thread.name = "aseqosc-osc-in"
         thread.start()
         self.thread = thread
         log.info(
-            "osc input: listening on osc.udp://\(config.endpoint) for outputs \(outputNames.map { "'\($0)'" }.joined(separator: ", "))"
+            "osc input: listening on \(listenURLs.joined(separator: " and ")) for outputs \(outputNames.map { "'\($0)'" }.joined(separator: ", "))"
         )
     }
 
@@ -177,20 +199,22 @@ final class OSCToMIDISide: @unchecked Sendable {
 
     /// The counters, for `status` (any thread).
     var status: BridgeStatus.OSCInput {
-        let statistics = receiver.statistics
+        let udp = receiver.udp?.statistics
         var malformed: [String: Int] = [:]
-        if statistics.truncated > 0 { malformed["oversized"] = statistics.truncated }
+        if let udp, udp.truncated > 0 { malformed["oversized"] = udp.truncated }
         for (index, name) in MalformedOSC.names.enumerated() {
             let count = counters.malformed[index].load(ordering: .relaxed)
             if count > 0 { malformed[name] = count }
         }
         let malformedMessages = counters.malformedMessages.load(ordering: .relaxed)
         if malformedMessages > 0 { malformed["argumentsDoNotFit"] = malformedMessages }
+        let tcp = receiver.tcp.map { BridgeStatus.OSCTCPInput($0.statistics) }
         return BridgeStatus.OSCInput(
-            listen: "osc.udp://\(config.endpoint)", packets: statistics.datagrams, bytes: statistics.bytes,
+            listen: listenURLs.joined(separator: " and "), packets: (udp?.datagrams ?? 0) + (tcp?.packets ?? 0),
+            bytes: (udp?.bytes ?? 0) + (tcp?.bytes ?? 0),
             messages: counters.messages.load(ordering: .relaxed),
             translated: counters.translated.load(ordering: .relaxed), malformed: malformed,
-            unknownAddresses: counters.unknownAddress.load(ordering: .relaxed), notAllowed: statistics.notAllowed,
+            unknownAddresses: counters.unknownAddress.load(ordering: .relaxed), notAllowed: udp?.notAllowed ?? 0,
             scheduled: counters.scheduled.load(ordering: .relaxed), late: counters.late.load(ordering: .relaxed),
             sysexDisabled: counters.sysexDisabled.load(ordering: .relaxed),
             sysexDropped: counters.sysexDropped.load(ordering: .relaxed),
@@ -205,8 +229,11 @@ final class OSCToMIDISide: @unchecked Sendable {
                     droppedAtStop: port.droppedAtStop.load(ordering: .relaxed),
                     failed: port.failed.load(ordering: .relaxed),
                     queueHighWater: port.queueHighWater.load(ordering: .relaxed), queueCapacity: output.queueCapacity)
-            })
+            }, tcp: tcp)
     }
+
+    /// `osc.udp://host:port`, `osc.tcp://host:port`, or both.
+    private var listenURLs: [String] { config.transports.sorted().map { "osc.\($0.rawValue)://\(config.endpoint)" } }
 
     /// The counters in one line, for the log at shutdown.
     var summary: String { status.summary }

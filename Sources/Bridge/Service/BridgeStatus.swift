@@ -38,9 +38,9 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
 
     /// The OSC -> MIDI side: what arrived, what was dropped and why, and each output port.
     public struct OSCInput: Codable, Sendable, Equatable {
-        /// `osc.udp://host:port`.
+        /// `osc.udp://host:port`, `osc.tcp://host:port`, or both joined by " and ".
         public var listen: String
-        /// Datagrams received from allowed senders, and their bytes.
+        /// Packets received from allowed senders (UDP datagrams and TCP frames), and their bytes.
         public var packets: Int
         public var bytes: Int
         /// OSC messages read (a bundle counts its messages), and those that became MIDI.
@@ -60,6 +60,26 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         public var sysexDisabled: Int
         public var sysexDropped: Int
         public var outputs: [OSCOutputPort]
+        /// The TCP listener's counters, when `osc.protocol` includes TCP.
+        public var tcp: OSCTCPInput?
+    }
+
+    /// The OSC input's TCP clients.
+    public struct OSCTCPInput: Codable, Sendable, Equatable {
+        /// Packets handed on (also counted in ``OSCInput/packets``), and their bytes.
+        public var packets: Int
+        public var bytes: Int
+        /// Connections taken, open now, and ended (by the client, or for a framing error).
+        public var accepted: Int
+        public var open: Int
+        public var closed: Int
+        /// Connections closed at once: the client is not in the allow-list, or
+        /// `osc.maxConnections` were open.
+        public var refusedNotAllowed: Int
+        public var refusedTooMany: Int
+        /// Connections closed because their stream broke its framing, by reason (`oversized`,
+        /// `badLength`, `badEscape`, `unknownFraming`, `truncated`). Only reasons seen are listed.
+        public var framingErrors: [String: Int]
     }
 
     /// One ALSA output port of the OSC -> MIDI side.
@@ -193,14 +213,16 @@ extension BridgeStatus.OSCInput {
             outputs.reduce(0) { $0 + $1[keyPath: field] }
         }
         return [
-            "\(packets) datagrams", "\(bytes) bytes", "\(messages) messages", "\(translated) translated",
+            // "datagrams" as ever when only UDP listens; "packets" when TCP frames count too.
+            tcp == nil ? "\(packets) datagrams" : "\(packets) packets", "\(bytes) bytes", "\(messages) messages",
+            "\(translated) translated",
             "\(total(\.sent)) MIDI events sent", "\(scheduled) bundles scheduled",
             "\(late) late; dropped: \(notAllowed) not allowed", "\(malformedPackets) malformed packets",
             "\(malformed["argumentsDoNotFit"] ?? 0) malformed messages", "\(unknownAddresses) unknown addresses",
             "\(sysexDisabled) SysEx disabled", "\(sysexDropped) SysEx without room",
             "\(total(\.droppedQueueFull)) output queue full", "\(total(\.droppedAtStop)) at stop",
             "\(total(\.failed)) output failed",
-        ].joined(separator: ", ")
+        ].joined(separator: ", ") + (tcp.map { "; TCP " + $0.text } ?? "")
     }
 
     /// The section of `aseqosc status` for people: a label column, then the counters.
@@ -215,6 +237,7 @@ extension BridgeStatus.OSCInput {
             ("malformed", malformedText),
             ("SysEx", "\(sysexDisabled) refused (osc.sysex off), \(sysexDropped) without room"),
         ]
+        if let tcp { rows.insert(("TCP", tcp.text), at: 1) }
         for output in outputs {
             rows.append(
                 (
@@ -228,5 +251,29 @@ extension BridgeStatus.OSCInput {
         let width = rows.map(\.0.count).max() ?? 0
         return ["osc input \(listen):"]
             + rows.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }
+    }
+}
+
+extension BridgeStatus.OSCTCPInput {
+    init(_ statistics: TCPReceiveStatistics) {
+        let framing = statistics.framingErrors
+        let reasons = [
+            ("unknownFraming", framing.unknownFraming), ("badLength", framing.badLength),
+            ("oversized", framing.oversized), ("badEscape", framing.badEscape), ("truncated", framing.truncated),
+        ]
+        self.init(
+            packets: statistics.packets, bytes: statistics.bytes, accepted: statistics.accepted,
+            open: statistics.open, closed: statistics.closed, refusedNotAllowed: statistics.refusedNotAllowed,
+            refusedTooMany: statistics.refusedTooMany,
+            framingErrors: Dictionary(uniqueKeysWithValues: reasons.filter { $0.1 > 0 }))
+    }
+
+    /// `9 packets, 3 connections accepted, ...` for the status section and the log line.
+    var text: String {
+        let framing =
+            framingErrors.isEmpty
+            ? "none" : framingErrors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        return "\(packets) packets, \(bytes) bytes; connections \(accepted) accepted, \(open) open, \(closed) closed, "
+            + "refused \(refusedNotAllowed) not allowed, \(refusedTooMany) too many; framing errors: \(framing)"
     }
 }

@@ -1,0 +1,75 @@
+import Glibc
+import Synchronization
+
+/// One thread's OSC input: a ``UDPReceiver``, a ``TCPReceiver``, or both (on the same port, as
+/// a user who names one port expects), waited on together in `poll()` with a self-pipe, so
+/// ``stop()`` ends the loop at once from any thread and every packet reaches the same handler
+/// in arrival order, whichever transport brought it.
+public final class OSCReceiver: @unchecked Sendable {
+    // @unchecked Sendable: the poll set and the receivers' buffers belong to the thread inside
+    // `run`; other threads only call `stop()` and `wake()` and read the statistics.
+
+    public let udp: UDPReceiver?
+    public let tcp: TCPReceiver?
+
+    private let wakePipe: WakePipe
+    private let stopRequested = Atomic<Bool>(false)
+    private let descriptors: UnsafeMutablePointer<pollfd>
+    private let descriptorCount: Int
+
+    /// Waits on `udp` and `tcp` (at least one of them).
+    public init(udp: UDPReceiver?, tcp: TCPReceiver?) throws(ListenError) {
+        precondition(udp != nil || tcp != nil, "OSCReceiver: nothing to receive from")
+        self.udp = udp
+        self.tcp = tcp
+        wakePipe = try WakePipe(endpoint: (udp?.boundAddress ?? tcp!.boundAddress).description)
+        descriptorCount = 2 + (tcp?.pollDescriptorCount ?? 0)
+        descriptors = .allocate(capacity: descriptorCount)
+        descriptors.initialize(repeating: pollfd(fd: -1, events: 0, revents: 0), count: descriptorCount)
+    }
+
+    deinit {
+        wakePipe.close()
+        descriptors.deallocate()
+    }
+
+    /// Makes ``run(tick:_:)`` return soon; callable from any thread.
+    public func stop() {
+        // Releasing: pairs with the acquiring load in `run`.
+        stopRequested.store(true, ordering: .releasing)
+        wake()
+    }
+
+    /// Wakes the loop so it calls `tick` again now.
+    public func wake() {
+        wakePipe.wake()
+    }
+
+    /// Closes every socket (after ``run(tick:_:)`` has returned), freeing the port at once.
+    public func close() {
+        udp?.close()
+        tcp?.close()
+    }
+
+    /// Receives until ``stop()``. `handler` gets each packet (valid only during the call) and
+    /// its sender; `tick` runs after every wake-up and returns how long `poll` may wait next, in
+    /// milliseconds (-1: until a packet or a wake-up).
+    public func run(tick: () -> Int32, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void) {
+        descriptors[0] = pollfd(fd: wakePipe.reader, events: Int16(POLLIN), revents: 0)
+        descriptors[1] = pollfd(fd: udp?.socket ?? -1, events: Int16(POLLIN), revents: 0)
+        var timeout = tick()
+        // Acquiring: pairs with the releasing store in `stop()`.
+        while !stopRequested.load(ordering: .acquiring) {
+            // Connections come and go between rounds, so the TCP part is written afresh.
+            tcp?.fillPollDescriptors(descriptors + 2)
+            let ready = poll(descriptors, nfds_t(descriptorCount), timeout)
+            if ready < 0 && errno != EINTR { return }
+            if ready > 0 {
+                if descriptors[0].revents != 0 { wakePipe.drain() }
+                if let udp, descriptors[1].revents != 0 { udp.receiveAvailable(handler, tick: tick) }
+                tcp?.service(descriptors + 2, handler)
+            }
+            timeout = tick()
+        }
+    }
+}

@@ -1,0 +1,328 @@
+import Glibc
+import OSC
+import Synchronization
+
+/// Counters of a ``TCPReceiver``, readable from any thread (relaxed: statistics only).
+public final class TCPReceiveStatistics: Sendable {
+    private let acceptedCount = Atomic<Int>(0)
+    private let notAllowedCount = Atomic<Int>(0)
+    private let tooManyCount = Atomic<Int>(0)
+    private let closedCount = Atomic<Int>(0)
+    private let openCount = Atomic<Int>(0)
+    private let packetCount = Atomic<Int>(0)
+    private let byteCount = Atomic<Int>(0)
+    private let unknownFramingCount = Atomic<Int>(0)
+    private let badLengthCount = Atomic<Int>(0)
+    private let oversizedCount = Atomic<Int>(0)
+    private let badEscapeCount = Atomic<Int>(0)
+    private let truncatedCount = Atomic<Int>(0)
+
+    /// Connections taken.
+    public var accepted: Int { acceptedCount.load(ordering: .relaxed) }
+    /// Connections closed at once because the peer is not in the allow-list.
+    public var refusedNotAllowed: Int { notAllowedCount.load(ordering: .relaxed) }
+    /// Connections closed at once because ``TCPReceiver/maxConnections`` were open.
+    public var refusedTooMany: Int { tooManyCount.load(ordering: .relaxed) }
+    /// Accepted connections that have ended, by the peer or because of a framing error.
+    public var closed: Int { closedCount.load(ordering: .relaxed) }
+    /// Connections open now.
+    public var open: Int { openCount.load(ordering: .relaxed) }
+    /// Packets handed on.
+    public var packets: Int { packetCount.load(ordering: .relaxed) }
+    /// Their bytes (without framing).
+    public var bytes: Int { byteCount.load(ordering: .relaxed) }
+    /// Connections closed because their stream could not be read further, by reason.
+    public var framingErrors: FramingErrors {
+        FramingErrors(
+            unknownFraming: unknownFramingCount.load(ordering: .relaxed),
+            badLength: badLengthCount.load(ordering: .relaxed), oversized: oversizedCount.load(ordering: .relaxed),
+            badEscape: badEscapeCount.load(ordering: .relaxed), truncated: truncatedCount.load(ordering: .relaxed))
+    }
+
+    /// Framing errors by ``OSCStreamError`` case.
+    public struct FramingErrors: Hashable, Sendable {
+        public var unknownFraming = 0
+        public var badLength = 0
+        public var oversized = 0
+        public var badEscape = 0
+        /// Connections that ended in the middle of a packet.
+        public var truncated = 0
+
+        public var total: Int { unknownFraming + badLength + oversized + badEscape + truncated }
+    }
+
+    func recordAccepted() {
+        acceptedCount.add(1, ordering: .relaxed)
+        openCount.add(1, ordering: .relaxed)
+    }
+
+    func recordRefused(notAllowed: Bool) {
+        if notAllowed {
+            notAllowedCount.add(1, ordering: .relaxed)
+        } else {
+            tooManyCount.add(1, ordering: .relaxed)
+        }
+    }
+
+    func recordClosed(_ error: OSCStreamError?) {
+        closedCount.add(1, ordering: .relaxed)
+        openCount.subtract(1, ordering: .relaxed)
+        switch error {
+        case nil: break
+        case .unknownFraming: unknownFramingCount.add(1, ordering: .relaxed)
+        case .badLength: badLengthCount.add(1, ordering: .relaxed)
+        case .oversized: oversizedCount.add(1, ordering: .relaxed)
+        case .badEscape: badEscapeCount.add(1, ordering: .relaxed)
+        case .truncated: truncatedCount.add(1, ordering: .relaxed)
+        }
+    }
+
+    func recordShutdown(open count: Int) {
+        openCount.subtract(count, ordering: .relaxed)
+    }
+
+    func recordPackets(_ count: Int, bytes: Int) {
+        guard count > 0 else { return }
+        packetCount.add(count, ordering: .relaxed)
+        byteCount.add(bytes, ordering: .relaxed)
+    }
+}
+
+/// A client coming or going, for a log.
+public enum TCPConnectionEvent: Sendable, CustomStringConvertible {
+    case accepted(IPAddress)
+    /// Closed at once: not in the allow-list, or (`notAllowed` false) too many connections.
+    case refused(IPAddress, notAllowed: Bool)
+    /// Closed by the peer (`nil`), or by us because its stream broke its framing.
+    case closed(IPAddress, OSCStreamError?)
+
+    public var description: String {
+        switch self {
+        case .accepted(let peer): "accepted a TCP connection from \(peer)"
+        case .refused(let peer, let notAllowed):
+            "refused a TCP connection from \(peer): \(notAllowed ? "not in the allow-list" : "too many connections")"
+        case .closed(let peer, nil): "TCP connection from \(peer) closed"
+        case .closed(let peer, let error?): "closed the TCP connection from \(peer): \(error)"
+        }
+    }
+}
+
+/// Receives OSC over TCP: a listening socket and up to ``maxConnections`` clients, each stream
+/// split into packets by an ``OSCStreamDeframer`` (OSC 1.0 length prefixes or OSC 1.1 SLIP,
+/// whichever the client's first byte announces), each packet handed to a handler with the
+/// client's address. ``OSCReceiver`` runs it, alone or beside a ``UDPReceiver``, in one thread.
+///
+/// Memory is bounded: one read buffer, and per connection slot one packet buffer of
+/// ``maxPacketSize`` bytes, allocated when the slot is first used and kept for the next client.
+/// A client outside the allow-list, or beyond ``maxConnections``, is closed as soon as it is
+/// accepted; a client whose stream breaks its framing (an oversized packet, a bad length or
+/// escape) is closed. Every one of them is counted.
+public final class TCPReceiver: @unchecked Sendable {
+    // @unchecked Sendable: the connections and buffers belong to the thread in
+    // `OSCReceiver.run`; other threads read the statistics.
+
+    /// The address the listening socket is bound to (with the real port when asked for port 0).
+    public let boundAddress: SocketAddress
+    /// Counters any thread may read.
+    public let statistics = TCPReceiveStatistics()
+    /// The most clients connected at once.
+    public let maxConnections: Int
+    /// The largest packet a client may send; a larger one closes its connection.
+    public let maxPacketSize: Int
+
+    private struct Connection {
+        var descriptor: Int32 = -1
+        var peer = IPAddress.v4(0)
+        var deframer: OSCStreamDeframer
+        var buffer: UnsafeMutableRawPointer?
+    }
+
+    let listener: Int32
+    private let allowList: IPAllowList?
+    private let connections: UnsafeMutablePointer<Connection>
+    private let readBuffer: UnsafeMutableRawPointer
+    private let readSize: Int
+    private let onConnection: @Sendable (TCPConnectionEvent) -> Void
+    private var isClosed = false
+
+    /// Listens on `host:port` (a numeric IPv4 or IPv6 address; port 0 picks a free port).
+    /// With `allowList`, connections from other addresses are closed at once. `onConnection`
+    /// hears of every client coming and going (on the receiving thread; never per packet).
+    public init(
+        host: String, port: Int, allowList: IPAllowList? = nil, maxConnections: Int = 16,
+        maxPacketSize: Int = 65_536, readSize: Int = 16_384,
+        onConnection: @escaping @Sendable (TCPConnectionEvent) -> Void = { _ in }
+    ) throws(ListenError) {
+        precondition(maxConnections >= 1 && maxPacketSize >= 16 && readSize >= 1, "TCPReceiver: limits too small")
+        (listener, boundAddress) = try ListeningSocket.open(
+            host: host, port: port, type: Int32(SOCK_STREAM.rawValue))
+        self.allowList = allowList
+        self.maxConnections = maxConnections
+        self.maxPacketSize = maxPacketSize
+        self.readSize = readSize
+        self.onConnection = onConnection
+        readBuffer = .allocate(byteCount: readSize, alignment: 16)
+        connections = .allocate(capacity: maxConnections)
+        connections.initialize(
+            repeating: Connection(deframer: OSCStreamDeframer(capacity: maxPacketSize)), count: maxConnections)
+    }
+
+    deinit {
+        close()
+        var i = 0
+        while i < maxConnections {
+            connections[i].buffer?.deallocate()
+            i += 1
+        }
+        connections.deinitialize(count: maxConnections)
+        connections.deallocate()
+        readBuffer.deallocate()
+    }
+
+    /// The bound TCP port.
+    public var port: Int { boundAddress.port }
+
+    /// Closes every connection and the listening socket, so the port is free at once; the
+    /// statistics stay readable. Only after the loop has returned.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        var open = 0
+        var i = 0
+        while i < maxConnections {
+            if connections[i].descriptor >= 0 {
+                Glibc.close(connections[i].descriptor)
+                connections[i].descriptor = -1
+                open += 1
+            }
+            i += 1
+        }
+        statistics.recordShutdown(open: open)
+        Glibc.close(listener)
+    }
+
+    // MARK: For OSCReceiver's loop
+
+    /// How many `pollfd`s ``fillPollDescriptors(_:)`` writes: the listener and every slot.
+    var pollDescriptorCount: Int { 1 + maxConnections }
+
+    /// Writes the listener's and each slot's `pollfd` (-1, which `poll` skips, for a free slot).
+    func fillPollDescriptors(_ descriptors: UnsafeMutablePointer<pollfd>) {
+        descriptors[0] = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        var i = 0
+        while i < maxConnections {
+            descriptors[1 + i] = pollfd(fd: connections[i].descriptor, events: Int16(POLLIN), revents: 0)
+            i += 1
+        }
+    }
+
+    /// Serves what `poll` reported in the `pollfd`s ``fillPollDescriptors(_:)`` wrote: reads
+    /// each ready client (a bounded amount, so one busy client cannot starve the others or the
+    /// caller's tick), then accepts new clients.
+    func service(
+        _ descriptors: UnsafeMutablePointer<pollfd>, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void
+    ) {
+        var i = 0
+        while i < maxConnections {
+            if descriptors[1 + i].revents != 0 && connections[i].descriptor == descriptors[1 + i].fd {
+                read(slot: i, handler)
+            }
+            i += 1
+        }
+        if descriptors[0].revents != 0 { acceptPending() }
+    }
+
+    private func acceptPending() {
+        while true {
+            var peerAddress = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = withUnsafeMutablePointer(to: &peerAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
+            }
+            if client < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return  // EAGAIN: no more; EMFILE and friends: try again at the next wake-up
+            }
+            let peer = withUnsafePointer(to: &peerAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { IPAddress($0) }
+            }
+            // Counted before the close, so a client that sees its connection end finds it counted.
+            guard let peer, allowList?.allows(peer) ?? true else {
+                statistics.recordRefused(notAllowed: true)
+                Glibc.close(client)
+                onConnection(.refused(peer ?? .v4(0), notAllowed: true))
+                continue
+            }
+            guard let slot = freeSlot() else {
+                statistics.recordRefused(notAllowed: false)
+                Glibc.close(client)
+                onConnection(.refused(peer, notAllowed: false))
+                continue
+            }
+            // Accepted sockets do not inherit O_NONBLOCK on Linux.
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            if connections[slot].buffer == nil {
+                connections[slot].buffer = .allocate(byteCount: maxPacketSize, alignment: 16)
+            }
+            connections[slot].descriptor = client
+            connections[slot].peer = peer
+            connections[slot].deframer = OSCStreamDeframer(capacity: maxPacketSize)
+            statistics.recordAccepted()
+            onConnection(.accepted(peer))
+        }
+    }
+
+    private func freeSlot() -> Int? {
+        var i = 0
+        while i < maxConnections {
+            if connections[i].descriptor < 0 { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Reads up to four buffers from one client, handing on every complete packet.
+    private func read(slot: Int, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void) {
+        let connection = connections + slot
+        let peer = connection.pointee.peer
+        let buffer = connection.pointee.buffer!
+        var packets = 0
+        var bytes = 0
+        defer { statistics.recordPackets(packets, bytes: bytes) }
+        var reads = 0
+        while reads < 4 {
+            reads += 1
+            let count = recv(connection.pointee.descriptor, readBuffer, readSize, 0)
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                end(slot, nil)  // ECONNRESET and the like: the peer is gone
+                return
+            }
+            if count == 0 {
+                end(slot, connection.pointee.deframer.finish())
+                return
+            }
+            let error = connection.pointee.deframer.feed(
+                UnsafeRawBufferPointer(start: readBuffer, count: count), into: buffer
+            ) { packet in
+                packets += 1
+                bytes += packet.count
+                handler(packet, peer)
+            }
+            if let error {
+                end(slot, error)
+                return
+            }
+            if count < readSize { return }
+        }
+    }
+
+    private func end(_ slot: Int, _ error: OSCStreamError?) {
+        statistics.recordClosed(error)
+        Glibc.close(connections[slot].descriptor)
+        connections[slot].descriptor = -1
+        onConnection(.closed(connections[slot].peer, error))
+    }
+}
