@@ -63,95 +63,99 @@ public final class OSCAddressCache: @unchecked Sendable {
         hashes.update(repeating: 0, count: capacity)
     }
 
-    /// The key of `message`'s address: its bytes with the NUL padding after them, read in
-    /// place, a whole number of 4-byte words (the padding cannot be confused with the address,
-    /// which has no NUL).
-    private static func key(_ message: OSCMessageView) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: message.bytes[0..<OSCWriter.padded(message.address.count + 1)])
-    }
-
-    /// What `message`'s address resolved to for translator `owner`, or nil.
-    func lookup(_ message: OSCMessageView, owner: Int) -> UnsafePointer<AddressResolution>? {
+    /// What the address at the start of `packet` (a datagram not yet validated) resolved to for
+    /// translator `owner`, and the address's length, or nil. The address is found and hashed in
+    /// one pass over its words; a hit means the address, its NUL and its padding equal the key
+    /// of a message validated before, so the caller need not validate them again.
+    func lookup(packet: UnsafeRawBufferPointer, owner: Int) -> (UnsafePointer<AddressResolution>, addressLength: Int)? {
         if state[0] != owner {
             removeAll()
             state[0] = owner
         }
-        let key = Self.key(message)
-        let hash = Self.hash(key)
-        let slot = Int(truncatingIfNeeded: hash) & (capacity - 1)
-        guard hashes[slot] == hash, lengths[slot] == key.count,
-            Self.equal(key, keys + slot * Self.maximumAddressLength)
-        else {
+        guard let base = packet.baseAddress else { return nil }
+        let limit = min(packet.count & ~3, Self.maximumAddressLength)
+        var hash = Self.seed
+        var word = 0
+        while word < limit {
+            // Byte k of the packet is bits 8k..8k+7, whatever the machine's order.
+            let value = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: word, as: UInt32.self))
+            hash = Self.mix(hash, value)
+            // The lowest set bit marks the first zero byte (higher ones may be false alarms).
+            let zeros = (value &- 0x0101_0101) & ~value & 0x8080_8080
+            if zeros != 0 {
+                let key = word + 4
+                let slot = Self.slot(Self.finish(hash), capacity)
+                guard hashes[slot] == Self.finish(hash), lengths[slot] == key,
+                    Self.equal(base, keys + slot * Self.maximumAddressLength, count: key)
+                else { break }
+                return (UnsafePointer(resolutions + slot), word + zeros.trailingZeroBitCount >> 3)
+            }
+            word += 4
+        }
+        return nil
+    }
+
+    /// What `message`'s address resolved to for translator `owner`, or nil (counted as a miss:
+    /// ``lookup(packet:owner:)`` does not count, since a message it misses comes here next).
+    func lookup(_ message: OSCMessageView, owner: Int) -> UnsafePointer<AddressResolution>? {
+        guard let (resolution, _) = lookup(packet: message.bytes, owner: owner) else {
             state[1] &+= 1
             return nil
         }
-        return UnsafePointer(resolutions + slot)
+        return resolution
     }
 
     /// Remembers that `message`'s address resolved to `resolution` for translator `owner`.
     func insert(_ message: OSCMessageView, _ resolution: AddressResolution, owner: Int) {
-        let key = Self.key(message)
-        guard key.count <= Self.maximumAddressLength, state[0] == owner, let base = key.baseAddress else { return }
-        let hash = Self.hash(key)
-        let slot = Int(truncatingIfNeeded: hash) & (capacity - 1)
-        (keys + slot * Self.maximumAddressLength).copyMemory(from: base, byteCount: key.count)
-        lengths[slot] = key.count
+        // The key: the address with the NUL padding after it, a whole number of 4-byte words
+        // (the padding cannot be confused with the address, which has no NUL).
+        let key = OSCWriter.padded(message.address.count + 1)
+        guard key <= Self.maximumAddressLength, state[0] == owner, let base = message.bytes.baseAddress else { return }
+        var hash = Self.seed
+        var word = 0
+        while word < key {
+            hash = Self.mix(hash, UInt32(littleEndian: base.loadUnaligned(fromByteOffset: word, as: UInt32.self)))
+            word += 4
+        }
+        let slot = Self.slot(Self.finish(hash), capacity)
+        (keys + slot * Self.maximumAddressLength).copyMemory(from: base, byteCount: key)
+        lengths[slot] = key
         resolutions[slot] = resolution
-        hashes[slot] = hash
+        hashes[slot] = Self.finish(hash)
     }
 
-    /// A 64-bit hash of the bytes, 8 and then 4 at a time; never 0, which marks an empty slot.
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
-        guard let base = bytes.baseAddress else { return hash | 1 }
-        var i = 0
-        while i + 8 <= bytes.count {
-            hash = (hash ^ base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            hash ^= hash >> 32
-            i += 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < bytes.count {
-            if i + 4 <= bytes.count {
-                tail = UInt64(base.loadUnaligned(fromByteOffset: i, as: UInt32.self))
-                shift = 32
-                i += 4
-            } else {
-                tail |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << shift
-                shift += 8
-                i += 1
-            }
-        }
-        hash = (hash ^ tail) &* 0xC4CE_B9FE_1A85_EC53
-        hash ^= hash >> 29
-        return hash | 1
+    // A 64-bit hash of the key's 4-byte words, taken one word at a time so that finding the
+    // address's end and hashing it are one pass; never 0, which marks an empty slot.
+    private static var seed: UInt64 { 0x9E37_79B9_7F4A_7C15 }
+
+    @inline(__always)
+    private static func mix(_ hash: UInt64, _ word: UInt32) -> UInt64 {
+        let mixed = (hash ^ UInt64(word)) &* 0xFF51_AFD7_ED55_8CCD
+        return mixed ^ mixed >> 32
     }
 
-    private static func equal(_ bytes: UnsafeRawBufferPointer, _ key: UnsafeRawPointer) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
+    @inline(__always)
+    private static func finish(_ hash: UInt64) -> UInt64 { hash | 1 }
+
+    @inline(__always)
+    private static func slot(_ hash: UInt64, _ capacity: Int) -> Int {
+        Int(truncatingIfNeeded: hash ^ hash >> 29) & (capacity - 1)
+    }
+
+    /// Whether `count` bytes (a multiple of 4) at `bytes` and `key` are equal.
+    private static func equal(_ bytes: UnsafeRawPointer, _ key: UnsafeRawPointer, count: Int) -> Bool {
         var i = 0
-        while i + 8 <= bytes.count {
-            if base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        while i + 8 <= count {
+            if bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                 != key.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             {
                 return false
             }
             i += 8
         }
-        if i + 4 <= bytes.count {
-            if base.loadUnaligned(fromByteOffset: i, as: UInt32.self)
-                != key.loadUnaligned(fromByteOffset: i, as: UInt32.self)
-            {
-                return false
-            }
-            i += 4
-        }
-        while i < bytes.count {
-            if base.load(fromByteOffset: i, as: UInt8.self) != key.load(fromByteOffset: i, as: UInt8.self) {
-                return false
-            }
-            i += 1
+        if i < count {
+            return bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self)
+                == key.loadUnaligned(fromByteOffset: i, as: UInt32.self)
         }
         return true
     }

@@ -96,6 +96,25 @@ public struct OSCToMIDITranslator: Sendable {
         return perform(resolution, message, timestamp, sink)
     }
 
+    /// The fast path for a datagram that is one message at an address `cache` knows: finds the
+    /// address and its resolution in one pass over the address's words, validates only what
+    /// follows the address (the cache's key proves the address bytes valid), and translates.
+    /// Same events, outcome and errors as validating the datagram with `OSCPacketView` and
+    /// calling ``translate(_:timestamp:cache:into:)``.
+    ///
+    /// - Returns: the message and the outcome, or nil when `cache` does not know the datagram's
+    ///   address (or it is a bundle): then validate it and translate it the usual way, which
+    ///   fills the cache.
+    /// - Throws: what `OSCPacketView` throws for the datagram, when it is not valid OSC.
+    public func translate(
+        datagram: UnsafeRawBufferPointer, timestamp: UInt64 = 0, cache: OSCAddressCache,
+        into sink: (MIDIEvent) -> Void
+    ) throws(OSCDecodeError) -> (message: OSCMessageView, outcome: Outcome)? {
+        guard let (resolution, addressLength) = cache.lookup(packet: datagram, owner: identity) else { return nil }
+        let message = try OSCMessageView(datagram, validatedAddressLength: addressLength)
+        return (message, perform(resolution.pointee, message, timestamp, sink))
+    }
+
     // MARK: Resolving an address
 
     /// What `address` stands for, found from the address alone: rules, families and output
@@ -708,12 +727,22 @@ struct NumericArguments {
     private let start: Int
     /// How many arguments the message has (numbers or not).
     let count: Int
+    /// Every argument is an `i`: argument `n` is the word at `start + 4n`.
+    private let onlyInt32: Bool
 
     init(_ message: OSCMessageView) {
         bytes = message.bytes
         typeTags = message.typeTags
         start = message.argumentsOffset
         count = typeTags.count
+        onlyInt32 = message.hasOnlyInt32Arguments
+    }
+
+    /// Argument `index` of an all-`i` message, or nil past the last (or the ``capacity``).
+    @inline(__always)
+    private func fixedInt32(_ index: Int) -> Int32? {
+        guard index >= 0 && index < count && index < Self.capacity else { return nil }
+        return Int32(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 4 * index, as: UInt32.self)))
     }
 
     /// Where argument `index`'s data starts. The view validated every length, so the data is
@@ -758,7 +787,8 @@ struct NumericArguments {
 
     /// Argument `index` as a number, or nil when it is missing or not a number.
     subscript(_ index: Int) -> Double? {
-        switch tag(index) {
+        if onlyInt32 { return fixedInt32(index).map { Double($0) } }
+        return switch tag(index) {
         case OSCTypeTag.int32: Double(Int32(bitPattern: word(index)))
         case OSCTypeTag.float32: Double(Float(bitPattern: word(index)))
         case OSCTypeTag.int64: Double(Int64(bitPattern: doubleWord(index)))
@@ -769,6 +799,10 @@ struct NumericArguments {
 
     /// Argument `index` rounded, or nil when it is not a number or (rounded) outside `range`.
     func int(_ index: Int, in range: ClosedRange<Int>) -> Int? {
+        if onlyInt32 {
+            guard let value = fixedInt32(index) else { return nil }
+            return range.contains(Int(value)) ? Int(value) : nil
+        }
         if tag(index) == OSCTypeTag.int32 {
             let value = Int(Int32(bitPattern: word(index)))
             return range.contains(value) ? value : nil
@@ -781,6 +815,7 @@ struct NumericArguments {
 
     /// Argument `index` as C would hold it in an `int`: rounded, and clamped to Int32 for floats.
     func int32(_ index: Int) -> Int32? {
+        if onlyInt32 { return fixedInt32(index) }
         if tag(index) == OSCTypeTag.int32 { return Int32(bitPattern: word(index)) }
         guard let value = self[index], value.isFinite else { return nil }
         return Int32(max(min(value.rounded(), Double(Int32.max)), Double(Int32.min)))

@@ -61,6 +61,9 @@ public struct OSCMessageView {
     /// Where the first argument's data starts in ``bytes``; each argument's data follows the
     /// one before, as wide as its type tag says (strings and blobs padded to 4 bytes).
     public let argumentsOffset: Int
+    /// Whether every argument is an `i` (none counts): then argument `n` is the big-endian
+    /// word at ``argumentsOffset`` + 4n, and readers need not walk the type tags.
+    public let hasOnlyInt32Arguments: Bool
 
     /// Validates `bytes` as one message (not a bundle).
     public init(_ bytes: UnsafeRawBufferPointer) throws(OSCDecodeError) {
@@ -68,7 +71,31 @@ public struct OSCMessageView {
         guard bytes.count % 4 == 0 else { throw .sizeNotMultipleOfFour }
         guard bytes[0] == UInt8(ascii: "/") else { throw .addressMustStartWithSlash }
         var reader = OSCByteReader(bytes)
-        address = try reader.readString()
+        let address = try reader.readString()
+        try self.init(bytes, address: address, reader: &reader)
+    }
+
+    /// Validates `bytes` as one message whose address, `addressLength` bytes, is already known
+    /// to be valid: the address, its NUL and its padding equal, byte for byte, the start of a
+    /// message validated before (``init(_:)`` checked them). Everything after them is checked as
+    /// ``init(_:)`` checks it, with the same errors, so for such bytes the two initialisers
+    /// agree; this one skips reading the address again.
+    ///
+    /// - Precondition: the padded address fits in `bytes` (only that is checked here).
+    public init(_ bytes: UnsafeRawBufferPointer, validatedAddressLength addressLength: Int) throws(OSCDecodeError) {
+        guard !bytes.isEmpty else { throw .empty }
+        guard bytes.count % 4 == 0 else { throw .sizeNotMultipleOfFour }
+        let padded = (addressLength + 4) & ~3
+        precondition(addressLength > 0 && padded <= bytes.count, "not a validated address")
+        var reader = OSCByteReader(bytes, offset: padded)
+        try self.init(bytes, address: UnsafeRawBufferPointer(rebasing: bytes[0..<addressLength]), reader: &reader)
+    }
+
+    /// Checks the type tags and the arguments after `address`, where `reader` stands.
+    private init(_ bytes: UnsafeRawBufferPointer, address: UnsafeRawBufferPointer, reader: inout OSCByteReader)
+        throws(OSCDecodeError)
+    {
+        self.address = address
         guard reader.remaining > 0 else { throw .missingTypeTags }
         guard bytes[reader.offset] == UInt8(ascii: ",") else { throw .missingComma }
         let tagString = try reader.readString()
@@ -78,13 +105,19 @@ public struct OSCMessageView {
         // The same pass adds up the data the fixed-size arguments take.
         var fixedSize = 0
         var hasVariableSize = false
+        var onlyInt32 = true
         var i = 0
         while i < typeTags.count {
             let tag = typeTags[i]
             switch tag {
-            case OSCTypeTag.int32, OSCTypeTag.float32, OSCTypeTag.midi: fixedSize += 4
-            case OSCTypeTag.int64, OSCTypeTag.double, OSCTypeTag.timeTag: fixedSize += 8
-            case OSCTypeTag.true, OSCTypeTag.false, OSCTypeTag.nil, OSCTypeTag.impulse: break
+            case OSCTypeTag.int32: fixedSize += 4
+            case OSCTypeTag.float32, OSCTypeTag.midi:
+                fixedSize += 4
+                onlyInt32 = false
+            case OSCTypeTag.int64, OSCTypeTag.double, OSCTypeTag.timeTag:
+                fixedSize += 8
+                onlyInt32 = false
+            case OSCTypeTag.true, OSCTypeTag.false, OSCTypeTag.nil, OSCTypeTag.impulse: onlyInt32 = false
             case OSCTypeTag.string, OSCTypeTag.blob: hasVariableSize = true
             case UInt8(ascii: "["), UInt8(ascii: "]"): throw .arrayTagsNotSupported
             default: throw .unknownTypeTag(tag)
@@ -93,6 +126,7 @@ public struct OSCMessageView {
         }
         self.bytes = bytes
         argumentsOffset = reader.offset
+        hasOnlyInt32Arguments = onlyInt32 && !hasVariableSize
         if !hasVariableSize {
             // Numbers and the like: the data must fill the rest of the message exactly.
             guard reader.remaining >= fixedSize else { throw .truncatedArgument }

@@ -261,6 +261,21 @@ final class OSCToMIDISide: @unchecked Sendable {
 
     private func handle(_ datagram: UnsafeRawBufferPointer, from sender: IPAddress) {
         now = SequencerReader.now()
+        // A message at an address seen before: its address is not read twice.
+        scheduleAt = nil
+        do {
+            if let (message, outcome) = try translator.translate(
+                datagram: datagram, timestamp: now, cache: addressCache, into: process)
+            {
+                counters.messages.add(1, ordering: .relaxed)
+                count(outcome, message, from: sender)
+                return
+            }
+        } catch {
+            counters.malformed[MalformedOSC.index(of: error)].add(1, ordering: .relaxed)
+            log.debug("osc input: malformed packet from \(sender) (\(datagram.count) bytes): \(error)")
+            return
+        }
         let packet: OSCPacketView
         do {
             packet = try OSCPacketView(datagram)
@@ -314,7 +329,10 @@ final class OSCToMIDISide: @unchecked Sendable {
 
     private func handle(_ message: OSCMessageView, from sender: IPAddress) {
         counters.messages.add(1, ordering: .relaxed)
-        let outcome = translator.translate(message, timestamp: now, cache: addressCache) { event in process(event) }
+        count(translator.translate(message, timestamp: now, cache: addressCache, into: process), message, from: sender)
+    }
+
+    private func count(_ outcome: OSCToMIDITranslator.Outcome, _ message: OSCMessageView, from sender: IPAddress) {
         switch outcome {
         case .translated:
             counters.translated.add(1, ordering: .relaxed)
