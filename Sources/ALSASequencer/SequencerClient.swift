@@ -152,6 +152,16 @@ extension SequencerClient {
         sysexBytes: UnsafeRawBufferPointer? = nil
     ) throws(ALSAError) {
         var raw = snd_seq_event_t()
+        switch event.kind {
+        case .sysex, .controlChange14, .rpn, .nrpn:
+            break
+        default:
+            // Every other event is one fixed-size event: encoded into the cleared `raw` and
+            // written in this frame (the common case, one call per event).
+            SequencerEventEncoder.encodeFixedSize(event, into: &raw)
+            try write(&raw, from: port, to: destination)
+            return
+        }
         if event.isAssembledController {
             // As plain control changes: the kernel's converter for raw MIDI ports (virmidi,
             // USB) silently drops CONTROL14/REGPARAM/NONREGPARAM events, and every receiver
@@ -180,6 +190,7 @@ extension SequencerClient {
         try write(&raw, from: port, to: destination)
     }
 
+    @inline(__always)
     private func write(_ raw: inout snd_seq_event_t, from port: UInt8, to destination: PortAddress?)
         throws(ALSAError)
     {

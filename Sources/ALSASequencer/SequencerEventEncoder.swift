@@ -12,6 +12,22 @@ public enum SequencerEventEncoder {
         _ event: MIDIEvent, into target: inout snd_seq_event_t, sysexBytes: UnsafeRawBufferPointer? = nil
     ) {
         aseqosc_ev_clear(&target)
+        if event.kind != .sysex {
+            encodeFixedSize(event, into: &target)
+            return
+        }
+        target.type = snd_seq_event_type_t(SND_SEQ_EVENT_SYSEX.rawValue)
+        if let sysexBytes, let base = sysexBytes.baseAddress {
+            aseqosc_ev_set_variable(&target, UInt32(sysexBytes.count), base)
+        } else {
+            aseqosc_ev_set_variable(&target, 0, nil)
+        }
+    }
+
+    /// ``encode(_:into:sysexBytes:)`` for every kind but SysEx, into a `target` already cleared
+    /// (as `snd_seq_event_t()` is).
+    @inline(__always)
+    static func encodeFixedSize(_ event: MIDIEvent, into target: inout snd_seq_event_t) {
         aseqosc_ev_set_fixed(&target)
         let channel = event.channel & 15
         func note(_ type: snd_seq_event_type) {
@@ -55,13 +71,7 @@ public enum SequencerEventEncoder {
         case .stop: bare(SND_SEQ_EVENT_STOP)
         case .activeSensing: bare(SND_SEQ_EVENT_SENSING)
         case .reset: bare(SND_SEQ_EVENT_RESET)
-        case .sysex:
-            bare(SND_SEQ_EVENT_SYSEX)
-            if let sysexBytes, let base = sysexBytes.baseAddress {
-                aseqosc_ev_set_variable(&target, UInt32(sysexBytes.count), base)
-            } else {
-                aseqosc_ev_set_variable(&target, 0, nil)
-            }
+        case .sysex: break  // variable-size: see encode(_:into:sysexBytes:)
         }
     }
 }

@@ -456,19 +456,36 @@ public struct OSCToMIDITranslator: Sendable {
         _ sink: (MIDIEvent) -> Void
     ) -> Outcome {
         var event = template
-        guard arguments.count == Int(expected), let channel = arguments.int32(0), let first = arguments.int32(1)
-        else {
-            return .malformed
+        guard arguments.count == Int(expected) else { return .malformed }
+        if arguments.onlyInt32 {
+            // All `i`, as o2m's senders send them: the words at fixed offsets, no checks left.
+            let channel = arguments.fixedWord(0)
+            let first = arguments.fixedWord(1)
+            let last = expected == 3 ? arguments.fixedWord(2) : 0
+            return sendOsmidChannel(&event, channel: channel, first: first, last: last, outputs, sink)
         }
+        guard let channel = arguments.int32(0), let first = arguments.int32(1) else { return .malformed }
+        var last: Int32 = 0
+        if expected == 3 {
+            guard let value = arguments.int32(2) else { return .malformed }
+            last = value
+        }
+        return sendOsmidChannel(&event, channel: channel, first: first, last: last, outputs, sink)
+    }
+
+    /// The rest of ``translateOsmidChannel(_:_:_:_:_:)``, once the arguments are read (`last`:
+    /// the third, for the kinds that take three).
+    private func sendOsmidChannel(
+        _ event: inout MIDIEvent, channel: Int32, first: Int32, last: Int32, _ outputs: OutputSet,
+        _ sink: (MIDIEvent) -> Void
+    ) -> Outcome {
         switch event.kind {
         case .noteOn, .noteOff:
-            guard let velocity = arguments.int32(2) else { return .malformed }
             event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
-            event.data2 = min(UInt8(truncatingIfNeeded: velocity), 127)
+            event.data2 = min(UInt8(truncatingIfNeeded: last), 127)
         case .controlChange, .polyPressure:
-            guard let value = arguments.int32(2) else { return .malformed }
             event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
-            event.data2 = UInt8(truncatingIfNeeded: value) & 0x7F
+            event.data2 = UInt8(truncatingIfNeeded: last) & 0x7F
         case .pitchBend:
             event.value = (first & 0x3FFF) - 8192
         default:
@@ -728,7 +745,7 @@ struct NumericArguments {
     /// How many arguments the message has (numbers or not).
     let count: Int
     /// Every argument is an `i`: argument `n` is the word at `start + 4n`.
-    private let onlyInt32: Bool
+    let onlyInt32: Bool
 
     init(_ message: OSCMessageView) {
         bytes = message.bytes
@@ -738,11 +755,17 @@ struct NumericArguments {
         onlyInt32 = message.hasOnlyInt32Arguments
     }
 
+    /// Argument `index` of an all-`i` message, which has at least `index + 1` arguments.
+    @inline(__always)
+    func fixedWord(_ index: Int) -> Int32 {
+        Int32(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 4 * index, as: UInt32.self)))
+    }
+
     /// Argument `index` of an all-`i` message, or nil past the last (or the ``capacity``).
     @inline(__always)
     private func fixedInt32(_ index: Int) -> Int32? {
         guard index >= 0 && index < count && index < Self.capacity else { return nil }
-        return Int32(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 4 * index, as: UInt32.self)))
+        return fixedWord(index)
     }
 
     /// Where argument `index`'s data starts. The view validated every length, so the data is

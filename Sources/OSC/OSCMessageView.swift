@@ -98,6 +98,18 @@ public struct OSCMessageView {
         self.address = address
         guard reader.remaining > 0 else { throw .missingTypeTags }
         guard bytes[reader.offset] == UInt8(ascii: ",") else { throw .missingComma }
+        // The commonest tag strings, up to three `i`s, compared a word at a time: the same
+        // checks as the general path below, which they skip.
+        if let count = Self.int32TagCount(bytes, at: reader.offset) {
+            let tagsEnd = reader.offset + (count == 3 ? 8 : 4)
+            self.bytes = bytes
+            typeTags = UnsafeRawBufferPointer(rebasing: bytes[reader.offset + 1..<reader.offset + 1 + count])
+            argumentsOffset = tagsEnd
+            hasOnlyInt32Arguments = true
+            guard bytes.count - tagsEnd >= 4 * count else { throw .truncatedArgument }
+            guard bytes.count - tagsEnd == 4 * count else { throw .trailingBytes }
+            return
+        }
         let tagString = try reader.readString()
         // The tag string holds at least its `,`.
         typeTags = UnsafeRawBufferPointer(start: tagString.baseAddress! + 1, count: tagString.count - 1)
@@ -139,6 +151,25 @@ public struct OSCMessageView {
             i += 1
         }
         guard reader.remaining == 0 else { throw .trailingBytes }
+    }
+
+    /// How many `i` tags the tag string at `offset` holds when it is `,`, `,i`, `,ii` or `,iii`
+    /// with its NUL padding, else nil (any other tag string, or too few bytes to tell).
+    @inline(__always)
+    private static func int32TagCount(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int? {
+        guard bytes.count - offset >= 4 else { return nil }
+        // Byte k of the string is bits 8k..8k+7 of `word`, whatever the machine's order.
+        let word = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        switch word {
+        case 0x0000_002C: return 0
+        case 0x0000_692C: return 1
+        case 0x0069_692C: return 2
+        case 0x6969_692C:
+            guard bytes.count - offset >= 8, bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) == 0
+            else { return nil }
+            return 3
+        default: return nil
+        }
     }
 
     /// How many arguments the message carries.

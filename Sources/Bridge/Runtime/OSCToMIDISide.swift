@@ -265,7 +265,7 @@ final class OSCToMIDISide: @unchecked Sendable {
         scheduleAt = nil
         do {
             if let (message, outcome) = try translator.translate(
-                datagram: datagram, timestamp: now, cache: addressCache, into: process)
+                datagram: datagram, timestamp: now, cache: addressCache, into: { process($0) })
             {
                 counters.messages.add(1, ordering: .relaxed)
                 count(outcome, message, from: sender)
@@ -329,7 +329,7 @@ final class OSCToMIDISide: @unchecked Sendable {
 
     private func handle(_ message: OSCMessageView, from sender: IPAddress) {
         counters.messages.add(1, ordering: .relaxed)
-        count(translator.translate(message, timestamp: now, cache: addressCache, into: process), message, from: sender)
+        count(translator.translate(message, timestamp: now, cache: addressCache) { process($0) }, message, from: sender)
     }
 
     private func count(_ outcome: OSCToMIDITranslator.Outcome, _ message: OSCMessageView, from sender: IPAddress) {

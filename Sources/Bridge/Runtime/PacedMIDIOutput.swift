@@ -240,6 +240,8 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     }
 
     /// Tries to write `event` (for SysEx: its next chunk from `offset`, advancing `offset`).
+    /// Inlined: for everything but SysEx it is one write and a count.
+    @inline(__always)
     private func attempt(_ event: MIDIEvent, port: Int, offset: inout Int, now: UInt64) -> Attempt {
         guard event.kind == .sysex else {
             do {
@@ -255,6 +257,10 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
             }
             return .done
         }
+        return attemptSysEx(event, port: port, offset: &offset, now: now)
+    }
+
+    private func attemptSysEx(_ event: MIDIEvent, port: Int, offset: inout Int, now: UInt64) -> Attempt {
         guard let sysexStore else { return .done }
         let rate = bytesPerSecond
         var position = offset
@@ -319,6 +325,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     }
 
     /// Notes what an event that went out (or was queued to) does to the notes owed a note-off.
+    @inline(__always)
     private func track(_ event: MIDIEvent, port: Int) {
         switch event.kind {
         case .noteOn where event.data2 > 0:
