@@ -127,3 +127,142 @@ private func noteOn(_ address: String, _ channel: Int32 = 1, _ note: Int32 = 60)
         #expect(events == ["0:control_change:2:1:5", "0:control_change:2:2:1"])
     }
 }
+
+/// What validating a datagram and translating its message gives: the outcome and events, or
+/// the decoder's error.
+private enum Result: Equatable {
+    case translated(OSCToMIDITranslator.Outcome, [String])
+    case invalid(OSCDecodeError)
+}
+
+private func describe(_ event: MIDIEvent) -> String {
+    "\(event.port):\(event.kind):\(event.channel):\(event.data1):\(event.data2):\(event.value)"
+}
+
+/// The usual way: `OSCPacketView`, then the translator through a cache of its own.
+private func slowPath(_ translator: OSCToMIDITranslator, _ bytes: [UInt8]) -> Result {
+    bytes.withUnsafeBytes { raw -> Result in
+        do throws(OSCDecodeError) {
+            guard case .message(let message) = try OSCPacketView(raw) else { return .invalid(.empty) }
+            var events: [String] = []
+            let outcome = translator.translate(message, cache: OSCAddressCache()) { events.append(describe($0)) }
+            return .translated(outcome, events)
+        } catch {
+            return .invalid(error)
+        }
+    }
+}
+
+/// The fast path, with `cache` already knowing the address; nil when it missed.
+private func fastPath(_ translator: OSCToMIDITranslator, _ cache: OSCAddressCache, _ bytes: [UInt8]) -> Result? {
+    bytes.withUnsafeBytes { raw -> Result? in
+        var events: [String] = []
+        do throws(OSCDecodeError) {
+            guard
+                let (message, outcome) = try translator.translate(
+                    datagram: raw, cache: cache, into: { events.append(describe($0)) })
+            else { return nil }
+            #expect(message.address.elementsEqual(try! OSCMessageView(raw).address))
+            return .translated(outcome, events)
+        } catch {
+            return .invalid(error)
+        }
+    }
+}
+
+@Suite struct CachedDatagramTests {
+    static let translator = OSCToMIDITranslator(outputNames: ["synth", "thru"])
+
+    /// Valid and broken datagrams at addresses the cache will know, as bytes.
+    static func datagrams() throws -> [[UInt8]] {
+        var datagrams: [[UInt8]] = []
+        let messages = [
+            OSCMessage("/*/note_on", [.int32(1), .int32(60), .int32(100)]),
+            OSCMessage("/*/note_on", [.int32(0), .int32(60), .int32(300)]),
+            OSCMessage("/*/note_on", [.int32(1), .int32(60)]),
+            OSCMessage("/*/note_on", [.int32(1), .float32(60.6), .int32(100)]),
+            OSCMessage("/*/note_on", [.int32(1), .int32(60), .int32(100), .int32(1)]),
+            OSCMessage("/*/note_on", [.int32(1), .string("x"), .int32(100)]),
+            OSCMessage("/synth/pitch_bend", [.int32(2), .int32(9000)]),
+            OSCMessage("/synth/program_change", [.int32(2)]),
+            OSCMessage("/synth/program_change", []),
+            OSCMessage("/midi/thru/3/cc", [.int32(7), .int32(64)]),
+            OSCMessage("/midi/thru/3/cc", [.int32(7), .double(64)]),
+            OSCMessage("/midi/thru/clock", []),
+            OSCMessage("/nowhere/note_on", [.int32(1), .int32(60), .int32(100)]),
+        ]
+        for message in messages {
+            let bytes = try message.serialize()
+            datagrams.append(bytes)
+            // The same address with a broken tail: every error after the address.
+            let tags = OSCWriter.padded(message.address.utf8.count + 1)
+            var noTags = Array(bytes[0..<tags])
+            datagrams.append(noTags)
+            noTags.append(contentsOf: [UInt8(ascii: "x"), 0, 0, 0])
+            datagrams.append(noTags)
+            datagrams.append(bytes + [0, 0, 0, 1])
+            datagrams.append(Array(bytes.dropLast(4)))
+            datagrams.append(bytes + [0])
+            // A non-zero byte in the tag string's padding, where it has some after its NUL.
+            let tagsEnd = tags + OSCWriter.padded(message.arguments.count + 2)
+            if tagsEnd - 1 > tags + message.arguments.count + 1 {
+                var padding = bytes
+                padding[tagsEnd - 1] = 1
+                datagrams.append(padding)
+            }
+            var unknownTag = bytes
+            if message.arguments.count > 0 { unknownTag[tags + 1] = UInt8(ascii: "Z") }
+            datagrams.append(unknownTag)
+        }
+        return datagrams
+    }
+
+    @Test func theFastPathAgreesWithValidatingFirst() throws {
+        let datagrams = try Self.datagrams()
+        let cache = OSCAddressCache()
+        var hits = 0
+        for bytes in datagrams {
+            let expected = slowPath(Self.translator, bytes)
+            if let fast = fastPath(Self.translator, cache, bytes) {
+                #expect(fast == expected, "\(bytes)")
+                hits += 1
+            } else {
+                // A miss: the usual way fills the cache, and the next try hits.
+                _ = bytes.withUnsafeBytes { raw in
+                    (try? OSCMessageView(raw)).map { Self.translator.translate($0, cache: cache) { _ in } }
+                }
+                if case .translated = expected {
+                    #expect(fastPath(Self.translator, cache, bytes) == expected, "\(bytes)")
+                    hits += 1
+                }
+            }
+        }
+        // Every address became known: all but a few datagrams went the fast way.
+        #expect(hits > datagrams.count * 3 / 4)
+    }
+
+    @Test func theFastPathKnowsOnlyAddressesTheCacheHolds() throws {
+        let cache = OSCAddressCache()
+        let note = try OSCMessage("/*/note_on", [.int32(1), .int32(60), .int32(100)]).serialize()
+        #expect(fastPath(Self.translator, cache, note) == nil)
+        let bundle = try OSCBundle([.message(OSCMessage("/*/note_on", []))]).serialize()
+        #expect(fastPath(Self.translator, cache, bundle) == nil)
+        #expect(fastPath(Self.translator, cache, []) == nil)
+        _ = slowPathFilling(cache, note)
+        #expect(
+            fastPath(Self.translator, cache, note)
+                == .translated(.translated, ["0:note_on:0:60:100:0", "1:note_on:0:60:100:0"]))
+        // One byte different in the address or its padding: not the cached key.
+        var other = note
+        other[2] = UInt8(ascii: "y")
+        #expect(fastPath(Self.translator, cache, other) == nil)
+        // Another translator (a reload): the cache answers nothing.
+        #expect(fastPath(OSCToMIDITranslator(outputNames: ["synth"]), cache, note) == nil)
+    }
+
+    private func slowPathFilling(_ cache: OSCAddressCache, _ bytes: [UInt8]) -> OSCToMIDITranslator.Outcome? {
+        bytes.withUnsafeBytes { raw in
+            (try? OSCMessageView(raw)).map { Self.translator.translate($0, cache: cache) { _ in } }
+        }
+    }
+}

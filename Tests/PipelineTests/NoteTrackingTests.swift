@@ -133,3 +133,47 @@ struct SwapCase: Sendable, CustomTestStringConvertible {
             ])
     }
 }
+
+/// A chain with no operators, no branches and one destination runs a shorter path; it must do
+/// exactly what the general path does.
+@Suite struct PlainChainTests {
+    @Test func aPlainChainAgreesWithTheGeneralPathEventForEvent() {
+        // A transpose by 0 changes nothing but takes the general path.
+        let plain = route([])
+        let general = route([.transpose(Transpose(semitones: 0))])
+        var seed: UInt64 = 0x5EED
+        func next(_ bound: UInt64) -> UInt64 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (seed >> 33) % bound
+        }
+        for _ in 0..<5_000 {
+            let channel = UInt8(next(3))
+            let note = UInt8(60 + next(4))
+            let event: MIDIEvent =
+                switch next(5) {
+                case 0, 1: on(channel, note, UInt8(next(3) * 60), port: UInt16(next(2)))
+                case 2, 3: off(channel, note, UInt8(next(128)), port: UInt16(next(2)))
+                default: cc(channel, UInt8(next(128)), UInt8(next(128)))
+                }
+            #expect(plain.outputs(event) == general.outputs(event), "\(event)")
+        }
+        #expect(plain.counters.snapshot == general.counters.snapshot)
+        #expect(plain.heldNoteCount == general.heldNoteCount)
+        #expect(plain.released() == general.released())
+    }
+
+    @Test func operatorsRemovedWhileANoteSoundsStillEndItAsSent() {
+        let route = route([.transpose(Transpose(semitones: 1))])
+        #expect(route.outputs(on(0, 60), on(0, 62)) == [Output(on(0, 61)), Output(on(0, 63))])
+        route.replaceOperators([])
+        #expect(route.outputs(off(0, 60, 20)) == [Output(off(0, 61, 20))])
+        // A retrigger of a key held as another note ends that note first.
+        #expect(route.outputs(on(0, 62, 90)) == [Output(off(0, 63)), Output(on(0, 62, 90))])
+        #expect(route.outputs(off(0, 62)) == [Output(off(0, 62))])
+        #expect(route.heldNoteCount == 0)
+        #expect(route.outputs(off(0, 62)) == [Output(off(0, 62))], "unmatched: passes as it is")
+        #expect(route.counters.snapshot.unmatchedNoteOffs == 1)
+        route.replaceOperators([.transpose(Transpose(semitones: 1))])
+        #expect(route.outputs(on(0, 60)) == [Output(on(0, 61))], "operators back: the general path again")
+    }
+}
