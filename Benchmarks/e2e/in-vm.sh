@@ -99,7 +99,8 @@ fi
 for bridge in $forward; do
   [ -n "$only" ] && break
   signal=$(stop_signal $bridge)
-  run "$bridge.m2o.paced" "$signal" --direction m2o --udp-port $forward_port --rate 1000 --count $paced_n -- \
+  run "$bridge.m2o.paced" "$signal" --direction m2o --udp-port $forward_port --rate 1000 --count $paced_n \
+    --warmup-ms 100 -- \
     ${bridge}_forward
   run "$bridge.m2o.window" "$signal" --direction m2o --udp-port $forward_port --window $window --count $window_n -- \
     ${bridge}_forward
@@ -110,7 +111,7 @@ if [ "$reverse" = 1 ] && [ -z "$only" ]; then
   for bridge in $reverse_bridges; do
     signal=$(stop_signal $bridge)
     run "$bridge.o2m.paced" "$signal" --direction o2m --format osmid --udp-port $reverse_port --rate 1000 \
-      --count $paced_n -- ${bridge}_reverse
+      --count $paced_n --warmup-ms 100 -- ${bridge}_reverse
     run "$bridge.o2m.window" "$signal" --direction o2m --format osmid --udp-port $reverse_port --window $window \
       --count $window_n -- ${bridge}_reverse
   done

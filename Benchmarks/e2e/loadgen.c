@@ -20,6 +20,9 @@
  *     --settle-ms MS        after subscription, wait before sending (default 1000)
  *     --idle-ms MS          give up waiting for outputs after this long without one (default 3000)
  *     --latencies FILE      also write every event's send time and latency (µs), in sending order
+ *     --warmup-ms MS        leave the events sent in the first MS ms out of p50/p99/max (the first
+ *                           event's latency is reported on its own as first_us): a cold start is
+ *                           not steady-state latency (default 0)
  *
  * Events cycle note-on, control change, note-off (notes and values vary), so a bridge that
  * tracks notes passes every one. Outputs are matched to inputs in order (ALSA and loopback UDP
@@ -149,7 +152,7 @@ static size_t osc_for(const char *format, long i, unsigned char *out) {
 int main(int argc, char **argv) {
     const char *direction = "m2o", *format = "osmid", *connect = NULL, *label = "run", *pid_file = NULL, *latencies_path = NULL;
     int udp_port = 57120, window = 16, bridge_pid = 0;
-    long count = 3000, settle_ms = 1000, idle_ms = 3000;
+    long count = 3000, settle_ms = 1000, idle_ms = 3000, warmup_ms = 0;
     double rate = 0;
     for (int i = 1; i < argc; i++) {
         const char *option = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -168,6 +171,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(option, "--settle-ms")) settle_ms = atol(value);
         else if (!strcmp(option, "--idle-ms")) idle_ms = atol(value);
         else if (!strcmp(option, "--latencies")) latencies_path = value;
+        else if (!strcmp(option, "--warmup-ms")) warmup_ms = atol(value);
         else { fprintf(stderr, "loadgen: unknown option %s (see the header of loadgen.c)\n", option); return 64; }
     }
     int m2o = strcmp(direction, "m2o") == 0;
@@ -338,9 +342,14 @@ int main(int argc, char **argv) {
             for (long i = 0; i < received; i++) fprintf(out, "%.0f %.0f\n", (sent_at[i] - sent_at[0]) / 1e3, latency[i] / 1e3);
             fclose(out);
         }
-        qsort(latency, (size_t)received, sizeof *latency, compare_u64);
-        printf(" p50_us=%.0f p99_us=%.0f max_us=%.0f", latency[received / 2] / 1e3,
-               latency[(size_t)(received * 99 / 100)] / 1e3, latency[received - 1] / 1e3);
+        long skip = 0;
+        while (skip < received - 1 && sent_at[skip] - sent_at[0] < (uint64_t)warmup_ms * 1000000) skip++;
+        printf(" first_us=%.0f", latency[0] / 1e3);
+        uint64_t *steady = latency + skip;
+        long measured = received - skip;
+        qsort(steady, (size_t)measured, sizeof *steady, compare_u64);
+        printf(" p50_us=%.0f p99_us=%.0f max_us=%.0f", steady[measured / 2] / 1e3,
+               steady[(size_t)(measured * 99 / 100)] / 1e3, steady[measured - 1] / 1e3);
     } else {
         printf(" p50_us=- p99_us=- max_us=-");
     }

@@ -48,20 +48,23 @@ for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o
     ir = {b: per_event(f"{b}.{direction}") for b in present}
     cpu = {b: number(runs.get(f"{b}.{direction}.window", {}).get("cpu_us_per_event")) for b in present}
     eps = {b: number(runs.get(f"{b}.{direction}.window", {}).get("eps")) for b in present}
+    p50 = {b: number(runs.get(f"{b}.{direction}.paced", {}).get("p50_us")) for b in present}
+    p99 = {b: number(runs.get(f"{b}.{direction}.paced", {}).get("p99_us")) for b in present}
     print(f"### {title}: ratios (same VM run)\n")
     if "aseqosc" not in present:
         print("aseqosc: not measured yet (its OSC -> MIDI path is not on main; see the TODO in in-vm.sh).\n")
     print(f"| measure | aseqosc / {peer} | aseqosc / bare | {peer} / bare |")
     print("|---|---|---|---|")
     for name, values in (("instructions per event (callgrind)", ir), ("CPU time per event", cpu),
-                         ("windowed events/s", eps)):
+                         ("windowed events/s", eps), ("paced latency p50 (after the warm-up)", p50),
+                         ("paced latency p99 (after the warm-up)", p99)):
         a, p, b = values.get("aseqosc"), values.get(peer), values.get("bare")
         print(f"| {name} | {ratio(a, p)} | {ratio(a, b)} | {ratio(p, b)} |")
     print()
     print(f"### {title}: absolute numbers (indicative: VM under software emulation)\n")
     print("| bridge | instr/event | CPU µs/event | RSS (VmHWM) | windowed events/s (lost) | "
-          "paced p50 / p99 / max µs (lost) | windowed p50 / p99 µs |")
-    print("|---|---|---|---|---|---|---|")
+          "paced p50 / p99 / max µs (lost) | paced first event µs | windowed p50 / p99 µs |")
+    print("|---|---|---|---|---|---|---|---|")
     for b in present:
         w = runs.get(f"{b}.{direction}.window", {})
         p = runs.get(f"{b}.{direction}.paced", {})
@@ -69,7 +72,7 @@ for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o
         print(f"| {b} | {fmt(ir[b])} | {w.get('cpu_us_per_event', '-')} | "
               f"{'-' if hwm is None else f'{hwm / 1024:.1f} MiB'} | {fmt(number(w.get('eps')))} ({w.get('lost', '-')}) | "
               f"{p.get('p50_us', '-')} / {p.get('p99_us', '-')} / {p.get('max_us', '-')} ({p.get('lost', '-')}) | "
-              f"{w.get('p50_us', '-')} / {w.get('p99_us', '-')} |")
+              f"{p.get('first_us', '-')} | {w.get('p50_us', '-')} / {w.get('p99_us', '-')} |")
     print()
     raw = [f"{b}: {counts[f'{b}.{direction}']}" for b in present if f"{b}.{direction}" in counts]
     if raw:

@@ -130,8 +130,11 @@ struct RunCommand: Command {
         notifier.notify("READY=1\nSTATUS=\(bridge.statusLine)")
     }
 
-    /// Status every 2 s; watchdog pings at half the period, only while the pipeline moves.
+    /// Under systemd: status every 2 s; watchdog pings at half the period, only while the
+    /// pipeline moves.
     private static func startTimers(bridge: Bridge, notifier: ServiceNotifier) -> [any DispatchSourceTimer] {
+        // Both only talk to systemd; without it they would only wake a thread now and then.
+        guard notifier.isActive else { return [] }
         let status = DispatchSource.makeTimerSource(queue: .global())
         status.schedule(deadline: .now() + 2, repeating: 2)
         status.setEventHandler { notifier.notify("STATUS=\(bridge.statusLine)") }
