@@ -168,6 +168,7 @@ public struct Chain: Sendable {
         releaseAll(inherited: nil, sink: sink)
     }
 
+    @inline(__always)
     mutating func process(_ event: MIDIEvent, now: UInt64, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {
         if operators.isEmpty && branches.isEmpty {
             processWithoutOperators(event, tally: &tally, sink: sink)

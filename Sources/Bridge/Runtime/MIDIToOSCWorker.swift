@@ -32,6 +32,9 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     /// while the thread is paused.
     private let hotRoutes: UnsafeMutablePointer<Unmanaged<RouteRuntime>>
     private let hotRouteCount: UnsafeMutablePointer<Int>
+    /// Whether any route has a throttle, the only thing with deadlines: without one, a batch
+    /// skips reading the clock and asking every route.
+    private let hotHasDeadlines: UnsafeMutablePointer<Bool>
     static let maximumRoutes = 4096
     private let sysexStore: SysExStore
     private let wake: WakeSignal
@@ -67,6 +70,8 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         hotRoutes = .allocate(capacity: Self.maximumRoutes)
         hotRouteCount = .allocate(capacity: 1)
         hotRouteCount.initialize(to: 0)
+        hotHasDeadlines = .allocate(capacity: 1)
+        hotHasDeadlines.initialize(to: false)
         self.sysexStore = sysexStore
         self.wake = wake
         self.idleWakeMilliseconds = idleWakeMilliseconds
@@ -78,6 +83,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         packet.deallocate()
         hotRoutes.deallocate()
         hotRouteCount.deallocate()
+        hotHasDeadlines.deallocate()
     }
 
     private func publishHotRoutes() {
@@ -88,6 +94,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
             index += 1
         }
         hotRouteCount.pointee = routes.count
+        hotHasDeadlines.pointee = routes.contains { $0.route.chain.hasThrottles }
     }
 
     /// Starts (or resumes) the pipeline thread.
@@ -204,6 +211,14 @@ final class MIDIToOSCWorker: @unchecked Sendable {
             if handled & 63 == 0 { flushAll() }
         }
         if handled > 0 { eventsIn.add(handled, ordering: .relaxed) }
+        if hotHasDeadlines.pointee { failed &+= flushDueThrottles(count) }
+        if failed > 0 { unformatted.add(failed, ordering: .relaxed) }
+        flushAll()
+    }
+
+    /// Emits the throttled values due now; returns how many could not be formatted.
+    private func flushDueThrottles(_ count: Int) -> Int {
+        var failed = 0
         let now = SequencerReader.now()
         var index = 0
         while index < count {
@@ -213,8 +228,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
             }
             index += 1
         }
-        if failed > 0 { unformatted.add(failed, ordering: .relaxed) }
-        flushAll()
+        return failed
     }
 
     private func flushAll() {
@@ -228,6 +242,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
 
     /// The earliest throttle deadline of any route (monotonic ns), or `.max`; consumer only.
     private func earliestDeadline() -> UInt64 {
+        guard hotHasDeadlines.pointee else { return .max }
         var earliest: UInt64 = .max
         let count = hotRouteCount.pointee
         var index = 0
