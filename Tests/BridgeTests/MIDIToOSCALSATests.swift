@@ -87,6 +87,37 @@ final class MIDIToOSCALSATests: XCTestCase {
             ])
     }
 
+    // The input thread runs small batches through the pipeline itself, so the pipeline thread
+    // may be asleep with its one-second idle timeout when a throttle holds a value back: it must
+    // be woken for the deadline, or the last value of a fader move waits for its next idle wake.
+    // Four moves 1.25 s apart meet that wake at four different phases.
+    func testAThrottledControllerSendsItsLastValueWhenTheIntervalEnds() throws {
+        let bridge = try RunningBridge(
+            config: """
+                { inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
+                  routes: [{ operators: [{ throttle: { perSecond: 5 } }],
+                             destinations: [{ host: "127.0.0.1", port: 9131 }] }] }
+                """, oscPorts: [9131])
+        var expected: [String] = []
+        var delays: [TimeInterval] = []
+        for move in 0..<4 {
+            let started = Date()
+            let first = move * 10 + 1
+            try play((first..<first + 10).map { String(format: "B0 07 %02X", $0) }.joined(separator: " "))
+            bridge.waitForMessages(port: 9131, count: expected.count + 1)
+            let firstArrived = Date()
+            bridge.waitForMessages(port: 9131, count: expected.count + 2)
+            delays.append(Date().timeIntervalSince(firstArrived))
+            expected += ["/midi/keys/1/cc ii 7 \(first)", "/midi/keys/1/cc ii 7 \(first + 9)"]
+            usleep(useconds_t(max(0, 1.25 - Date().timeIntervalSince(started)) * 1_000_000))
+        }
+        XCTAssertEqual(bridge.messages(port: 9131), expected)
+        for delay in delays {
+            XCTAssertGreaterThanOrEqual(delay, 0.1, "the last value left before the 200 ms interval ended: \(delays)")
+            XCTAssertLessThan(delay, 0.6, "the last value waited for the pipeline thread's idle wake: \(delays)")
+        }
+    }
+
     func testSigtermReleasesHeldNotesEverywhereAndExitsZeroWithinOneSecond() throws {
         let bridge = try RunningBridge(
             config: """
