@@ -192,35 +192,56 @@ public struct Chain: Sendable {
     /// branch handling and inherited note-off style, which the event pays for on every hop.
     @inline(__always)
     private func processWithoutOperators(_ event: MIDIEvent, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {
+        // Such a chain has no note-off style of its own, and at the top no inherited one.
         let key = NoteTable.key(of: event)
         if event.endsNote {
-            if let emitted = notes.remove(key) {
-                var end = event
-                end.channel = UInt8(emitted >> 7 & 15)
-                end.data1 = UInt8(emitted & 127)
-                deliver(end, tally: &tally, sink: sink)
-            } else {
+            if !endEmitted(event, key: key, style: nil, tally: &tally, sink: sink) {
                 // Never sent by this chain (see `process`): it goes out as it came.
                 tally.unmatchedNoteOffs += 1
                 deliver(event, tally: &tally, sink: sink)
             }
             return
         }
+        // No operator changes a note here, but a held key struck again may first need the end of
+        // what an earlier config sent for it.
         if event.kind == .noteOn, !destinations.isEmpty {
-            // No operator changes a note here, but a held key struck again may first need the
-            // end of what an earlier config sent for it, as in `run`.
-            let sent = Int(event.channel & 15) << 7 | Int(event.data1 & 127)
-            if let previous = notes.emitted(for: key), previous != sent {
-                var end = event
-                end.kind = .noteOff
-                end.data2 = 0
-                end.channel = UInt8(previous >> 7)
-                end.data1 = UInt8(previous & 127)
-                deliver(end, tally: &tally, sink: sink)
-            }
-            notes.record(key, channel: event.channel, note: event.data1, port: event.port)
+            recordNoteOn(event, key: key, style: nil, tally: &tally, sink: sink)
         }
         deliver(event, tally: &tally, sink: sink)
+    }
+
+    /// Records that the note-on `event` (velocity > 0) goes out for `key`; if the key still holds
+    /// a different note sent earlier, that one is ended first, in `style`.
+    @inline(__always)
+    private func recordNoteOn(
+        _ event: MIDIEvent, key: Int, style: NoteOffStyle?, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void
+    ) {
+        let sent = Int(event.channel & 15) << 7 | Int(event.data1 & 127)
+        if let previous = notes.emitted(for: key), previous != sent {
+            var end = event
+            end.kind = .noteOff
+            end.data2 = 0
+            end.channel = UInt8(previous >> 7)
+            end.data1 = UInt8(previous & 127)
+            if let style { _ = style.process(&end) }
+            deliver(end, tally: &tally, sink: sink)
+        }
+        notes.record(key, channel: event.channel, note: event.data1, port: event.port)
+    }
+
+    /// Ends the note this chain sent for `key`, as the note-end `event` in `style`, and forgets
+    /// it; false if the chain sent none.
+    @inline(__always)
+    private func endEmitted(
+        _ event: MIDIEvent, key: Int, style: NoteOffStyle?, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void
+    ) -> Bool {
+        guard let emitted = notes.remove(key) else { return false }
+        var end = event
+        end.channel = UInt8(emitted >> 7 & 15)
+        end.data1 = UInt8(emitted & 127)
+        if let style { _ = style.process(&end) }
+        deliver(end, tally: &tally, sink: sink)
+        return true
     }
 
     /// Runs `event` through the operators from `start`, then delivers and branches.
@@ -242,18 +263,8 @@ public struct Chain: Sendable {
             }
         }
         if event.kind == .noteOn, event.data2 > 0, !destinations.isEmpty {
-            // A held key now going out as a different note: end the old one first.
-            let sent = Int(event.channel & 15) << 7 | Int(event.data1 & 127)
-            if let previous = notes.emitted(for: key), previous != sent {
-                var end = event
-                end.kind = .noteOff
-                end.data2 = 0
-                end.channel = UInt8(previous >> 7)
-                end.data1 = UInt8(previous & 127)
-                if let style = style(inherited) { _ = style.process(&end) }
-                deliver(end, tally: &tally, sink: sink)
-            }
-            notes.record(key, channel: event.channel, note: event.data1, port: event.port)
+            // A held key now going out as a different note: the old one ends first.
+            recordNoteOn(event, key: key, style: style(inherited), tally: &tally, sink: sink)
         }
         deliver(event, tally: &tally, sink: sink)
         guard !branches.isEmpty else { return }
@@ -274,15 +285,7 @@ public struct Chain: Sendable {
         _ event: MIDIEvent, key: Int, inherited: NoteOffStyle?, tally: inout RouteTally,
         sink: (MIDIEvent, Int) -> Void
     ) -> Bool {
-        var released = false
-        if let emitted = notes.remove(key) {
-            var end = event
-            end.channel = UInt8(emitted >> 7 & 15)
-            end.data1 = UInt8(emitted & 127)
-            if let style = style(inherited) { _ = style.process(&end) }
-            deliver(end, tally: &tally, sink: sink)
-            released = true
-        }
+        var released = endEmitted(event, key: key, style: style(inherited), tally: &tally, sink: sink)
         guard !branches.isEmpty else { return released }
         let style = style(inherited)
         var b = 0
