@@ -74,18 +74,7 @@ final class OSCToMIDIALSATests: XCTestCase {
     /// Sends an OSC packet built here (blobs and bundles, which oscsend cannot send).
     func send(_ port: Int, _ packet: OSCPacket) throws {
         let bytes = try packet.serialize()
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        address.sin_port = UInt16(port).bigEndian
-        let sent = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        XCTAssertEqual(sent, bytes.count)
+        XCTAssertEqual(sendUDPDatagram(bytes, toLoopbackPort: port), bytes.count)
     }
 
     func send(_ port: Int, _ address: String, blob: [UInt8]) throws {

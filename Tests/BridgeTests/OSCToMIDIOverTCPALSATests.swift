@@ -22,15 +22,7 @@ extension OSCToMIDIALSATests {
     /// A TCP connection to the bridge, written to directly (framings liblo does not send).
     func connect(_ port: Int) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        address.sin_port = UInt16(port).bigEndian
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let result = withIPv4Loopback(port: port) { Glibc.connect(descriptor, $0, $1) }
         guard result == 0 else {
             close(descriptor)
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)

@@ -1,3 +1,6 @@
+// CLiblo: liblo's headers include <sys/socket.h> themselves, and in this test module (which
+// loads them) `SOCK_DGRAM` is seen only by files that import CLiblo.
+import CLiblo
 import Foundation
 import Glibc
 import TestSupport

@@ -50,15 +50,7 @@ final class TCPReceiverTests: XCTestCase {
             descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var on: Int32 = 1
             _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            address.sin_port = UInt16(port).bigEndian
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            let result = withIPv4Loopback(port: port) { connect(descriptor, $0, $1) }
             guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         }
 

@@ -4,6 +4,7 @@ import CLiblo
 import Foundation
 import Glibc
 import OSCTransport
+import TestSupport
 import XCTest
 
 /// A ``UDPReceiver`` on loopback: datagrams arrive whole with their sender, allow-lists drop
@@ -49,15 +50,7 @@ final class UDPReceiverTests: XCTestCase {
                 }
             }
         } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            address.sin_port = UInt16(port).bigEndian
-            _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            _ = withIPv4Loopback(port: port) { sendto(descriptor, bytes, bytes.count, 0, $0, $1) }
         }
     }
 

@@ -1,0 +1,22 @@
+import Glibc
+
+/// Calls `body` with 127.0.0.1:`port` as a `sockaddr` and its length, for a test's `sendto` or
+/// `connect`.
+public func withIPv4Loopback<Result>(port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    address.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+}
+
+/// Sends `bytes` as one UDP datagram from a fresh socket to 127.0.0.1:`port`; returns what
+/// `sendto` returned.
+@discardableResult
+public func sendUDPDatagram(_ bytes: [UInt8], toLoopbackPort port: Int) -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(descriptor) }
+    return withIPv4Loopback(port: port) { sendto(descriptor, bytes, bytes.count, 0, $0, $1) }
+}
