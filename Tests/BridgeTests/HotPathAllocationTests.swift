@@ -29,52 +29,19 @@ final class HotPathAllocationTests: XCTestCase {
 
     func testHundredThousandEventsFromDecodeToSendAllocateNothing() throws {
         try requireOptimizedBuild()
-        let receivers = try (0..<3).map { _ in try UDPReceiverSocket() }
-        var text = Self.config
-        for (index, receiver) in receivers.enumerated() {
-            text = text.replacingOccurrences(of: "PORT\(index + 1)", with: String(receiver.port))
-        }
-        let config = try ConfigParser.parse(Data(text.utf8))
-        let ring = SPSCRing<MIDIEvent>(capacity: 1024)
-        let store = SysExStore(slots: 4, capacity: 1024)
-        let routes = try config.routes.map {
-            try RouteRuntime(config: $0, inputPorts: [0], portNames: ["keys"], sysexStore: store)
-        }
-        let worker = MIDIToOSCWorker(ring: ring, routes: routes, sysexStore: store, wake: try WakeSignal())
-        var decoder = SequencerEventDecoder(sysexStore: store)
-        var feeder = RingFeeder(ring: ring)
-
-        var raw = snd_seq_event_t()
-        func pump(_ count: Int) -> Int {
-            var delivered = 0
-            var i = 0
-            while i < count {
-                Self.fill(&raw, sequence: i)
-                if case .midi(let event, _) = decoder.decode(&raw, timestamp: UInt64(i) * 1000) {
-                    _ = feeder.push(event, now: event.timestamp)
-                }
-                if i & 15 == 15 {
-                    worker.processPending()
-                    var r = 0
-                    while r < receivers.count {
-                        delivered += receivers[r].drain()
-                        r += 1
-                    }
-                }
-                i += 1
-            }
-            return delivered
-        }
-        _ = pump(2_000)  // warm-up: lazily created runtime metadata, first-touch buffers
+        let path = try HotPath(config: Self.config, destinations: 3)
+        path.pump(2_000)  // warm-up: lazily created runtime metadata, first-touch buffers
 
         let events = 100_000
+        path.resetDelivered()
         aseqosc_allocations_start()
-        let delivered = pump(events)
+        path.pump(events)
         let allocations = aseqosc_allocations_stop()
+        let delivered = path.delivered.reduce(0, +)
 
         XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
         XCTAssertGreaterThan(delivered, events, "packets reached the loopback sockets")
-        XCTAssertEqual(worker.eventsIn.load(ordering: .relaxed), events + 2_000)
+        XCTAssertEqual(path.worker.eventsIn.load(ordering: .relaxed), events + 2_000)
         print(
             "allocation test: ALSA decode -> ring -> operators -> OSC x3 -> UDP, \(events) events, "
                 + "\(delivered) packets received, \(allocations) allocations")
@@ -107,6 +74,68 @@ final class HotPathAllocationTests: XCTestCase {
             raw.data.control.value = Int32(sequence % 128)
         default:
             raw.type = snd_seq_event_type_t(SND_SEQ_EVENT_CLOCK.rawValue)
+        }
+    }
+}
+
+/// The MIDI -> OSC hot path in one thread, for the allocation tests: synthetic sequencer events
+/// (``HotPathAllocationTests/fill(_:sequence:)``) through the decoder and the ring feeder, the
+/// worker every 16 events, and loopback sockets, one per destination, drained as it goes.
+final class HotPath {
+    let receivers: [UDPReceiverSocket]
+    let worker: MIDIToOSCWorker
+    /// Datagrams each receiver got since the last ``resetDelivered()``.
+    private(set) var delivered: [Int]
+    private var decoder: SequencerEventDecoder
+    private var feeder: RingFeeder
+    private var raw = snd_seq_event_t()
+
+    /// `config` names its destination ports `PORT1`, `PORT2`, ...: `destinations` of them.
+    init(config: String, destinations: Int) throws {
+        receivers = try (0..<destinations).map { _ in try UDPReceiverSocket() }
+        var text = config
+        for (index, receiver) in receivers.enumerated() {
+            text = text.replacingOccurrences(of: "PORT\(index + 1)", with: String(receiver.port))
+        }
+        let parsed = try ConfigParser.parse(Data(text.utf8))
+        let ring = SPSCRing<MIDIEvent>(capacity: 1024)
+        let store = SysExStore(slots: 4, capacity: 1024)
+        let routes = try parsed.routes.map {
+            try RouteRuntime(config: $0, inputPorts: [0], portNames: ["keys"], sysexStore: store)
+        }
+        worker = MIDIToOSCWorker(ring: ring, routes: routes, sysexStore: store, wake: try WakeSignal())
+        decoder = SequencerEventDecoder(sysexStore: store)
+        feeder = RingFeeder(ring: ring)
+        delivered = [Int](repeating: 0, count: destinations)
+    }
+
+    /// Zeroes ``delivered`` in place: a new array (even a literal) would be copied on its first
+    /// change, inside the measured run.
+    func resetDelivered() {
+        var r = 0
+        while r < delivered.count {
+            delivered[r] = 0
+            r += 1
+        }
+    }
+
+    /// Runs `count` events through, adding what arrives to ``delivered``.
+    func pump(_ count: Int) {
+        var i = 0
+        while i < count {
+            HotPathAllocationTests.fill(&raw, sequence: i)
+            if case .midi(let event, _) = decoder.decode(&raw, timestamp: UInt64(i) * 1000) {
+                _ = feeder.push(event, now: event.timestamp)
+            }
+            if i & 15 == 15 {
+                worker.processPending()
+                var r = 0
+                while r < receivers.count {
+                    delivered[r] += receivers[r].drain()
+                    r += 1
+                }
+            }
+            i += 1
         }
     }
 }
