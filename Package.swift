@@ -48,8 +48,8 @@ let package = Package(
         // Test-only: finding the sequencer, the built binary and peer tools; running processes.
         .target(name: "TestSupport"),
 
-        .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
-        .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo", "CAllocationCounter"]),
+        .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
+        .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "MIDIOSCTests", dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         .testTarget(

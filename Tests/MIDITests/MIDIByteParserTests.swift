@@ -1,4 +1,5 @@
 import MIDI
+import TestSupport
 import Testing
 
 struct ParseCase: Sendable, CustomTestStringConvertible {
@@ -194,7 +195,7 @@ struct ParseCase: Sendable, CustomTestStringConvertible {
 
     @Test(arguments: [UInt64(1), 2, 3, 0xDEAD_BEEF])
     func randomBytesNeverCrashAndGiveOnlyWellFormedEvents(_ seed: UInt64) {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let store = SysExStore(slots: 4, capacity: 256)
         var parser = MIDIByteParser(store: store)
         // Few status bytes make long messages and SysEx likely; many make interruptions likely.

@@ -1,4 +1,5 @@
 import OSC
+import TestSupport
 import Testing
 
 /// A pattern, an address, and whether they match.

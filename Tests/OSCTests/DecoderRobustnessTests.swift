@@ -1,4 +1,5 @@
 import OSC
+import TestSupport
 import Testing
 
 /// Random valid packets, to be mutated.

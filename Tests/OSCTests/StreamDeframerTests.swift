@@ -1,4 +1,5 @@
 import OSC
+import TestSupport
 import Testing
 
 /// Stream framing on its own: OSC 1.0 length prefixes and OSC 1.1 SLIP, however the bytes are
