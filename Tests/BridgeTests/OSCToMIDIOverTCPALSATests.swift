@@ -45,23 +45,10 @@ extension OSCToMIDIALSATests {
     }
 
     /// Double-END SLIP (RFC 1055 with an END before each packet too).
-    func slip(_ packet: OSCPacket) throws -> [UInt8] {
-        var bytes: [UInt8] = [0xC0]
-        for byte in try packet.serialize() {
-            switch byte {
-            case 0xC0: bytes += [0xDB, 0xDC]
-            case 0xDB: bytes += [0xDB, 0xDD]
-            default: bytes.append(byte)
-            }
-        }
-        return bytes + [0xC0]
-    }
+    func slip(_ packet: OSCPacket) throws -> [UInt8] { slipFramed(try packet.serialize()) }
 
     /// An OSC 1.0 frame: the packet's size as a big-endian int32, then the packet.
-    func lengthPrefixed(_ packet: OSCPacket) throws -> [UInt8] {
-        let bytes = try packet.serialize()
-        return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: UInt32(bytes.count) >> $0) } + bytes
-    }
+    func lengthPrefixed(_ packet: OSCPacket) throws -> [UInt8] { TestSupport.lengthPrefixed(try packet.serialize()) }
 
     /// Sends active sensing over its own TCP connection until `dump` prints it: amidi and the
     /// output's binding take a moment to be ready in the VM, and MIDI before that is lost.

@@ -15,25 +15,12 @@ import Testing
     ]
 
     static func lengthPrefixed(_ packets: [[UInt8]]) -> [UInt8] {
-        packets.flatMap { packet in
-            let size = UInt32(packet.count)
-            return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: size >> $0) } + packet
-        }
+        packets.flatMap { TestSupport.lengthPrefixed($0) }
     }
 
     /// RFC 1055 encoding: END after each packet, and before it too when `doubleEnd`.
     static func slip(_ packets: [[UInt8]], doubleEnd: Bool = true) -> [UInt8] {
-        packets.flatMap { packet in
-            var bytes: [UInt8] = doubleEnd ? [0xC0] : []
-            for byte in packet {
-                switch byte {
-                case 0xC0: bytes += [0xDB, 0xDC]
-                case 0xDB: bytes += [0xDB, 0xDD]
-                default: bytes.append(byte)
-                }
-            }
-            return bytes + [0xC0]
-        }
+        packets.flatMap { slipFramed($0, doubleEnd: doubleEnd) }
     }
 
     /// Feeds `chunks` in order; the packets handed on, the error that stopped it, the framing seen.

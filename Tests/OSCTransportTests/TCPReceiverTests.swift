@@ -71,22 +71,9 @@ final class TCPReceiverTests: XCTestCase {
         }
     }
 
-    static func lengthPrefixed(_ packet: [UInt8]) -> [UInt8] {
-        let size = UInt32(packet.count)
-        return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: size >> $0) } + packet
-    }
+    static func lengthPrefixed(_ packet: [UInt8]) -> [UInt8] { TestSupport.lengthPrefixed(packet) }
 
-    static func slip(_ packet: [UInt8]) -> [UInt8] {
-        var bytes: [UInt8] = [0xC0]
-        for byte in packet {
-            switch byte {
-            case 0xC0: bytes += [0xDB, 0xDC]
-            case 0xDB: bytes += [0xDB, 0xDD]
-            default: bytes.append(byte)
-            }
-        }
-        return bytes + [0xC0]
-    }
+    static func slip(_ packet: [UInt8]) -> [UInt8] { slipFramed(packet) }
 
     static func message(_ address: String, _ arguments: [OSCArgument]) -> [UInt8] {
         try! OSCPacket.message(OSCMessage(address, arguments)).serialize()
