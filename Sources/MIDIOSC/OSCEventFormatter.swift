@@ -57,9 +57,10 @@ public struct OSCEventFormatter: Sendable {
     /// A formatter that does not own its tables: valid while the ``OSCEventFormatter`` it came
     /// from lives.
     public struct Unretained: BitwiseCopyable {
-        let tables: Unmanaged<OSCFormatterTables>
+        @usableFromInline let tables: Unmanaged<OSCFormatterTables>
 
         /// As ``OSCEventFormatter/write(_:into:)-(_,UnsafeMutableRawBufferPointer)``.
+        @inlinable
         public func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int {
             tables._withUnsafeGuaranteedRef { $0.write(event, into: buffer) }
         }
@@ -98,6 +99,10 @@ struct OSCKindPlan {
     var portLimit = 0
     /// The argument data after the prefix.
     var argumentBytes = 0
+    /// Prefixed, with two int arguments that are the event's two data bytes (a note and its
+    /// velocity, a controller and its value): the message the default and osmid schemes send
+    /// for nearly every event, written by the shortest path.
+    var isDataPair = false
 }
 
 /// Where an int argument's value is, for one kind of event: a byte of the event for the common
@@ -134,6 +139,7 @@ enum OSCCompiledSegment {
 /// The formatter's compiled state, allocated once and never changed: a final class so that the
 /// formatter copies as one reference and the hot path reaches everything through raw pointers,
 /// with no Array or enum payload to retain, copy or bounds-check per event.
+@usableFromInline
 final class OSCFormatterTables: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the buffers are owned here and freed in deinit.
 
@@ -213,6 +219,9 @@ final class OSCFormatterTables: @unchecked Sendable {
             capacity = max(capacity, length)
             plan.argumentBytes = Self.argumentBytes(entry.style, entry.arguments.count)
             plan.isPrefixed = plan.isSent && !perEvent && !plan.usesDataBytes && entry.style != .blob
+            plan.isDataPair =
+                plan.isPrefixed && entry.style == .int
+                && entry.arguments.map { OSCIntSource($0, of: kind) } == [.data1, .data2]
             if plan.isPrefixed {
                 plan.channelStride = byChannel ? 1 : 0
                 plan.portStride = byPort ? (byChannel ? 16 : 1) : 0
@@ -349,7 +358,28 @@ final class OSCFormatterTables: @unchecked Sendable {
         return true
     }
 
+    @usableFromInline
     func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let index = Int(event.kind.rawValue)
+        if mappings == nil && index < plans.count {
+            let plan = plans.baseAddress.unsafelyUnwrapped + index
+            if plan.pointee.isDataPair, let prefix = prefix(plan, event) {
+                let size = prefix.count &+ 8
+                guard size <= buffer.count, let start = buffer.baseAddress else { return 0 }
+                start.copyMemory(
+                    from: prefixBytes.baseAddress.unsafelyUnwrapped + prefix.offset, byteCount: prefix.count)
+                let arguments = start + prefix.count
+                arguments.storeBytes(of: UInt32(event.data1 & 0x7F).bigEndian, as: UInt32.self)
+                arguments.storeBytes(of: UInt32(event.data2 & 0x7F).bigEndian, toByteOffset: 4, as: UInt32.self)
+                return size
+            }
+        }
+        return writeAny(event, into: buffer)
+    }
+
+    /// ``write(_:into:)`` for every message but a data pair's.
+    @inline(never)
+    private func writeAny(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         if let mappings, let size = mappings.write(event, into: buffer) { return size }
         let index = Int(event.kind.rawValue)
         guard index < plans.count else { return 0 }
