@@ -210,6 +210,35 @@ public struct Chain: Sendable {
         deliver(event, tally: &tally, sink: sink)
     }
 
+    /// Whether the chain only has destinations: no operators, no branches, at least one
+    /// destination. Every event it takes then goes out once to each destination.
+    var onlyForwards: Bool { operators.isEmpty && branches.isEmpty && !destinations.isEmpty }
+
+    /// For a chain that ``onlyForwards``: records what `event` does to the held notes, as
+    /// ``process(_:now:tally:sink:)`` would, and turns it into the one event that goes to every
+    /// destination. `false`, with nothing changed, when a note-on's key still holds a different
+    /// note sent under earlier operators: the general path ends that one first.
+    @inline(__always)
+    mutating func forward(_ event: inout MIDIEvent, unmatchedNoteOffs: inout Int) -> Bool {
+        let key = NoteTable.key(of: event)
+        if event.endsNote {
+            guard let emitted = notes.remove(key) else {
+                // Never sent by this chain (see `process`): it goes out as it came.
+                unmatchedNoteOffs &+= 1
+                return true
+            }
+            event.channel = UInt8(emitted >> 7 & 15)
+            event.data1 = UInt8(emitted & 127)
+            return true
+        }
+        if event.kind == .noteOn {
+            let sent = Int(event.channel & 15) << 7 | Int(event.data1 & 127)
+            if let previous = notes.emitted(for: key), previous != sent { return false }
+            notes.record(key, channel: event.channel, note: event.data1, port: event.port)
+        }
+        return true
+    }
+
     /// Records that the note-on `event` (velocity > 0) goes out for `key`; if the key still holds
     /// a different note sent earlier, that one is ended first, in `style`.
     @inline(__always)

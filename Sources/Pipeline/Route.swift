@@ -18,17 +18,22 @@ public final class Route: @unchecked Sendable {
     private let storage: UnsafeMutablePointer<Chain>
     /// Counters, readable from any thread.
     public let counters = RouteCounters()
+    /// What ``forward(_:)`` counted since ``publishForwarded()`` last ran, in plain memory.
+    private let forwarded: UnsafeMutablePointer<(events: Int, unmatchedNoteOffs: Int)>
 
     /// A route running events from `inputPorts` through `chain` (with fresh state).
     public init(inputPorts: PortSet, chain: Chain) {
         self.inputPorts = inputPorts
         storage = .allocate(capacity: 1)
         storage.initialize(to: chain.withFreshState())
+        forwarded = .allocate(capacity: 1)
+        forwarded.initialize(to: (0, 0))
     }
 
     deinit {
         storage.deinitialize(count: 1)
         storage.deallocate()
+        forwarded.deallocate()
     }
 
     /// Runs `event`, arriving at time `now` (monotonic ns), if it comes from one of the route's
@@ -41,6 +46,44 @@ public final class Route: @unchecked Sendable {
         storage.pointee.process(event, now: now, tally: &tally, sink: sink)
         counters.publish(tally, eventsIn: 1)
         return true
+    }
+
+    /// What ``forward(_:)`` decided for an event.
+    public enum Forwarding: UInt8 {
+        /// The event does not come from one of the route's ports.
+        case notTaken
+        /// Send the event, as `forward` left it, to each of ``forwardingDestinations``.
+        case send
+        /// Run the event through ``process(_:now:into:)`` instead (nothing was changed).
+        case needsProcess
+    }
+
+    /// The destination indices of a route whose chain only has destinations (no operators, no
+    /// branches), which ``forward(_:)`` serves; `nil` for any other route.
+    public var forwardingDestinations: [Int]? {
+        storage.pointee.onlyForwards ? storage.pointee.destinations : nil
+    }
+
+    /// For a route with ``forwardingDestinations``: what ``process(_:now:into:)`` does, without a
+    /// sink to call per output (the commonest route, run for every event): `event` becomes what
+    /// goes to each destination. Its counts reach ``counters`` at the next
+    /// ``publishForwarded()``.
+    @inline(__always)
+    public func forward(_ event: inout MIDIEvent) -> Forwarding {
+        guard inputPorts.contains(event.port) else { return .notTaken }
+        guard storage.pointee.onlyForwards,
+            storage.pointee.forward(&event, unmatchedNoteOffs: &forwarded.pointee.unmatchedNoteOffs)
+        else { return .needsProcess }
+        forwarded.pointee.events &+= 1
+        return .send
+    }
+
+    /// Adds what ``forward(_:)`` counted to ``counters``: once per batch, not per event.
+    @inline(__always)
+    public func publishForwarded() {
+        guard forwarded.pointee.events != 0 else { return }
+        counters.publishForwarded(forwarded.pointee.events, unmatchedNoteOffs: forwarded.pointee.unmatchedNoteOffs)
+        forwarded.pointee = (0, 0)
     }
 
     /// Emits the throttled values due at `now` (see ``Chain/flushDue(now:into:)``).

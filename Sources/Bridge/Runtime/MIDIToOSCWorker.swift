@@ -200,20 +200,37 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         var handled = 0
         var failed = 0
         let count = hotRouteCount.pointee
-        while let event = ring.pop() {
-            var index = 0
-            while index < count {
-                failed &+= hotRoutes[index]._withUnsafeGuaranteedRef { $0.run(event, packet: packet) }
-                index += 1
+        if count == 1 {
+            // One route, the usual config: taken once for the whole batch, not per event.
+            hotRoutes[0]._withUnsafeGuaranteedRef { runtime in
+                while let event = ring.pop() {
+                    failed &+= runtime.run(event, packet: packet)
+                    finish(event, &handled)
+                }
             }
-            if event.kind == .sysex { sysexStore.release(event.sysex) }
-            handled += 1
-            if handled & 63 == 0 { flushAll() }
+        } else {
+            while let event = ring.pop() {
+                var index = 0
+                while index < count {
+                    failed &+= hotRoutes[index]._withUnsafeGuaranteedRef { $0.run(event, packet: packet) }
+                    index += 1
+                }
+                finish(event, &handled)
+            }
         }
         if handled > 0 { eventsIn.add(handled, ordering: .relaxed) }
         if hotHasDeadlines.pointee { failed &+= flushDueThrottles(count) }
         if failed > 0 { unformatted.add(failed, ordering: .relaxed) }
         flushAll()
+    }
+
+    /// After every route ran `event`: frees its SysEx, counts it, and sends every 64 events, so
+    /// a long batch does not wait for its end.
+    @inline(__always)
+    private func finish(_ event: MIDIEvent, _ handled: inout Int) {
+        if event.kind == .sysex { sysexStore.release(event.sysex) }
+        handled += 1
+        if handled & 63 == 0 { flushAll() }
     }
 
     /// Emits the throttled values due now; returns how many could not be formatted.
@@ -235,7 +252,10 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         let count = hotRouteCount.pointee
         var index = 0
         while index < count {
-            hotRoutes[index]._withUnsafeGuaranteedRef { $0.sender.flush() }
+            hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
+                runtime.sender.flush()
+                runtime.route.publishForwarded()
+            }
             index += 1
         }
     }

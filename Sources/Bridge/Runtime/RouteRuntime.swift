@@ -25,6 +25,9 @@ final class RouteRuntime: @unchecked Sendable {
     private let hotFormatters: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>
     let sender: UDPSender
     let resolved: [ResolvedOSCDestination]
+    /// The destination indices of a route that only forwards (``Route/forwardingDestinations``),
+    /// in plain memory; empty for any other route.
+    private let forwardTo: UnsafeMutableBufferPointer<Int>
 
     init(
         config: RouteConfig, inputPorts: [UInt8], portNames: [String], sysexStore: SysExStore
@@ -39,12 +42,14 @@ final class RouteRuntime: @unchecked Sendable {
                 scheme: $0.resolvedScheme, portNames: portNames, sysex: sysexStore, mappings: $0.mappings)
         }
         hotFormatters = Self.pin(formatters)
+        forwardTo = Self.forwardingDestinations(route)
         Self.warmUp(route.chain, formatters)
         do {
             resolved = try Bridge.resolve(destinations)
             sender = try Self.sender(resolved)
         } catch {
             Self.unpin(hotFormatters)
+            forwardTo.deallocate()
             throw error
         }
     }
@@ -57,16 +62,26 @@ final class RouteRuntime: @unchecked Sendable {
         formatters = old.formatters
         self.resolved = resolved
         hotFormatters = Self.pin(formatters)
+        forwardTo = Self.forwardingDestinations(route)
         do {
             sender = try Self.sender(resolved)
         } catch {
             Self.unpin(hotFormatters)
+            forwardTo.deallocate()
             throw error
         }
     }
 
     deinit {
         Self.unpin(hotFormatters)
+        forwardTo.deallocate()
+    }
+
+    private static func forwardingDestinations(_ route: Route) -> UnsafeMutableBufferPointer<Int> {
+        let destinations = route.forwardingDestinations ?? []
+        let buffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(destinations.count, 1))
+        _ = buffer.initialize(from: destinations)
+        return UnsafeMutableBufferPointer(rebasing: buffer[..<destinations.count])
     }
 
     /// Runs a note and a controller through a copy of the chain and formats every kind for
@@ -125,6 +140,24 @@ final class RouteRuntime: @unchecked Sendable {
     @inline(__always)
     func run(_ event: MIDIEvent, packet: UnsafeMutableRawBufferPointer) -> Int {
         var unformatted = 0
+        if !forwardTo.isEmpty {
+            var output = event
+            switch route.forward(&output) {
+            case .notTaken:
+                return 0
+            case .send:
+                // No sink closure per output: the commonest route, a straight forward.
+                let destinations = forwardTo.baseAddress.unsafelyUnwrapped
+                var index = 0
+                while index < forwardTo.count {
+                    if !send(output, to: destinations[index], packet: packet) { unformatted &+= 1 }
+                    index &+= 1
+                }
+                return unformatted
+            case .needsProcess:
+                break
+            }
+        }
         route.process(event, now: event.timestamp) { output, destination in
             if !send(output, to: destination, packet: packet) { unformatted &+= 1 }
         }
