@@ -61,8 +61,9 @@ public struct SequencerEventDecoder {
         return decodeAny(event, timestamp: timestamp)
     }
 
+    /// A note-on, note-off or controller event, decoded inline; `nil` for any other type.
     @inline(__always)
-    private static func decodeNoteOrController(_ event: UnsafePointer<snd_seq_event_t>, timestamp: UInt64)
+    static func decodeNoteOrController(_ event: UnsafePointer<snd_seq_event_t>, timestamp: UInt64)
         -> MIDIEvent?
     {
         let kind: MIDIEventKind

@@ -25,7 +25,12 @@ public final class SequencerReader: @unchecked Sendable {
         var trackedSources = 0
         /// The slot of the source tracked last.
         var lastSource = 0
+        /// How many events `batchEvents` holds.
+        var batched = 0
     }
+    /// The MIDI events of a batch being decoded, and the port each came from.
+    private let batchEvents = UnsafeMutablePointer<MIDIEvent>.allocate(capacity: batchCapacity)
+    private let batchSources = UnsafeMutablePointer<PortAddress>.allocate(capacity: batchCapacity)
     /// A self-pipe: `stop()` writes a byte to `wakeWriter`, `poll()` sees `wakeReader`.
     private let wakeReader: Int32
     private let wakeWriter: Int32
@@ -69,6 +74,8 @@ public final class SequencerReader: @unchecked Sendable {
     deinit {
         state.deinitialize(count: 1)
         state.deallocate()
+        batchEvents.deallocate()
+        batchSources.deallocate()
         close(wakeReader)
         close(wakeWriter)
     }
@@ -96,13 +103,43 @@ public final class SequencerReader: @unchecked Sendable {
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
-    /// Reads events until ``stop()``; `handler` runs on this thread for each decoded event, and
-    /// `afterBatch` once before the first wait and then each time the events pending at a
-    /// wake-up have all been handled (the place to wake a consumer once per batch rather than
-    /// once per event). `afterBatch` returns how long the next wait may last, in milliseconds:
-    /// -1 to wait for an event, or a timeout for a caller with work of its own pending (after
-    /// which `afterBatch` runs again).
+    /// Reads events until ``stop()``, like ``run(midi:other:afterBatch:)`` with one handler for
+    /// every decoded event.
     public func run(_ handler: (DecodedSequencerEvent) -> Void, afterBatch: () -> Int32 = { -1 }) throws(ALSAError) {
+        try run(midi: { handler(.midi($0, source: $1)) }, other: handler, afterBatch: afterBatch)
+    }
+
+    /// Reads events until ``stop()``, like ``run(midiBatch:other:afterBatch:)`` with `midi` run
+    /// for each MIDI event in turn (with the port it came from).
+    public func run(
+        midi: (MIDIEvent, PortAddress) -> Void, other: (DecodedSequencerEvent) -> Void,
+        afterBatch: () -> Int32 = { -1 }
+    ) throws(ALSAError) {
+        try run(
+            midiBatch: { events, sources in
+                var index = 0
+                while index < events.count {
+                    midi(events[index], sources[index])
+                    index += 1
+                }
+            }, other: other, afterBatch: afterBatch)
+    }
+
+    /// The most MIDI events handed over in one call of a `midiBatch` handler.
+    public static let batchCapacity = 64
+
+    /// Reads events until ``stop()``, on this thread. `midiBatch` gets the MIDI events decoded in
+    /// a row, in order, with the port each came from (at most ``batchCapacity`` per call: one
+    /// call rather than one per event); `other` gets each announcement or event without MIDI
+    /// meaning, after the MIDI events before it. `afterBatch` runs once before the first wait
+    /// and then each time the events pending at a wake-up have all been handled (the place to
+    /// wake a consumer once per batch rather than once per event). `afterBatch` returns how
+    /// long the next wait may last, in milliseconds: -1 to wait for an event, or a timeout for
+    /// a caller with work of its own pending (after which `afterBatch` runs again).
+    public func run(
+        midiBatch: (_ events: UnsafeBufferPointer<MIDIEvent>, _ sources: UnsafeBufferPointer<PortAddress>) -> Void,
+        other: (DecodedSequencerEvent) -> Void, afterBatch: () -> Int32 = { -1 }
+    ) throws(ALSAError) {
         let sequencerCount = Int(snd_seq_poll_descriptors_count(client.handle, Int16(POLLIN)))
         let descriptors = UnsafeMutablePointer<pollfd>.allocate(capacity: sequencerCount + 1)
         defer { descriptors.deallocate() }
@@ -118,17 +155,23 @@ public final class SequencerReader: @unchecked Sendable {
                 if errno == EINTR { continue }
                 throw ALSAError(code: -errno, call: "poll")
             }
-            if ready > 0 { try drain(handler) }
+            if ready > 0 { try drain(midiBatch, other) }
             timeout = afterBatch()
         }
     }
 
     /// Reads until the sequencer has nothing more for us. The events read in one pass share one
     /// receive time, that of the wake-up: they were all waiting by then.
-    private func drain(_ handler: (DecodedSequencerEvent) -> Void) throws(ALSAError) {
+    private func drain(
+        _ midiBatch: (UnsafeBufferPointer<MIDIEvent>, UnsafeBufferPointer<PortAddress>) -> Void,
+        _ other: (DecodedSequencerEvent) -> Void
+    ) throws(ALSAError) {
         let now = Self.now()
         var read = 0
-        defer { readCount.add(read, ordering: .relaxed) }
+        defer {
+            handOver(midiBatch)
+            readCount.add(read, ordering: .relaxed)
+        }
         while true {
             var event: UnsafeMutablePointer<snd_seq_event_t>?
             let result = snd_seq_event_input(client.handle, &event)
@@ -141,22 +184,58 @@ public final class SequencerReader: @unchecked Sendable {
             if result < 0 { throw ALSAError(code: result, call: "snd_seq_event_input") }
             guard let event else { continue }
             read &+= 1
-            let decoded = state.pointee.decoder.decode(event, timestamp: now)
-            switch decoded {
-            case .midi(let midi, let source):
+            // Notes and controllers, nearly everything a player sends, skip the decoded enum.
+            if let midi = SequencerEventDecoder.decodeNoteOrController(event, timestamp: now) {
+                let source = PortAddress(client: event.pointee.source.client, port: event.pointee.source.port)
                 trackHeldNotes(midi, from: source)
-            case .announcement(.portExited(let address)):
-                releaseHeldNotes(handler) { $0 == address }
-            case .announcement(.clientExited(let number)):
-                releaseHeldNotes(handler) { $0.client == number }
-            default:
-                break
+                add(midi, source, midiBatch)
+            } else {
+                switch state.pointee.decoder.decode(event, timestamp: now) {
+                case .midi(let midi, let source):
+                    trackHeldNotes(midi, from: source)
+                    add(midi, source, midiBatch)
+                case .announcement(let announcement):
+                    let add = { self.add($0, $1, midiBatch) }
+                    switch announcement {
+                    case .portExited(let address): releaseHeldNotes(add) { $0 == address }
+                    case .clientExited(let number): releaseHeldNotes(add) { $0.client == number }
+                    default: break
+                    }
+                    handOver(midiBatch)
+                    other(.announcement(announcement))
+                case .none:
+                    handOver(midiBatch)
+                    other(.none)
+                }
             }
-            handler(decoded)
             // `result` is what is left in libasound's buffer; only when that is empty is the
             // kernel asked.
             if result == 0 && snd_seq_event_input_pending(client.handle, 0) == 0 { return }
         }
+    }
+
+    /// Adds a decoded MIDI event to the batch, handing the batch over when it is full.
+    @inline(__always)
+    private func add(
+        _ midi: MIDIEvent, _ source: PortAddress,
+        _ midiBatch: (UnsafeBufferPointer<MIDIEvent>, UnsafeBufferPointer<PortAddress>) -> Void
+    ) {
+        let batched = state.pointee.batched
+        batchEvents[batched] = midi
+        batchSources[batched] = source
+        state.pointee.batched = batched &+ 1
+        if batched &+ 1 == Self.batchCapacity { handOver(midiBatch) }
+    }
+
+    private func handOver(
+        _ midiBatch: (UnsafeBufferPointer<MIDIEvent>, UnsafeBufferPointer<PortAddress>) -> Void
+    ) {
+        let batched = state.pointee.batched
+        guard batched > 0 else { return }
+        state.pointee.batched = 0
+        midiBatch(
+            UnsafeBufferPointer(start: batchEvents, count: batched),
+            UnsafeBufferPointer(start: batchSources, count: batched))
     }
 
     @inline(__always)
@@ -203,7 +282,7 @@ public final class SequencerReader: @unchecked Sendable {
     /// Hands the handler a note-off for every note still held by the sources that `matches`,
     /// stamped as if they came from that source.
     private func releaseHeldNotes(
-        _ handler: (DecodedSequencerEvent) -> Void, matching matches: (PortAddress) -> Bool
+        _ handler: (MIDIEvent, PortAddress) -> Void, matching matches: (PortAddress) -> Bool
     ) {
         let now = Self.now()
         var i = 0
@@ -215,7 +294,7 @@ public final class SequencerReader: @unchecked Sendable {
                     var event = noteOff
                     event.timestamp = now
                     event.port = port
-                    handler(.midi(event, source: source))
+                    handler(event, source)
                 }
             }
             i += 1

@@ -129,7 +129,7 @@ final class MIDIInputSide: @unchecked Sendable {
         reader.rearm()
         let thread = Thread { [self] in
             do {
-                try reader.run(handle, afterBatch: afterBatch)
+                try reader.run(midiBatch: handle, other: handle, afterBatch: afterBatch)
             } catch {
                 log.error("input thread stopped: \(error)")
             }
@@ -148,19 +148,32 @@ final class MIDIInputSide: @unchecked Sendable {
         thread = nil
     }
 
+    private func handle(_ events: UnsafeBufferPointer<MIDIEvent>, from sources: UnsafeBufferPointer<PortAddress>) {
+        var index = 0
+        while index < events.count {
+            handle(events[index])
+            index &+= 1
+        }
+    }
+
+    @inline(__always)
+    private func handle(_ event: MIDIEvent) {
+        let port = Int(event.port & 0xFF)
+        guard hot.pointee.isInputPort[port] else {
+            if event.kind == .sysex { sysexStore.release(event.sysex) }
+            return
+        }
+        if hot.pointee.feeder.push(event, now: event.timestamp) {
+            hot.pointee.pushed &+= 1
+        } else if event.kind == .sysex {
+            sysexStore.release(event.sysex)
+        }
+    }
+
     private func handle(_ decoded: DecodedSequencerEvent) {
         switch decoded {
         case .midi(let event, _):
-            let port = Int(event.port & 0xFF)
-            guard hot.pointee.isInputPort[port] else {
-                if event.kind == .sysex { sysexStore.release(event.sysex) }
-                return
-            }
-            if hot.pointee.feeder.push(event, now: event.timestamp) {
-                hot.pointee.pushed &+= 1
-            } else if event.kind == .sysex {
-                sysexStore.release(event.sysex)
-            }
+            handle(event)
         case .announcement(let announcement) where PortBindings.affectsBindings(announcement):
             logChanges(bindings.reconcile())
         default:

@@ -17,9 +17,10 @@ struct RingFeeder {
     let ring: SPSCRing<MIDIEvent>
     /// Notes whose note-on went into the ring and whose end has not, per ALSA port number (an
     /// event's `port`).
-    private var sounding = [HeldNotes](repeating: HeldNotes(), count: 256)
+    /// Inline rather than arrays: an array element changed per push pays a uniqueness check.
+    private var sounding = InlineArray<256, HeldNotes>(repeating: HeldNotes())
     /// Note-offs owed, per ALSA port number.
-    private var owed = [HeldNotes](repeating: HeldNotes(), count: 256)
+    private var owed = InlineArray<256, HeldNotes>(repeating: HeldNotes())
     /// Which ports owe anything: bit `port & 63` of word `port >> 6`.
     private var owingPorts = InlineArray<4, UInt64>(repeating: 0)
     /// Note ends refused by the full ring so far (note-offs, and the notes of dropped
