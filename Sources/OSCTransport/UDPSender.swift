@@ -44,6 +44,12 @@ public final class UDPSender {
     @usableFromInline let slotDestinations: UnsafeMutablePointer<Int>
     private let headers: UnsafeMutablePointer<aseqosc_mmsghdr>
     private let vectors: UnsafeMutablePointer<iovec>
+    // One header and vector per slot, the vector's base fixed at its slot: with one destination,
+    // every queued slot goes out in order, and a flush is one `sendmmsg` with no gathering.
+    @usableFromInline let slotHeaders: UnsafeMutablePointer<aseqosc_mmsghdr>
+    @usableFromInline let slotVectors: UnsafeMutablePointer<iovec>
+    // The bytes queued: what a `sendmmsg` that sends everything sent, without summing per message.
+    @usableFromInline let queuedBytes: UnsafeMutablePointer<Int>
     // How many packets the batch holds; plain memory rather than a stored `var`, which would
     // pay a dynamic exclusivity check on every queued packet.
     @usableFromInline let queuedCount: UnsafeMutablePointer<Int>
@@ -86,12 +92,20 @@ public final class UDPSender {
         headers.initialize(repeating: aseqosc_mmsghdr(), count: batchCapacity)
         vectors = .allocate(capacity: batchCapacity)
         vectors.initialize(repeating: iovec(), count: batchCapacity)
+        slotHeaders = .allocate(capacity: batchCapacity)
+        slotHeaders.initialize(repeating: aseqosc_mmsghdr(), count: batchCapacity)
+        slotVectors = .allocate(capacity: batchCapacity)
         for index in 0..<batchCapacity {
             headers[index].msg_hdr.msg_iov = vectors + index
             headers[index].msg_hdr.msg_iovlen = 1
+            (slotVectors + index).initialize(to: iovec(iov_base: slots + index * slotSize, iov_len: 0))
+            slotHeaders[index].msg_hdr.msg_iov = slotVectors + index
+            slotHeaders[index].msg_hdr.msg_iovlen = 1
         }
         queuedCount = .allocate(capacity: 1)
         queuedCount.initialize(to: 0)
+        queuedBytes = .allocate(capacity: 1)
+        queuedBytes.initialize(to: 0)
     }
 
     deinit {
@@ -107,7 +121,10 @@ public final class UDPSender {
         slotDestinations.deallocate()
         headers.deallocate()
         vectors.deallocate()
+        slotHeaders.deallocate()
+        slotVectors.deallocate()
         queuedCount.deallocate()
+        queuedBytes.deallocate()
     }
 
     /// Copies `packet` into the batch for `destination` (an index into ``destinations``).
@@ -123,10 +140,7 @@ public final class UDPSender {
         if queued == batchCapacity { flush() }
         let slot = slots + queued * slotSize
         if let source = packet.baseAddress { slot.copyMemory(from: source, byteCount: packet.count) }
-        slotLengths[queued] = packet.count
-        slotDestinations[queued] = destination
-        pending[destination] += 1
-        queued += 1
+        commit(packet.count, to: destination)
     }
 
     /// The slot the next queued packet goes into, ``slotSize`` bytes, for writing a packet in
@@ -145,47 +159,70 @@ public final class UDPSender {
             destination >= 0 && destination < destinationCount && byteCount <= slotSize,
             "UDPSender: no destination \(destination), or \(byteCount) bytes past the slot")
         slotLengths[queued] = byteCount
+        slotVectors[queued].iov_len = byteCount
         slotDestinations[queued] = destination
         pending[destination] += 1
+        queuedBytes.pointee &+= byteCount
         queued += 1
     }
 
     /// Sends everything queued: one `sendmmsg` per destination with packets, in queue order.
     public func flush() {
         guard queued > 0 else { return }
-        var destination = 0
-        while destination < destinations.count {
-            if pending[destination] > 0 { flush(destination) }
-            destination += 1
+        if destinationCount == 1 {
+            pending[0] = 0
+            sendBatch(slotHeaders, queued, to: 0, bytes: queuedBytes.pointee)
+        } else {
+            var destination = 0
+            while destination < destinationCount {
+                if pending[destination] > 0 { flush(destination) }
+                destination += 1
+            }
         }
+        queuedBytes.pointee = 0
         queued = 0
     }
 
     private func flush(_ destination: Int) {
         var count = 0
+        var bytes = 0
         var slot = 0
         while slot < queued {
             if slotDestinations[slot] == destination {
                 // Only the vector changes: every header was pointed at its vector once, in init,
                 // and the kernel writes nothing into a header but `msg_len`.
                 vectors[count] = iovec(iov_base: slots + slot * slotSize, iov_len: slotLengths[slot])
+                bytes &+= slotLengths[slot]
                 count += 1
             }
             slot += 1
         }
         pending[destination] = 0
+        sendBatch(headers, count, to: destination, bytes: bytes)
+    }
+
+    /// Sends the `count` messages of `headers`, `bytes` in all, to `destination`, counting what
+    /// went and what failed.
+    private func sendBatch(
+        _ headers: UnsafeMutablePointer<aseqosc_mmsghdr>, _ count: Int, to destination: Int, bytes: Int
+    ) {
         let descriptor = sockets[destination]
         var next = 0
         while next < count {
             let sent = aseqosc_sendmmsg(descriptor, headers + next, UInt32(count - next), Int32(MSG_DONTWAIT))
             if sent > 0 {
-                var bytes = 0
+                if next == 0 && Int(sent) == count {
+                    // All of them, the usual case: UDP sends a datagram whole or not at all.
+                    statistics.recordSent(destination, bytes: bytes, packets: count)
+                    return
+                }
+                var sentBytes = 0
                 var i = 0
                 while i < Int(sent) {
-                    bytes &+= Int(headers[next + i].msg_len)
+                    sentBytes &+= Int(headers[next + i].msg_len)
                     i += 1
                 }
-                statistics.recordSent(destination, bytes: bytes, packets: Int(sent))
+                statistics.recordSent(destination, bytes: sentBytes, packets: Int(sent))
                 next += Int(sent)
                 continue
             }

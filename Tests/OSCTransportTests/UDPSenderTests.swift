@@ -122,6 +122,45 @@ final class UDPSenderTests: XCTestCase {
         XCTAssertEqual(sender.statistics.packetsSent(to: 0), 10)
     }
 
+    func testOneDestinationSendsItsWholeBatchInOrderAndCountsItsBytes() throws {
+        // One destination takes the flush without gathering: slots written in place and copied
+        // ones alike, across batches that fill up and flush by themselves.
+        let receiver = try XCTUnwrap(LoopbackReceiver(ipv6: false))
+        let sender = try UDPSender(
+            destinations: [resolved("127.0.0.1:\(receiver.port)")], batchCapacity: 8, slotSize: 256)
+        var expected: [[UInt8]] = []
+        for i in 0..<30 {
+            let bytes = packet(i, size: 4 + (i * 37) % 200)
+            if i % 2 == 0 {
+                bytes.withUnsafeBytes { sender.queue($0, to: 0) }
+            } else {
+                let slot = sender.nextSlot()
+                bytes.withUnsafeBytes { slot.copyMemory(from: $0) }
+                sender.commit(bytes.count, to: 0)
+            }
+            expected.append(bytes)
+        }
+        sender.flush()
+        sender.flush()  // nothing queued: sends nothing
+        XCTAssertEqual(receiver.receiveAll(), expected)
+        XCTAssertEqual(sender.statistics.packetsSent(to: 0), 30)
+        XCTAssertEqual(sender.statistics.bytesSent(to: 0), expected.map(\.count).reduce(0, +))
+        XCTAssertEqual(sender.statistics.counters(for: 0).totalErrors, 0)
+    }
+
+    func testAClosedPortAsTheOnlyDestinationIsCountedPacketForPacket() throws {
+        let sender = try UDPSender(destinations: [resolved("127.0.0.1:\(try closedPort())")])
+        for i in 0..<30 {
+            packet(i).withUnsafeBytes { sender.queue($0, to: 0) }
+            sender.flush()
+            usleep(2_000)  // time for the ICMP port-unreachable to come back
+        }
+        let refused = sender.statistics.errors(to: 0, reason: .connectionRefused)
+        XCTAssertGreaterThan(refused, 0)
+        XCTAssertEqual(sender.statistics.packetsSent(to: 0) + refused, 30)
+        XCTAssertEqual(sender.statistics.bytesSent(to: 0), sender.statistics.packetsSent(to: 0) * 16)
+    }
+
     func testAClosedPortIsCountedWhileTheOtherDestinationGetsEveryPacket() throws {
         let receiver = try XCTUnwrap(LoopbackReceiver(ipv6: false))
         let sender = try UDPSender(destinations: [
