@@ -47,6 +47,34 @@ final class HotPathAllocationTests: XCTestCase {
                 + "\(delivered) packets received, \(allocations) allocations")
     }
 
+    /// The commonest config: one route of destinations only (``Route/forward(_:)``, no operators)
+    /// and one destination (one `sendmmsg` per batch without gathering).
+    func testAForwardingRouteToOneDestinationAllocatesNothingAndSendsEveryEvent() throws {
+        try requireOptimizedBuild()
+        let path = try HotPath(
+            config: """
+                { inputs: [{ name: "keys" }], routes: [{ destinations: [{ host: "127.0.0.1", port: PORT1 }] }] }
+                """, destinations: 1)
+        XCTAssertEqual(path.worker.routes[0].route.forwardingDestinations, [0])
+        path.pump(2_000)
+
+        let events = 100_000
+        path.resetDelivered()
+        aseqosc_allocations_start()
+        path.pump(events)
+        let allocations = aseqosc_allocations_stop()
+
+        XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
+        XCTAssertEqual(path.delivered[0], events, "one packet per event: the default scheme sends every kind")
+        let counts = path.worker.routes[0].route.counters.snapshot
+        XCTAssertEqual(counts.eventsIn, events + 2_000)
+        XCTAssertEqual(counts.passed, events + 2_000)
+        XCTAssertEqual(path.worker.routes[0].sender.statistics.packetsSent(to: 0), events + 2_000)
+        print(
+            "allocation test: ALSA decode -> ring -> forwarding route -> OSC -> UDP, \(events) events, "
+                + "\(path.delivered[0]) packets received, \(allocations) allocations")
+    }
+
     /// A varied stream of sequencer events: notes (some off as note-on 0), controllers, bends,
     /// pressure, program changes and clocks.
     static func fill(_ raw: inout snd_seq_event_t, sequence: Int) {
