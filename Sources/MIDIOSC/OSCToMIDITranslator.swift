@@ -115,11 +115,88 @@ public struct OSCToMIDITranslator: Sendable {
         return (message, perform(resolution.pointee, message, timestamp, sink))
     }
 
+    /// The hot case of ``translate(datagram:timestamp:cache:into:)``, as one function with no
+    /// sink: a datagram that is one message at an address `cache` knows, standing for one
+    /// channel event to one output (o2m's `/{port}/note_on ,iii` and the like, or the default
+    /// scheme's `/midi/{port}/{channel}/note_on ,ii` and the like), with all-`i` arguments that
+    /// make one event. Returns that event, which the general path would hand to its sink once
+    /// with the outcome ``Outcome/translated``.
+    ///
+    /// Returns nil for everything else (an unknown address, other tags or sizes, values the
+    /// general path refuses, o2m's channel 0 sent to all 16 channels, several outputs): then
+    /// translate the datagram the general way, which validates it and gives the outcome or the
+    /// error. So this path never accepts what validation would refuse: it accepts only the tag
+    /// strings `,ii` and `,iii` with exactly their arguments' bytes after an address the cache
+    /// proves valid.
+    @inline(__always)
+    public func quickEvent(datagram: UnsafeRawBufferPointer, timestamp: UInt64, cache: OSCAddressCache) -> MIDIEvent? {
+        guard let (resolution, addressLength) = cache.lookup(packet: datagram, owner: identity) else { return nil }
+        return Self.quickEvent(resolution, datagram, tagsAt: (addressLength + 4) & ~3, timestamp: timestamp)
+    }
+
+    /// ``quickEvent(datagram:timestamp:cache:)`` once the address is found: the tag string
+    /// starts at `offset`, the padded address's end.
+    @inline(__always)
+    static func quickEvent(
+        _ resolution: UnsafePointer<AddressResolution>, _ bytes: UnsafeRawBufferPointer, tagsAt offset: Int,
+        timestamp: UInt64
+    ) -> MIDIEvent? {
+        let port = resolution.pointee.singleOutput
+        guard port != .max else { return nil }
+        let remaining = bytes.count - offset
+        guard remaining >= 12 else { return nil }
+        // Byte k of the tag string is bits 8k..8k+7, whatever the machine's order.
+        let tags = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        @inline(__always)
+        func int32(_ at: Int) -> Int32 {
+            Int32(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+        }
+        var event = MIDIEvent(resolution.pointee.kind, channel: resolution.pointee.channel, timestamp: timestamp)
+        event.port = port
+        switch resolution.pointee.action {
+        case .osmidChannel:
+            let channel: Int32
+            if resolution.pointee.expected == 3 {
+                // `,iii` and its padding word, then three words.
+                guard remaining == 20, tags == 0x6969_692C,
+                    bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) == 0
+                else { return nil }
+                channel = int32(offset + 8)
+                fillOsmid(&event, first: int32(offset + 12), last: int32(offset + 16))
+            } else {
+                // `,ii` with its NUL, then two words.
+                guard remaining == 12, tags == 0x0069_692C else { return nil }
+                channel = int32(offset + 4)
+                fillOsmid(&event, first: int32(offset + 8), last: 0)
+            }
+            // o2m's channel 0 and below go to all 16 channels: the general path's case.
+            guard channel > 0 else { return nil }
+            event.channel = UInt8(truncatingIfNeeded: min(channel, 16) - 1)
+            return event
+        case .twoDataBytes:
+            guard remaining == 12, tags == 0x0069_692C else { return nil }
+            let first = int32(offset + 4)
+            let second = int32(offset + 8)
+            guard UInt32(bitPattern: first) <= 127, UInt32(bitPattern: second) <= 127 else { return nil }
+            event.data1 = UInt8(truncatingIfNeeded: first)
+            event.data2 = UInt8(truncatingIfNeeded: second)
+            return event
+        default:
+            return nil
+        }
+    }
+
     // MARK: Resolving an address
 
     /// What `address` stands for, found from the address alone: rules, families and output
     /// names. Whatever depends on the arguments is left to ``perform(_:_:_:_:)``.
     func resolve(_ address: UnsafeRawBufferPointer) -> AddressResolution {
+        var resolution = resolveAddress(address)
+        resolution.singleOutput = resolution.outputs.single(below: outputNames.count)
+        return resolution
+    }
+
+    private func resolveAddress(_ address: UnsafeRawBufferPointer) -> AddressResolution {
         var resolution = AddressResolution()
         var r = 0
         while r < rules.count {
@@ -479,18 +556,7 @@ public struct OSCToMIDITranslator: Sendable {
         _ event: inout MIDIEvent, channel: Int32, first: Int32, last: Int32, _ outputs: OutputSet,
         _ sink: (MIDIEvent) -> Void
     ) -> Outcome {
-        switch event.kind {
-        case .noteOn, .noteOff:
-            event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
-            event.data2 = min(UInt8(truncatingIfNeeded: last), 127)
-        case .controlChange, .polyPressure:
-            event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
-            event.data2 = UInt8(truncatingIfNeeded: last) & 0x7F
-        case .pitchBend:
-            event.value = (first & 0x3FFF) - 8192
-        default:
-            event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
-        }
+        Self.fillOsmid(&event, first: first, last: last)
         if channel <= 0 {
             var each: UInt8 = 0
             while each < 16 {
@@ -503,6 +569,23 @@ public struct OSCToMIDITranslator: Sendable {
             emit(event, to: outputs, sink)
         }
         return .translated
+    }
+
+    /// o2m's value handling for an event of `event.kind` from its arguments after the channel.
+    @inline(__always)
+    private static func fillOsmid(_ event: inout MIDIEvent, first: Int32, last: Int32) {
+        switch event.kind {
+        case .noteOn, .noteOff:
+            event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
+            event.data2 = min(UInt8(truncatingIfNeeded: last), 127)
+        case .controlChange, .polyPressure:
+            event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
+            event.data2 = UInt8(truncatingIfNeeded: last) & 0x7F
+        case .pitchBend:
+            event.value = (first & 0x3FFF) - 8192
+        default:
+            event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
+        }
     }
 
     /// o2m's `raw`: one blob of MIDI bytes, or numbers taken as bytes (other arguments skipped).
@@ -608,6 +691,20 @@ public struct OSCToMIDITranslator: Sendable {
 
         func contains(_ index: Int) -> Bool {
             index >= 0 && index < 256 && words[index >> 6] & (1 << UInt64(index & 63)) != 0
+        }
+
+        /// The one index below `count` in the set, or `UInt16.max` when there are none or several.
+        func single(below count: Int) -> UInt16 {
+            var found = -1
+            var index = 0
+            while index < count {
+                if contains(index) {
+                    guard found < 0 else { return .max }
+                    found = index
+                }
+                index += 1
+            }
+            return found < 0 ? .max : UInt16(found)
         }
     }
 
@@ -886,6 +983,9 @@ struct AddressResolution {
     var firstRule: UInt16 = 0
     var secondRule: UInt16 = 0
     var outputs: OSCToMIDITranslator.OutputSet
+    /// The output when `outputs` names exactly one (of the translator's), else `UInt16.max`: the
+    /// quick path's test (``OSCToMIDITranslator/quickEvent(datagram:timestamp:cache:)``).
+    var singleOutput: UInt16 = .max
     var firstCaptures = InlineArray<8, Int32>(repeating: 0)
     var secondCaptures = InlineArray<8, Int32>(repeating: 0)
 

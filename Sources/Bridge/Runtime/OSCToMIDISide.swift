@@ -261,8 +261,15 @@ final class OSCToMIDISide: @unchecked Sendable {
 
     private func handle(_ datagram: UnsafeRawBufferPointer, from sender: IPAddress) {
         now = SequencerReader.now()
-        // A message at an address seen before: its address is not read twice.
         scheduleAt = nil
+        // The commonest message: one event at an address seen before, to one output.
+        if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
+            counters.messages.add(1, ordering: .relaxed)
+            route.process(event, now: now) { output, destination in emit(output, destination) }
+            counters.translated.add(1, ordering: .relaxed)
+            return
+        }
+        // A message at an address seen before: its address is not read twice.
         do {
             if let (message, outcome) = try translator.translate(
                 datagram: datagram, timestamp: now, cache: addressCache, into: { process($0) })
