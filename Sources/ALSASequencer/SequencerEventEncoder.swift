@@ -30,17 +30,13 @@ public enum SequencerEventEncoder {
     static func encodeFixedSize(_ event: MIDIEvent, into target: inout snd_seq_event_t) {
         aseqosc_ev_set_fixed(&target)
         let channel = event.channel & 15
+        // The data goes in through the shim: see aseqosc_ev_set_note_data.
         func note(_ type: snd_seq_event_type) {
-            target.type = snd_seq_event_type_t(type.rawValue)
-            target.data.note.channel = channel
-            target.data.note.note = event.data1 & 127
-            target.data.note.velocity = event.data2 & 127
+            aseqosc_ev_set_note_data(
+                &target, snd_seq_event_type_t(type.rawValue), channel, event.data1 & 127, event.data2 & 127)
         }
         func control(_ type: snd_seq_event_type, parameter: UInt32 = 0, value: Int32) {
-            target.type = snd_seq_event_type_t(type.rawValue)
-            target.data.control.channel = channel
-            target.data.control.param = parameter
-            target.data.control.value = value
+            aseqosc_ev_set_control_data(&target, snd_seq_event_type_t(type.rawValue), channel, parameter, value)
         }
         func bare(_ type: snd_seq_event_type) {
             target.type = snd_seq_event_type_t(type.rawValue)

@@ -24,6 +24,25 @@ static inline void aseqosc_ev_set_dest(snd_seq_event_t *ev, unsigned char client
 }
 static inline void aseqosc_ev_set_direct(snd_seq_event_t *ev) { snd_seq_ev_set_direct(ev); }
 static inline void aseqosc_ev_set_fixed(snd_seq_event_t *ev) { snd_seq_ev_set_fixed(ev); }
+// A fixed-size event's type and data, written here: Swift reaches a field of the imported `data`
+// union by copying the whole union out and back per field (a hundred instructions per event on
+// the OSC -> MIDI path), C by one store each. The rest of the union is cleared, as in a new event.
+static inline void aseqosc_ev_set_note_data(snd_seq_event_t *ev, snd_seq_event_type_t type, unsigned char channel,
+                                            unsigned char note, unsigned char velocity) {
+    ev->type = type;
+    memset(&ev->data, 0, sizeof ev->data);
+    ev->data.note.channel = channel;
+    ev->data.note.note = note;
+    ev->data.note.velocity = velocity;
+}
+static inline void aseqosc_ev_set_control_data(snd_seq_event_t *ev, snd_seq_event_type_t type, unsigned char channel,
+                                               unsigned int param, int value) {
+    ev->type = type;
+    memset(&ev->data, 0, sizeof ev->data);
+    ev->data.control.channel = channel;
+    ev->data.control.param = param;
+    ev->data.control.value = value;
+}
 static inline void aseqosc_ev_set_variable(snd_seq_event_t *ev, unsigned int length, const void *data) {
     snd_seq_ev_set_variable(ev, length, data);
 }

@@ -110,6 +110,7 @@ public struct MIDIEvent: Hashable, Sendable, BitwiseCopyable {
     public var data1: UInt8
     public var data2: UInt8
 
+    @inlinable
     public init(
         _ kind: MIDIEventKind, channel: UInt8 = 0, data1: UInt8 = 0, data2: UInt8 = 0,
         value: Int32 = 0, parameter: UInt16 = 0, sysex: SysExReference = .none,

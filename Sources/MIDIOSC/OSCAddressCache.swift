@@ -65,8 +65,9 @@ public final class OSCAddressCache: @unchecked Sendable {
 
     /// What the address at the start of `packet` (a datagram not yet validated) resolved to for
     /// translator `owner`, and the address's length, or nil. The address is found and hashed in
-    /// one pass over its words; a hit means the address, its NUL and its padding equal the key
-    /// of a message validated before, so the caller need not validate them again.
+    /// one pass over its bytes, 8 at a time; a hit means the address, its NUL and its padding
+    /// equal the key of a message validated before, so the caller need not validate them again.
+    @inline(__always)
     func lookup(packet: UnsafeRawBufferPointer, owner: Int) -> (UnsafePointer<AddressResolution>, addressLength: Int)? {
         if state[0] != owner {
             removeAll()
@@ -75,22 +76,31 @@ public final class OSCAddressCache: @unchecked Sendable {
         guard let base = packet.baseAddress else { return nil }
         let limit = min(packet.count & ~3, Self.maximumAddressLength)
         var hash = Self.seed
-        var word = 0
-        while word < limit {
-            // Byte k of the packet is bits 8k..8k+7, whatever the machine's order.
-            let value = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: word, as: UInt32.self))
-            hash = Self.mix(hash, value)
+        var offset = 0
+        while offset < limit {
+            // Byte k of the packet is bits 8k..8k+7, whatever the machine's order; a last 4-byte
+            // word is read alone, its missing half zero.
+            var chunk =
+                offset + 8 <= limit
+                ? UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                : UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
             // The lowest set bit marks the first zero byte (higher ones may be false alarms).
-            let zeros = (value &- 0x0101_0101) & ~value & 0x8080_8080
+            let zeros = (chunk &- 0x0101_0101_0101_0101) & ~chunk & 0x8080_8080_8080_8080
             if zeros != 0 {
-                let key = word + 4
-                let slot = Self.slot(Self.finish(hash), capacity)
-                guard hashes[slot] == Self.finish(hash), lengths[slot] == key,
+                let addressLength = offset + zeros.trailingZeroBitCount >> 3
+                // The key: the address and its NUL padded to 4 bytes.
+                let key = (addressLength + 4) & ~3
+                guard key <= limit else { return nil }
+                if key - offset == 4 { chunk &= 0xFFFF_FFFF }
+                let final = Self.finish(Self.mix(hash, chunk))
+                let slot = Self.slot(final, capacity)
+                guard hashes[slot] == final, lengths[slot] == key,
                     Self.equal(base, keys + slot * Self.maximumAddressLength, count: key)
-                else { break }
-                return (UnsafePointer(resolutions + slot), word + zeros.trailingZeroBitCount >> 3)
+                else { return nil }
+                return (UnsafePointer(resolutions + slot), addressLength)
             }
-            word += 4
+            hash = Self.mix(hash, chunk)
+            offset += 8
         }
         return nil
     }
@@ -111,11 +121,16 @@ public final class OSCAddressCache: @unchecked Sendable {
         // (the padding cannot be confused with the address, which has no NUL).
         let key = OSCWriter.padded(message.address.count + 1)
         guard key <= Self.maximumAddressLength, state[0] == owner, let base = message.bytes.baseAddress else { return }
+        // Hashed as `lookup(packet:owner:)` hashes it: 8 bytes at a time, a last 4 alone.
         var hash = Self.seed
-        var word = 0
-        while word < key {
-            hash = Self.mix(hash, UInt32(littleEndian: base.loadUnaligned(fromByteOffset: word, as: UInt32.self)))
-            word += 4
+        var offset = 0
+        while offset < key {
+            hash = Self.mix(
+                hash,
+                key - offset >= 8
+                    ? UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    : UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))))
+            offset += 8
         }
         let slot = Self.slot(Self.finish(hash), capacity)
         (keys + slot * Self.maximumAddressLength).copyMemory(from: base, byteCount: key)
@@ -124,18 +139,19 @@ public final class OSCAddressCache: @unchecked Sendable {
         hashes[slot] = Self.finish(hash)
     }
 
-    // A 64-bit hash of the key's 4-byte words, taken one word at a time so that finding the
-    // address's end and hashing it are one pass; never 0, which marks an empty slot.
+    // A 64-bit hash of the key's 8-byte chunks, taken one chunk at a time so that finding the
+    // address's end and hashing it are one pass: one multiply per chunk, the high bits folded in
+    // at the end; never 0, which marks an empty slot. Collisions cost a miss, never a wrong
+    // answer (keys are compared).
     private static var seed: UInt64 { 0x9E37_79B9_7F4A_7C15 }
 
     @inline(__always)
-    private static func mix(_ hash: UInt64, _ word: UInt32) -> UInt64 {
-        let mixed = (hash ^ UInt64(word)) &* 0xFF51_AFD7_ED55_8CCD
-        return mixed ^ mixed >> 32
+    private static func mix(_ hash: UInt64, _ chunk: UInt64) -> UInt64 {
+        (hash ^ chunk) &* 0xFF51_AFD7_ED55_8CCD
     }
 
     @inline(__always)
-    private static func finish(_ hash: UInt64) -> UInt64 { hash | 1 }
+    private static func finish(_ hash: UInt64) -> UInt64 { (hash ^ hash >> 32) | 1 }
 
     @inline(__always)
     private static func slot(_ hash: UInt64, _ capacity: Int) -> Int {
@@ -143,6 +159,7 @@ public final class OSCAddressCache: @unchecked Sendable {
     }
 
     /// Whether `count` bytes (a multiple of 4) at `bytes` and `key` are equal.
+    @inline(__always)
     private static func equal(_ bytes: UnsafeRawPointer, _ key: UnsafeRawPointer, count: Int) -> Bool {
         var i = 0
         while i + 8 <= count {

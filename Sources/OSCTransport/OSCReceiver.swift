@@ -52,9 +52,12 @@ public final class OSCReceiver: @unchecked Sendable {
     }
 
     /// Receives until ``stop()``. `handler` gets each packet (valid only during the call) and
-    /// its sender; `tick` runs after every wake-up and returns how long `poll` may wait next, in
-    /// milliseconds (-1: until a packet or a wake-up).
-    public func run(tick: () -> Int32, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void) {
+    /// its sender; `beforeBatch` runs before the packets of each UDP batch or TCP round are handed
+    /// on (the place to read the clock once for them all); `tick` runs after every wake-up and
+    /// returns how long `poll` may wait next, in milliseconds (-1: until a packet or a wake-up).
+    public func run(
+        tick: () -> Int32, beforeBatch: () -> Void = {}, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void
+    ) {
         descriptors[0] = pollfd(fd: wakePipe.reader, events: Int16(POLLIN), revents: 0)
         descriptors[1] = pollfd(fd: udp?.socket ?? -1, events: Int16(POLLIN), revents: 0)
         var timeout = tick()
@@ -66,8 +69,13 @@ public final class OSCReceiver: @unchecked Sendable {
             if ready < 0 && errno != EINTR { return }
             if ready > 0 {
                 if descriptors[0].revents != 0 { wakePipe.drain() }
-                if let udp, descriptors[1].revents != 0 { udp.receiveAvailable(handler, tick: tick) }
-                tcp?.service(descriptors + 2, handler)
+                if let udp, descriptors[1].revents != 0 {
+                    udp.receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick)
+                }
+                if let tcp {
+                    beforeBatch()
+                    tcp.service(descriptors + 2, handler)
+                }
             }
             timeout = tick()
         }

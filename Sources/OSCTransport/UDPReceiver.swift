@@ -126,9 +126,12 @@ public final class UDPReceiver: @unchecked Sendable {
     }
 
     /// Receives until ``stop()``. `handler` gets each datagram (valid only during the call) and
-    /// its sender; `tick` runs after every wake-up and returns how long `poll` may wait next, in
-    /// milliseconds (-1: until a datagram or a wake-up).
-    public func run(tick: () -> Int32, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void) {
+    /// its sender; `beforeBatch` runs before the datagrams of each `recvmmsg` are handed on (the
+    /// place to read the clock once for them all); `tick` runs after every wake-up and returns
+    /// how long `poll` may wait next, in milliseconds (-1: until a datagram or a wake-up).
+    public func run(
+        tick: () -> Int32, beforeBatch: () -> Void = {}, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void
+    ) {
         var descriptors = (
             pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakePipe.reader, events: Int16(POLLIN), revents: 0)
@@ -141,14 +144,16 @@ public final class UDPReceiver: @unchecked Sendable {
             }
             if ready < 0 && errno != EINTR { return }
             if descriptors.1.revents != 0 { wakePipe.drain() }
-            if descriptors.0.revents != 0 { receiveAvailable(handler, tick: tick) }
+            if descriptors.0.revents != 0 { receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick) }
             timeout = tick()
         }
     }
 
     /// Reads batches until the socket is empty, ticking between batches so paced output keeps
-    /// moving during a flood.
-    func receiveAvailable(_ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, tick: () -> Int32) {
+    /// moving during a flood; `beforeBatch` runs before each batch is handed on.
+    func receiveAvailable(
+        _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void, tick: () -> Int32
+    ) {
         // The headers point at their slots from `init` on; of what they hold, the kernel changes
         // only the sender length (set back below, once read), the flags and the length received.
         while true {
@@ -157,6 +162,7 @@ public final class UDPReceiver: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return  // EAGAIN: nothing more; other errors (ICMP reports) are not ours to act on
             }
+            if count > 0 { beforeBatch() }
             var accepted = 0
             var bytes = 0
             var notAllowed = 0

@@ -64,7 +64,8 @@ final class OSCToMIDISide: @unchecked Sendable {
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
-    // Per message being handled: its arrival time, and the queue time its bundle asks for.
+    // Per message being handled: its arrival time (read once per receive batch), and the queue
+    // time its bundle asks for.
     private var now: UInt64 = 0
     private var scheduleAt: UInt64?
     private var consumedSysEx = false
@@ -138,7 +139,8 @@ final class OSCToMIDISide: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in
-            receiver.run(tick: tick, handle)
+            // One clock reading per batch of packets: they arrived together.
+            receiver.run(tick: tick, beforeBatch: { now = SequencerReader.now() }, handle)
             receiver.close()
             finished.signal()
         }
@@ -260,12 +262,15 @@ final class OSCToMIDISide: @unchecked Sendable {
     }
 
     private func handle(_ datagram: UnsafeRawBufferPointer, from sender: IPAddress) {
-        now = SequencerReader.now()
         scheduleAt = nil
-        // The commonest message: one event at an address seen before, to one output.
+        // The commonest message: one event at an address seen before, to one output, never
+        // SysEx, never scheduled.
         if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
             counters.messages.add(1, ordering: .relaxed)
-            route.process(event, now: now) { output, destination in emit(output, destination) }
+            route.process(event, now: now) { output, _ in
+                ledger.record(output, at: now, now: now)
+                self.output.send(output, now: now)
+            }
             counters.translated.add(1, ordering: .relaxed)
             return
         }

@@ -52,6 +52,9 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     let queueCapacity: Int
     /// Counters per output index.
     let counters: [OutputPortCounters]
+    /// ``counters`` again, unretained in plain memory (the array keeps them alive): reading a
+    /// class out of an array retains and releases it, on every event.
+    private let unretainedCounters: UnsafeMutablePointer<Unmanaged<OutputPortCounters>>
     private let writer: Writer
     private let sysexStore: SysExStore?
     private let bytesPerSecond: Int
@@ -84,6 +87,8 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         self.bytesPerSecond = bytesPerSecond
         self.queueCapacity = queueCapacity
         counters = ports.map { _ in OutputPortCounters() }
+        unretainedCounters = .allocate(capacity: max(ports.count, 1))
+        for (port, counter) in counters.enumerated() { (unretainedCounters + port).initialize(to: .passUnretained(counter)) }
         slotsPerPort = queueCapacity + Self.releaseReserve
         let count = max(ports.count, 1)
         events = .allocate(capacity: count * slotsPerPort)
@@ -105,6 +110,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     }
 
     deinit {
+        unretainedCounters.deallocate()
         events.deallocate()
         heads.deallocate()
         counts.deallocate()
@@ -248,7 +254,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
                 // 14-bit controllers and (N)RPN go out as their control changes (see
                 // SequencerClient.send): ALSA's raw MIDI converters drop the assembled events.
                 try writer.send(event, from: ports[port], sysexBytes: nil)
-                counters[port].sent.add(1, ordering: .relaxed)
+                unretainedCounters[port]._withUnsafeGuaranteedRef { $0.sent.add(1, ordering: .relaxed) }
             } catch  where error.code == -EAGAIN {
                 readyAt[port] = now + Self.retryInterval
                 return .blocked
