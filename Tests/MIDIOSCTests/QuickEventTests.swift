@@ -54,7 +54,9 @@ import Testing
         case 3:
             // A stray byte in the tag string or the arguments.
             let start = OSCWriter.padded(message.address.utf8.count + 1)
-            if bytes.count > start + 2 { bytes[start + 2 + Int(random.next() % UInt64(bytes.count - start - 2))] ^= 0x41 }
+            if bytes.count > start + 2 {
+                bytes[start + 2 + Int(random.next() % UInt64(bytes.count - start - 2))] ^= 0x41
+            }
         default: break
         }
         return bytes

@@ -88,7 +88,9 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         self.queueCapacity = queueCapacity
         counters = ports.map { _ in OutputPortCounters() }
         unretainedCounters = .allocate(capacity: max(ports.count, 1))
-        for (port, counter) in counters.enumerated() { (unretainedCounters + port).initialize(to: .passUnretained(counter)) }
+        for (port, counter) in counters.enumerated() {
+            (unretainedCounters + port).initialize(to: .passUnretained(counter))
+        }
         slotsPerPort = queueCapacity + Self.releaseReserve
         let count = max(ports.count, 1)
         events = .allocate(capacity: count * slotsPerPort)
