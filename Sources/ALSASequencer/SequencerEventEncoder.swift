@@ -24,8 +24,8 @@ public enum SequencerEventEncoder {
         }
     }
 
-    /// ``encode(_:into:sysexBytes:)`` for every kind but SysEx, into a `target` already cleared
-    /// (as `snd_seq_event_t()` is).
+    /// ``encode(_:into:sysexBytes:)`` for every kind but SysEx: the type, the fixed-size flag and
+    /// the whole data union (cleared first), leaving the other fields of `target` as they are.
     @inline(__always)
     static func encodeFixedSize(_ event: MIDIEvent, into target: inout snd_seq_event_t) {
         aseqosc_ev_set_fixed(&target)
@@ -39,7 +39,7 @@ public enum SequencerEventEncoder {
             aseqosc_ev_set_control_data(&target, snd_seq_event_type_t(type.rawValue), channel, parameter, value)
         }
         func bare(_ type: snd_seq_event_type) {
-            target.type = snd_seq_event_type_t(type.rawValue)
+            aseqosc_ev_set_bare(&target, snd_seq_event_type_t(type.rawValue))
         }
         switch event.kind {
         case .noteOn: note(SND_SEQ_EVENT_NOTEON)

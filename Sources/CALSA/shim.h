@@ -43,6 +43,10 @@ static inline void aseqosc_ev_set_control_data(snd_seq_event_t *ev, snd_seq_even
     ev->data.control.param = param;
     ev->data.control.value = value;
 }
+static inline void aseqosc_ev_set_bare(snd_seq_event_t *ev, snd_seq_event_type_t type) {
+    ev->type = type;
+    memset(&ev->data, 0, sizeof ev->data);
+}
 static inline void aseqosc_ev_set_variable(snd_seq_event_t *ev, unsigned int length, const void *data) {
     snd_seq_ev_set_variable(ev, length, data);
 }

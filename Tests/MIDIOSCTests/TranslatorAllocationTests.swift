@@ -67,9 +67,10 @@ final class TranslatorAllocationTests: XCTestCase {
             OSCMessage("/*/note_off", [.int32(1), .int32(60), .int32(64)]),
             OSCMessage("/midi/bench/3/note_on", [.int32(60), .int32(100)]),
             OSCMessage("/bench/note_on", [.int32(1), .float32(60), .int32(100)]),
+            OSCMessage("/bench/note_on", [.int32(1), .int32(60), .int32(100)]),
             OSCMessage("/midi/thru/sysex", [.blob([0xF0, 0x7E, 0x7F, 0x06, 0x01, 0xF7])]),
         ]
-        for i in 0..<24 { messages.append(OSCMessage("/unknown/\(i)", [.int32(1)])) }
+        for i in 0..<23 { messages.append(OSCMessage("/unknown/\(i)", [.int32(1)])) }
         let packets = try messages.map { try $0.serialize() }
         let views = packets.map { bytes -> UnsafeRawBufferPointer in
             let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 4)
@@ -81,19 +82,25 @@ final class TranslatorAllocationTests: XCTestCase {
 
         let warmUp = run(1_000, views, translator, store, cache: cache)
         let missesBefore = cache.misses
+        let quickBefore = quickEvents
         aseqosc_allocations_start()
         let events = run(30_000, views, translator, store, cache: cache)
         let allocations = aseqosc_allocations_stop()
+        // `/midi/bench/3/note_on` and `/bench/note_on ,iii` name one output: the quick path.
+        XCTAssertGreaterThan(quickEvents, quickBefore)
 
         XCTAssertEqual(allocations, 0, "\(allocations) allocations for 30,000 messages")
-        // 2 outputs x 3 for `*`, 1 each for the next three; the unknown ones send nothing.
-        XCTAssertEqual(events, 1_000 * 9)
+        // 2 outputs x 3 for `*`, 1 each for the next four; the unknown ones send nothing.
+        XCTAssertEqual(events, 1_000 * 10)
         XCTAssertGreaterThan(warmUp, 0)
         XCTAssertGreaterThan(cache.misses, missesBefore, "the run should displace and re-insert addresses")
         print(
             "allocation test: 30000 OSC messages through the address cache, \(events) MIDI events, \(allocations) allocations"
         )
     }
+
+    /// Events that went the quick way (`quickEvent`), so far.
+    private var quickEvents = 0
 
     private func run(
         _ count: Int, _ packets: [UnsafeRawBufferPointer], _ translator: OSCToMIDITranslator, _ store: SysExStore,
@@ -103,7 +110,14 @@ final class TranslatorAllocationTests: XCTestCase {
         var i = 0
         while i < count {
             let packet = packets[i % packets.count]
-            // The datagram fast path first, as the bridge does; a miss goes the usual way.
+            // The quick path first, then the datagram fast path, as the bridge does; a miss goes
+            // the usual way.
+            if let cache, let event = translator.quickEvent(datagram: packet, timestamp: 0, cache: cache) {
+                events += 1
+                quickEvents += Int(event.port) + 1
+                i += 1
+                continue
+            }
             if let cache,
                 (try? translator.translate(
                     datagram: packet, cache: cache,

@@ -15,14 +15,17 @@ protocol MIDIPortWriter: AnyObject {
 final class SequencerPortWriter: MIDIPortWriter {
     let client: SequencerClient
     let queue: SequencerQueue
+    /// Direct output through an event kept ready (the OSC thread alone writes).
+    private let direct: DirectOutput
 
     init(client: SequencerClient, queue: SequencerQueue) {
         self.client = client
         self.queue = queue
+        direct = DirectOutput(client: client)
     }
 
     func send(_ event: MIDIEvent, from port: UInt8, sysexBytes: UnsafeRawBufferPointer?) throws(ALSAError) {
-        try client.send(event, from: port, sysexBytes: sysexBytes)
+        try direct.send(event, from: port, sysexBytes: sysexBytes)
     }
 
     func schedule(_ event: MIDIEvent, from port: UInt8, at time: UInt64, sysexBytes: UnsafeRawBufferPointer?)

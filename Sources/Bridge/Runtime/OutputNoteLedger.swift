@@ -42,6 +42,7 @@ final class OutputNoteLedger {
 
     /// Records `event` (for output `event.port`) taking effect at `time`; `now` is the time it
     /// was handed to the output (equal to `time` unless scheduled for later).
+    @inline(__always)
     func record(_ event: MIDIEvent, at time: UInt64, now: UInt64) {
         let port = Int(event.port)
         guard port < ports, event.channel < 16 else { return }

@@ -132,6 +132,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
 
     /// Sends `event` out of the output port `event.port` now, or queues it behind that port's
     /// earlier events.
+    @inline(__always)
     func send(_ event: MIDIEvent, now: UInt64) {
         let port = Int(event.port)
         guard port < ports.count else {
