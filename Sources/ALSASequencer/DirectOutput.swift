@@ -1,4 +1,5 @@
 import CALSA
+import Glibc
 import MIDI
 
 /// Direct output from our ports to their subscribers through one `snd_seq_event_t` kept ready:
@@ -6,11 +7,17 @@ import MIDI
 /// set once, so a fixed-size event costs its type, its data and the source port. The OSC -> MIDI
 /// path writes every event this way.
 ///
+/// On a `hw` handle (the kernel's sequencer, always so for `default`), a fixed-size event is
+/// written to the handle's descriptor directly, as libasound's `hw` backend writes it, in one
+/// `write` system call; any other handle type goes through `snd_seq_event_output_direct`.
+///
 /// Owned by one thread (it reuses its event); SysEx, 14-bit controllers, RPN and NRPN go through
 /// ``SequencerClient/send(_:from:to:sysexBytes:)``, which sends the same bytes either way.
 public final class DirectOutput {
     private let client: SequencerClient
     private let event: UnsafeMutablePointer<snd_seq_event_t>
+    /// The sequencer's descriptor for a `hw` handle, else -1.
+    private let descriptor: Int32
 
     /// Direct output through `client`.
     public init(client: SequencerClient) {
@@ -19,6 +26,10 @@ public final class DirectOutput {
         event.initialize(to: snd_seq_event_t())
         aseqosc_ev_set_subs(event)
         aseqosc_ev_set_direct(event)
+        var poll = pollfd()
+        descriptor =
+            snd_seq_type(client.handle) == SND_SEQ_TYPE_HW
+                && snd_seq_poll_descriptors(client.handle, &poll, 1, Int16(POLLOUT)) == 1 ? poll.fd : -1
     }
 
     deinit {
@@ -39,7 +50,11 @@ public final class DirectOutput {
             // set in init and never changes but the source port.
             SequencerEventEncoder.encodeFixedSize(midi, into: &event.pointee)
             aseqosc_ev_set_source(event, port)
-            try check(snd_seq_event_output_direct(client.handle, event), "snd_seq_event_output_direct")
+            let result =
+                descriptor >= 0
+                ? aseqosc_seq_write_fixed_event(descriptor, event)
+                : snd_seq_event_output_direct(client.handle, event)
+            try check(result, "snd_seq_event_output_direct")
         }
     }
 }

@@ -3,6 +3,9 @@
 #ifndef ASEQOSC_CALSA_SHIM_H
 #define ASEQOSC_CALSA_SHIM_H
 #include <alsa/asoundlib.h>
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 // libasound reports errors by printing them from a variadic callback; Swift cannot define a
 // variadic C function, so the quiet handler lives here and aseqosc reports errors itself.
@@ -46,6 +49,14 @@ static inline void aseqosc_ev_set_control_data(snd_seq_event_t *ev, snd_seq_even
 static inline void aseqosc_ev_set_bare(snd_seq_event_t *ev, snd_seq_event_type_t type) {
     ev->type = type;
     memset(&ev->data, 0, sizeof ev->data);
+}
+// One fixed-size event written to the sequencer's descriptor, which is all that
+// snd_seq_event_output_direct does for such an event on a `hw` handle (one write of the struct,
+// -errno on failure), without its two call levels and without libc write()'s cancellation-point
+// bookkeeping: about 70 instructions less per event. Only for `hw` handles (see DirectOutput).
+static inline int aseqosc_seq_write_fixed_event(int fd, const snd_seq_event_t *ev) {
+    long written = syscall(SYS_write, fd, ev, sizeof *ev);
+    return written < 0 ? -errno : (int)written;
 }
 static inline void aseqosc_ev_set_variable(snd_seq_event_t *ev, unsigned int length, const void *data) {
     snd_seq_ev_set_variable(ev, length, data);

@@ -55,6 +55,32 @@ final class OutputALSATests: XCTestCase {
         XCTAssertEqual(received, Self.wireBytes.filter(\.isHexDigit) + sysexHex + "904001")
     }
 
+    /// `DirectOutput` reuses one event and writes it to the descriptor itself: the same bytes
+    /// as the client's own send, each kind's data untouched by the kind before it.
+    func testDirectOutputSendsWhatTheClientSends() throws {
+        let amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
+        let client = try SequencerClient(name: "aseqosc-direct-test")
+        let port = try client.createPort(name: "out", direction: .output)
+        try client.connect(from: port, to: PortAddress(client: 16, port: 0))
+        let dump = BackgroundProcess(amidi, ["-p", "hw:0,0", "-d", "-c", "-t", "2"])
+        try dump.start()
+        usleep(500_000)
+
+        let output = DirectOutput(client: client)
+        for event in Self.events { try output.send(event, from: port) }
+        let sysex: [UInt8] = [0xF0] + (0..<600).map { UInt8($0 % 128) } + [0xF7]
+        try sysex.withUnsafeBytes { bytes in try output.send(MIDIEvent(.sysex), from: port, sysexBytes: bytes) }
+        try output.send(MIDIEvent(.controlChange14, channel: 1, value: 9000, parameter: 1), from: port)
+        try output.send(.noteOn(channel: 0, note: 64, velocity: 1), from: port)
+
+        let result = dump.wait(timeout: 15)
+        let received = result.standardOutput.filter(\.isHexDigit)
+        let sysexHex = sysex.map { String(format: "%02X", $0) }.joined()
+        // The 14-bit controller leaves as its two control changes (9000 = 70 << 7 | 40), the
+        // second in running status.
+        XCTAssertEqual(received, Self.wireBytes.filter(\.isHexDigit) + sysexHex + "B101462128" + "904001")
+    }
+
     func testAseqdumpSeesNotesAndControllersFromOurPort() throws {
         let aseqdump = try TestEnvironment.tool("aseqdump", package: "alsa-utils")
         let client = try SequencerClient(name: "aseqosc-dump-test")
