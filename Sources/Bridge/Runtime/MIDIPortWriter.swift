@@ -24,6 +24,7 @@ final class SequencerPortWriter: MIDIPortWriter {
         direct = DirectOutput(client: client)
     }
 
+    @inline(__always)
     func send(_ event: MIDIEvent, from port: UInt8, sysexBytes: UnsafeRawBufferPointer?) throws(ALSAError) {
         try direct.send(event, from: port, sysexBytes: sysexBytes)
     }
