@@ -69,6 +69,29 @@ final class UDPReceiverTests: XCTestCase {
         XCTAssertEqual(receiver.statistics.bytes, packets.reduce(0) { $0 + $1.count })
     }
 
+    /// `beforeBatch` runs once per `recvmmsg`, before that batch's datagrams: the OSC side reads
+    /// the clock there once for them all.
+    func testBeforeBatchRunsOnceBeforeEachBatch() throws {
+        let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
+        // Queued before the loop starts: the batches are 4, 4 and 2.
+        for i in 0..<10 { send([UInt8](repeating: UInt8(i), count: 4), toPort: receiver.port) }
+        let lock = NSLock()
+        nonisolated(unsafe) var batches = 0
+        nonisolated(unsafe) var batchOfEach: [Int] = []
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            receiver.run(tick: { -1 }, beforeBatch: { lock.withLock { batches += 1 } }) { _, _ in
+                lock.withLock { batchOfEach.append(batches) }
+            }
+            done.signal()
+        }.start()
+        let deadline = Date().addingTimeInterval(5)
+        while lock.withLock({ batchOfEach.count }) < 10 && Date() < deadline { usleep(2_000) }
+        receiver.stop()
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "stop() did not end the loop")
+        XCTAssertEqual(lock.withLock { batchOfEach }, [1, 1, 1, 1, 2, 2, 2, 2, 3, 3])
+    }
+
     func testSendersOutsideTheAllowListAreDroppedAndCounted() throws {
         let receiver = try UDPReceiver(
             host: "127.0.0.1", port: 0, allowList: IPAllowList([try IPNetwork(parsing: "10.0.0.0/8")]))
