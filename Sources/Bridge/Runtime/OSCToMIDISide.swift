@@ -245,6 +245,8 @@ final class OSCToMIDISide: @unchecked Sendable {
     /// After every wake-up: paced output and throttled values that are due; returns the poll
     /// timeout until the next of them.
     private func tick() -> Int32 {
+        // After every batch: what the quick path forwarded reaches the route's counters.
+        route.publishForwarded()
         let now = SequencerReader.now()
         var next = output.service(now: now) ?? .max
         if let deadline = route.nextDeadline {
@@ -264,12 +266,19 @@ final class OSCToMIDISide: @unchecked Sendable {
     private func handle(_ datagram: UnsafeRawBufferPointer, from sender: IPAddress) {
         scheduleAt = nil
         // The commonest message: one event at an address seen before, to one output, never
-        // SysEx, never scheduled.
+        // SysEx, never scheduled; through a route without operators (the default), it is
+        // forwarded without a sink closure to the route's one destination.
         if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
             counters.messages.add(1, ordering: .relaxed)
-            route.process(event, now: now) { output, _ in
-                ledger.record(output, at: now, now: now)
-                self.output.send(output, now: now)
+            var forwarded = event
+            if route.forward(&forwarded) == .send {
+                ledger.record(forwarded, at: now, now: now)
+                output.send(forwarded, now: now)
+            } else {
+                route.process(event, now: now) { output, _ in
+                    ledger.record(output, at: now, now: now)
+                    self.output.send(output, now: now)
+                }
             }
             counters.translated.add(1, ordering: .relaxed)
             return
