@@ -257,7 +257,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
                 // 14-bit controllers and (N)RPN go out as their control changes (see
                 // SequencerClient.send): ALSA's raw MIDI converters drop the assembled events.
                 try writer.send(event, from: ports[port], sysexBytes: nil)
-                unretainedCounters[port]._withUnsafeGuaranteedRef { $0.sent.add(1, ordering: .relaxed) }
+                unretainedCounters[port]._withUnsafeGuaranteedRef { _ = $0.sent.add(1, ordering: .relaxed) }
             } catch  where error.code == -EAGAIN {
                 readyAt[port] = now + Self.retryInterval
                 return .blocked
