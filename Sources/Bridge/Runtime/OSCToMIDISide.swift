@@ -275,10 +275,7 @@ final class OSCToMIDISide: @unchecked Sendable {
                 ledger.record(forwarded, at: now, now: now)
                 output.send(forwarded, now: now)
             } else {
-                route.process(event, now: now) { output, _ in
-                    ledger.record(output, at: now, now: now)
-                    self.output.send(output, now: now)
-                }
+                process(event)
             }
             counters.translated.add(1, ordering: .relaxed)
             return
