@@ -31,15 +31,24 @@ final class OutputALSATests: XCTestCase {
     static let wireBytes =
         "90 3C 64 81 3D 40 A2 3E 21 B3 07 64 C4 05 D5 30 E6 00 00 7F 7F F1 23 F2 10 02 F3 07 F6 F8 FA FB FC"
 
-    func testEveryEventTypeReachesTheRawMIDISideAsTheRightBytes() throws {
+    /// A client named `clientName` whose output port feeds virmidi 0 (client 16), and `amidi`
+    /// dumping what comes out of hw:0,0.
+    private func connectedToRawMIDIDump(
+        clientName: String
+    ) throws -> (SequencerClient, UInt8, BackgroundProcess) {
         let amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
-        let client = try SequencerClient(name: "aseqosc-out-test")
+        let client = try SequencerClient(name: clientName)
         let port = try client.createPort(name: "out", direction: .output)
         try client.connect(from: port, to: PortAddress(client: 16, port: 0))
         // -c: amidi hides clock bytes unless asked.
         let dump = BackgroundProcess(amidi, ["-p", "hw:0,0", "-d", "-c", "-t", "2"])
         try dump.start()
         usleep(500_000)  // amidi opens the device before it reads
+        return (client, port, dump)
+    }
+
+    func testEveryEventTypeReachesTheRawMIDISideAsTheRightBytes() throws {
+        let (client, port, dump) = try connectedToRawMIDIDump(clientName: "aseqosc-out-test")
 
         for event in Self.events { try client.send(event, from: port) }
         let sysex: [UInt8] = [0xF0] + (0..<600).map { UInt8($0 % 128) } + [0xF7]
@@ -58,13 +67,7 @@ final class OutputALSATests: XCTestCase {
     /// `DirectOutput` reuses one event and writes it to the descriptor itself: the same bytes
     /// as the client's own send, each kind's data untouched by the kind before it.
     func testDirectOutputSendsWhatTheClientSends() throws {
-        let amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
-        let client = try SequencerClient(name: "aseqosc-direct-test")
-        let port = try client.createPort(name: "out", direction: .output)
-        try client.connect(from: port, to: PortAddress(client: 16, port: 0))
-        let dump = BackgroundProcess(amidi, ["-p", "hw:0,0", "-d", "-c", "-t", "2"])
-        try dump.start()
-        usleep(500_000)
+        let (client, port, dump) = try connectedToRawMIDIDump(clientName: "aseqosc-direct-test")
 
         let output = DirectOutput(client: client)
         for event in Self.events { try output.send(event, from: port) }

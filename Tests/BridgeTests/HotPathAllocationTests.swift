@@ -33,10 +33,7 @@ final class HotPathAllocationTests: XCTestCase {
         path.pump(2_000)  // warm-up: lazily created runtime metadata, first-touch buffers
 
         let events = 100_000
-        path.resetDelivered()
-        aseqosc_allocations_start()
-        path.pump(events)
-        let allocations = aseqosc_allocations_stop()
+        let allocations = path.allocations(pumping: events)
         let delivered = path.delivered.reduce(0, +)
 
         XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
@@ -59,10 +56,7 @@ final class HotPathAllocationTests: XCTestCase {
         path.pump(2_000)
 
         let events = 100_000
-        path.resetDelivered()
-        aseqosc_allocations_start()
-        path.pump(events)
-        let allocations = aseqosc_allocations_stop()
+        let allocations = path.allocations(pumping: events)
 
         XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
         XCTAssertEqual(path.delivered[0], events, "one packet per event: the default scheme sends every kind")
@@ -145,6 +139,15 @@ final class HotPath {
             delivered[r] = 0
             r += 1
         }
+    }
+
+    /// Runs `count` events through with ``delivered`` zeroed first, and returns the heap
+    /// allocations this thread made meanwhile.
+    func allocations(pumping count: Int) -> Int {
+        resetDelivered()
+        aseqosc_allocations_start()
+        pump(count)
+        return Int(aseqosc_allocations_stop())
     }
 
     /// Runs `count` events through, adding what arrives to ``delivered``.

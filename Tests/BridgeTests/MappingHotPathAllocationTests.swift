@@ -28,10 +28,7 @@ final class MappingHotPathAllocationTests: XCTestCase {
         path.pump(2_000)
 
         let events = 100_000
-        path.resetDelivered()
-        aseqosc_allocations_start()
-        path.pump(events)
-        let allocations = aseqosc_allocations_stop()
+        let allocations = path.allocations(pumping: events)
         let (mapped, withScheme) = (path.delivered[0], path.delivered[1])
 
         XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
