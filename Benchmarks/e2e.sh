@@ -2,12 +2,15 @@
 # e2e.sh: end-to-end benchmarks of aseqosc against osmid (m2o, o2m) and a bare C forwarder, all
 # in ONE scripts/alsa-vm session (see BENCHMARKS.md for what is measured and how to read it).
 #
-#   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--callgrind-only BRIDGE.DIRECTION] [--out DIR]
+#   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--rounds N] [--callgrind-only BRIDGE.DIRECTION] [--out DIR]
 #
 #   --reverse       also OSC -> MIDI (aseqosc, o2m and the bare forwarder)
 #   --no-callgrind  skip the instruction counts (the slow part: every bridge runs twice under
 #                   valgrind)
 #   --quick         a few hundred events per run: a smoke test of the harness, not a measurement
+#   --rounds N      the paced and windowed runs N times over (default 1), the bridges taking turns
+#                   in each round; the tables give the median over rounds of each same-round
+#                   ratio (about 1 minute per round and direction)
 #   --callgrind-only BRIDGE.DIRECTION
 #                   only the two callgrind runs of one bridge in one direction, e.g. aseqosc.o2m
 #                   (OSC -> MIDI) or aseqosc.m2o: about 3-4 minutes, for iterating on a hot path
@@ -23,6 +26,11 @@ vm_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --reverse|--no-callgrind|--quick) vm_args+=("$1"); shift ;;
+    --rounds)
+      case "${2:-}" in
+        [1-9]|[1-9][0-9]) vm_args+=("$1" "$2"); shift 2 ;;
+        *) echo "e2e.sh: --rounds takes a number from 1 to 99 (try --help)" >&2; exit 64 ;;
+      esac ;;
     --callgrind-only)
       case "${2:-}" in
         aseqosc.m2o|m2o.m2o|bare.m2o|aseqosc.o2m|o2m.o2m|bare.o2m) vm_args+=("$1" "$2"); shift 2 ;;

@@ -2,19 +2,21 @@
 # in-vm.sh: the part of Benchmarks/e2e.sh that runs inside ONE scripts/alsa-vm session. Not meant
 # to be run by hand (e2e.sh builds what it needs and calls it):
 #
-#   in-vm.sh OUT [--reverse] [--no-callgrind] [--quick] [--callgrind-only BRIDGE.DIRECTION]
+#   in-vm.sh OUT [--reverse] [--no-callgrind] [--quick] [--rounds N] [--callgrind-only BRIDGE.DIRECTION]
 #
 # OUT holds loadgen, bare-forwarder and aseqosc.json5 (built by e2e.sh) and receives
 # results.txt (one RESULT or CALLGRIND line per run) and every program's log.
 set -u
 out=$1
 shift
-reverse=0 callgrind=1 quick=0 only=""
+reverse=0 callgrind=1 quick=0 only="" rounds=1
 while [ $# -gt 0 ]; do
   case $1 in
     --reverse) reverse=1 ;;
     --no-callgrind) callgrind=0 ;;
     --quick) quick=1 ;;
+    # The paced and windowed runs, N times over, the bridges taking turns in each round.
+    --rounds) rounds=$2; shift ;;
     # Only the callgrind runs of one bridge in one direction (BRIDGE.DIRECTION).
     --callgrind-only) only=$2; shift ;;
     *) echo "in-vm.sh: unknown option $1" >&2; exit 64 ;;
@@ -95,27 +97,32 @@ if [ -n "$only" ]; then
   case $only_direction in m2o) forward=${only%%.*} ;; o2m) reverse=1 reverse_bridges=${only%%.*} ;; esac
 fi
 
-[ -z "$only" ] && echo "== MIDI -> OSC: paced (1,000 events/s) and windowed (W=$window)" >&2
-for bridge in $forward; do
-  [ -n "$only" ] && break
-  signal=$(stop_signal $bridge)
-  run "$bridge.m2o.paced" "$signal" --direction m2o --udp-port $forward_port --rate 1000 --count $paced_n \
-    --warmup-ms 100 -- \
-    ${bridge}_forward
-  run "$bridge.m2o.window" "$signal" --direction m2o --udp-port $forward_port --window $window --count $window_n -- \
-    ${bridge}_forward
-done
-
-if [ "$reverse" = 1 ] && [ -z "$only" ]; then
-  echo "== OSC -> MIDI: paced (1,000 events/s) and windowed (W=$window)" >&2
-  for bridge in $reverse_bridges; do
+# Round 1's labels are BRIDGE.DIRECTION.MODE; later rounds append .ROUND (summarise.py takes
+# the median over rounds of each same-round ratio).
+round=1
+while [ -z "$only" ] && [ $round -le "$rounds" ]; do
+  round_suffix=""
+  [ $round -gt 1 ] && round_suffix=".$round"
+  echo "== MIDI -> OSC: paced (1,000 events/s) and windowed (W=$window), round $round of $rounds" >&2
+  for bridge in $forward; do
     signal=$(stop_signal $bridge)
-    run "$bridge.o2m.paced" "$signal" --direction o2m --format osmid --udp-port $reverse_port --rate 1000 \
-      --count $paced_n --warmup-ms 100 -- ${bridge}_reverse
-    run "$bridge.o2m.window" "$signal" --direction o2m --format osmid --udp-port $reverse_port --window $window \
-      --count $window_n -- ${bridge}_reverse
+    run "$bridge.m2o.paced$round_suffix" "$signal" --direction m2o --udp-port $forward_port --rate 1000 \
+      --count $paced_n --warmup-ms 100 -- ${bridge}_forward
+    run "$bridge.m2o.window$round_suffix" "$signal" --direction m2o --udp-port $forward_port --window $window \
+      --count $window_n -- ${bridge}_forward
   done
-fi
+  if [ "$reverse" = 1 ]; then
+    echo "== OSC -> MIDI: paced (1,000 events/s) and windowed (W=$window), round $round of $rounds" >&2
+    for bridge in $reverse_bridges; do
+      signal=$(stop_signal $bridge)
+      run "$bridge.o2m.paced$round_suffix" "$signal" --direction o2m --format osmid --udp-port $reverse_port --rate 1000 \
+        --count $paced_n --warmup-ms 100 -- ${bridge}_reverse
+      run "$bridge.o2m.window$round_suffix" "$signal" --direction o2m --format osmid --udp-port $reverse_port \
+        --window $window --count $window_n -- ${bridge}_reverse
+    done
+  fi
+  round=$((round + 1))
+done
 
 if [ "$callgrind" = 1 ]; then
   echo "== callgrind: $cg_small and $cg_large events per bridge" >&2

@@ -1,17 +1,28 @@
 #!/usr/bin/env python3
-"""Turns e2e.sh's results.txt into the Markdown tables BENCHMARKS.md shows: ratios first."""
+"""Turns e2e.sh's results.txt into the Markdown tables BENCHMARKS.md shows: ratios first.
+
+With --rounds N the paced and windowed runs were made N times, the bridges taking turns in each
+round (labels BRIDGE.DIRECTION.MODE, then BRIDGE.DIRECTION.MODE.2, ...). A ratio is taken within
+each round, where the bridges ran under the same conditions, and the tables give the median of
+those; absolute numbers are medians over the rounds."""
+import statistics
 import sys
 from pathlib import Path
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else ".build/bench")
-runs, counts = {}, {}
+runs, counts = {}, {}  # runs: "bridge.direction.mode" -> {round: fields}
 for line in (out / "results.txt").read_text().splitlines():
     kind, _, rest = line.partition(" ")
     fields = dict(f.split("=", 1) for f in rest.split() if "=" in f)
     if kind == "RESULT":
-        runs[fields["label"]] = fields
+        parts = fields["label"].split(".")
+        round_number = 1
+        if len(parts) == 4 and parts[3].isdigit():
+            round_number, parts = int(parts[3]), parts[:3]
+        runs.setdefault(".".join(parts), {})[round_number] = fields
     elif kind == "CALLGRIND":
         counts.setdefault(fields["label"], {})[int(fields["events"])] = fields["ir"]
+rounds = sorted({r for by_round in runs.values() for r in by_round} or {1})
 
 
 def number(text):
@@ -31,48 +42,89 @@ def per_event(label):
     return None if a is None or b is None else (b - a) / (large - small)
 
 
+def field(bridge, direction, mode, name, round_number):
+    return number(runs.get(f"{bridge}.{direction}.{mode}", {}).get(round_number, {}).get(name))
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def median_field(bridge, direction, mode, name):
+    return median(field(bridge, direction, mode, name, r) for r in rounds)
+
+
+def same_round_ratio(a, b, direction, mode, name):
+    """The median over rounds of a's value divided by b's in the same round."""
+    ratios = []
+    for r in rounds:
+        x, y = field(a, direction, mode, name, r), field(b, direction, mode, name, r)
+        if x is not None and y:
+            ratios.append(x / y)
+    return median(ratios), ratios
+
+
 def fmt(value, digits=0):
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
-def ratio(a, b):
-    return "-" if a is None or b is None or b == 0 else f"{a / b:.3g}"
+def ratio_text(value):
+    return "-" if value is None else f"{value:.3g}"
 
 
 print((out / "machine.txt").read_text())
+measures = (("CPU time per event", "window", "cpu_us_per_event"), ("windowed events/s", "window", "eps"),
+            ("paced latency p50 (after the warm-up)", "paced", "p50_us"),
+            ("paced latency p99 (after the warm-up)", "paced", "p99_us"))
 for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o2m", "o2m", ["aseqosc", "o2m", "bare"])):
     present = [b for b in bridges if f"{b}.{direction}.window" in runs or f"{b}.{direction}" in counts]
     if not present:
         continue
     title = "MIDI -> OSC" if direction == "m2o" else "OSC -> MIDI"
     ir = {b: per_event(f"{b}.{direction}") for b in present}
-    cpu = {b: number(runs.get(f"{b}.{direction}.window", {}).get("cpu_us_per_event")) for b in present}
-    eps = {b: number(runs.get(f"{b}.{direction}.window", {}).get("eps")) for b in present}
-    p50 = {b: number(runs.get(f"{b}.{direction}.paced", {}).get("p50_us")) for b in present}
-    p99 = {b: number(runs.get(f"{b}.{direction}.paced", {}).get("p99_us")) for b in present}
-    print(f"### {title}: ratios (same VM run)\n")
-    if "aseqosc" not in present:
-        print("aseqosc: not measured yet (its OSC -> MIDI path is not on main; see the TODO in in-vm.sh).\n")
+    taken = [r for r in rounds if any(field(b, direction, "paced", "p50_us", r) for b in present)]
+    over = f", median over {len(taken)} rounds" if len(taken) > 1 else ""
+    print(f"### {title}: ratios (same VM run{over})\n")
     print(f"| measure | aseqosc / {peer} | aseqosc / bare | {peer} / bare |")
     print("|---|---|---|---|")
-    for name, values in (("instructions per event (callgrind)", ir), ("CPU time per event", cpu),
-                         ("windowed events/s", eps), ("paced latency p50 (after the warm-up)", p50),
-                         ("paced latency p99 (after the warm-up)", p99)):
-        a, p, b = values.get("aseqosc"), values.get(peer), values.get("bare")
-        print(f"| {name} | {ratio(a, p)} | {ratio(a, b)} | {ratio(p, b)} |")
+    a, p, b = ir.get("aseqosc"), ir.get(peer), ir.get("bare")
+    print(f"| instructions per event (callgrind) | {ratio_text(a / p if a and p else None)} | "
+          f"{ratio_text(a / b if a and b else None)} | {ratio_text(p / b if p and b else None)} |")
+    for name, mode, key in measures:
+        cells = [ratio_text(same_round_ratio(x, y, direction, mode, key)[0])
+                 for x, y in (("aseqosc", peer), ("aseqosc", "bare"), (peer, "bare"))]
+        print(f"| {name} | " + " | ".join(cells) + " |")
     print()
-    print(f"### {title}: absolute numbers (indicative: VM under software emulation)\n")
+    if len(taken) > 1:
+        print("Each round, aseqosc / bare:\n")
+        print("| round | paced p50 | paced p99 | windowed events/s |")
+        print("|---|---|---|---|")
+        for r in taken:
+            cells = []
+            for mode, key in (("paced", "p50_us"), ("paced", "p99_us"), ("window", "eps")):
+                x, y = field("aseqosc", direction, mode, key, r), field("bare", direction, mode, key, r)
+                cells.append(ratio_text(x / y if x is not None and y else None))
+            print(f"| {r} | " + " | ".join(cells) + " |")
+        print()
+    print(f"### {title}: absolute numbers (indicative: VM under software emulation{over})\n")
     print("| bridge | instr/event | CPU µs/event | RSS (VmHWM) | windowed events/s (lost) | "
           "paced p50 / p99 / max µs (lost) | paced first event µs | windowed p50 / p99 µs |")
     print("|---|---|---|---|---|---|---|---|")
     for b in present:
-        w = runs.get(f"{b}.{direction}.window", {})
-        p = runs.get(f"{b}.{direction}.paced", {})
-        hwm = number(w.get("hwm_kb"))
-        print(f"| {b} | {fmt(ir[b])} | {w.get('cpu_us_per_event', '-')} | "
-              f"{'-' if hwm is None else f'{hwm / 1024:.1f} MiB'} | {fmt(number(w.get('eps')))} ({w.get('lost', '-')}) | "
-              f"{p.get('p50_us', '-')} / {p.get('p99_us', '-')} / {p.get('max_us', '-')} ({p.get('lost', '-')}) | "
-              f"{p.get('first_us', '-')} | {w.get('p50_us', '-')} / {w.get('p99_us', '-')} |")
+        def m(mode, key, digits=0):
+            return fmt(median_field(b, direction, mode, key), digits)
+
+        def lost(mode):
+            values = [field(b, direction, mode, "lost", r) for r in taken]
+            values = [v for v in values if v is not None]
+            return "-" if not values else f"{int(sum(values))}"
+
+        hwm = median_field(b, direction, "window", "hwm_kb")
+        print(f"| {b} | {fmt(ir[b])} | {m('window', 'cpu_us_per_event', 1)} | "
+              f"{'-' if hwm is None else f'{hwm / 1024:.1f} MiB'} | {m('window', 'eps')} ({lost('window')}) | "
+              f"{m('paced', 'p50_us')} / {m('paced', 'p99_us')} / {m('paced', 'max_us')} ({lost('paced')}) | "
+              f"{m('paced', 'first_us')} | {m('window', 'p50_us')} / {m('window', 'p99_us')} |")
     print()
     raw = [f"{b}: {counts[f'{b}.{direction}']}" for b in present if f"{b}.{direction}" in counts]
     if raw:
