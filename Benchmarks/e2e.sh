@@ -2,7 +2,7 @@
 # e2e.sh: end-to-end benchmarks of aseqosc against osmid (m2o, o2m) and a bare C forwarder, all
 # in ONE scripts/alsa-vm session (see BENCHMARKS.md for what is measured and how to read it).
 #
-#   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--rounds N] [--callgrind-only BRIDGE.DIRECTION] [--out DIR]
+#   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION] [--out DIR]
 #
 #   --reverse       also OSC -> MIDI (aseqosc, o2m and the bare forwarder)
 #   --no-callgrind  skip the instruction counts (the slow part: every bridge runs twice under
@@ -11,6 +11,11 @@
 #   --rounds N      the paced and windowed runs N times over (default 1), the bridges taking turns
 #                   in each round; the tables give the median over rounds of each same-round
 #                   ratio (about 1 minute per round and direction)
+#   --paired        also, in each round, paced runs of aseqosc and the bare forwarder AT ONCE, the
+#                   generator's events going to one and the other in turn (loadgen --pair; each
+#                   bridge 500 events/s). Separate runs meet the emulated VM in different moods
+#                   (one run's p50 can be twice the next one's for the same program); paired,
+#                   both bridges meet the same ones, which is what a latency ratio needs
 #   --callgrind-only BRIDGE.DIRECTION
 #                   only the two callgrind runs of one bridge in one direction, e.g. aseqosc.o2m
 #                   (OSC -> MIDI) or aseqosc.m2o: about 3-4 minutes, for iterating on a hot path
@@ -25,7 +30,7 @@ out=.build/bench
 vm_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --reverse|--no-callgrind|--quick) vm_args+=("$1"); shift ;;
+    --reverse|--no-callgrind|--quick|--paired) vm_args+=("$1"); shift ;;
     --rounds)
       case "${2:-}" in
         [1-9]|[1-9][0-9]) vm_args+=("$1" "$2"); shift 2 ;;
@@ -53,32 +58,37 @@ gcc -O2 -Wall -o "$out/loadgen" Benchmarks/e2e/loadgen.c -lasound -lm
 swift build -c release -j "${JOBS:-2}" --product aseqosc 2>&1 | grep -E "error|warning: |Compiling|Build" >&2 || true
 [ -x .build/release/aseqosc ] || { echo "e2e.sh: no .build/release/aseqosc" >&2; exit 70; }
 
-# One input bound to the generator by name, one destination with the default scheme.
-cat > "$out/aseqosc.json5" <<'JSON5'
+# MIDI -> OSC: one input bound to the generator by name, one destination with the default
+# scheme. OSC -> MIDI: o2m's addresses in, one output bound to the generator by name. The "-b"
+# configs are the second bridge of a paired run: the generator's second port and the next UDP
+# port.
+for side in a b; do
+  if [ $side = a ]; then suffix="" from=loadgen forward_port=57120 reverse_port=57200
+  else suffix=-b from=loadgen:1 forward_port=57121 reverse_port=57201; fi
+  cat > "$out/aseqosc$suffix.json5" <<JSON5
 {
   client: "aseqosc",
-  inputs: [{ name: "in", from: ["loadgen"] }],
+  inputs: [{ name: "in", from: ["$from"] }],
   routes: [
     {
       name: "bench",
       from: ["in"],
       operators: [],
-      destinations: [{ host: "127.0.0.1", port: 57120, scheme: "default" }],
+      destinations: [{ host: "127.0.0.1", port: $forward_port, scheme: "default" }],
     },
   ],
 }
 JSON5
-.build/release/aseqosc check "$out/aseqosc.json5" >&2
-
-# OSC -> MIDI: o2m's addresses in, one output bound to the generator by name.
-cat > "$out/aseqosc-reverse.json5" <<JSON5
+  cat > "$out/aseqosc-reverse$suffix.json5" <<JSON5
 {
   client: "aseqosc",
-  outputs: [{ name: "bench", to: ["loadgen"] }],
-  osc: { listen: "127.0.0.1:57200" },
+  outputs: [{ name: "bench", to: ["$from"] }],
+  osc: { listen: "127.0.0.1:$reverse_port" },
 }
 JSON5
-.build/release/aseqosc check "$out/aseqosc-reverse.json5" >&2
+  .build/release/aseqosc check "$out/aseqosc$suffix.json5" >&2
+  .build/release/aseqosc check "$out/aseqosc-reverse$suffix.json5" >&2
+done
 
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -2,14 +2,14 @@
 # in-vm.sh: the part of Benchmarks/e2e.sh that runs inside ONE scripts/alsa-vm session. Not meant
 # to be run by hand (e2e.sh builds what it needs and calls it):
 #
-#   in-vm.sh OUT [--reverse] [--no-callgrind] [--quick] [--rounds N] [--callgrind-only BRIDGE.DIRECTION]
+#   in-vm.sh OUT [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION]
 #
 # OUT holds loadgen, bare-forwarder and aseqosc.json5 (built by e2e.sh) and receives
 # results.txt (one RESULT or CALLGRIND line per run) and every program's log.
 set -u
 out=$1
 shift
-reverse=0 callgrind=1 quick=0 only="" rounds=1
+reverse=0 callgrind=1 quick=0 only="" rounds=1 paired=0
 while [ $# -gt 0 ]; do
   case $1 in
     --reverse) reverse=1 ;;
@@ -17,6 +17,8 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     # The paced and windowed runs, N times over, the bridges taking turns in each round.
     --rounds) rounds=$2; shift ;;
+    # In each round, also aseqosc and the bare forwarder paced at once, taking turns per event.
+    --paired) paired=1 ;;
     # Only the callgrind runs of one bridge in one direction (BRIDGE.DIRECTION).
     --callgrind-only) only=$2; shift ;;
     *) echo "in-vm.sh: unknown option $1" >&2; exit 64 ;;
@@ -73,6 +75,39 @@ run() {
   echo "$run_label: $(sed -n "s/^RESULT label=[^ ]* //p" "$out/loadgen.$run_label.log" | cut -c1-150)" >&2
 }
 
+# run_pair LABEL_A LABEL_B LOADGEN_ARGS... -- BRIDGE_A -- BRIDGE_B
+# Like run(), with two bridges at once: A on the generator's port "loadgen" and the UDP port
+# given, B on "loadgen-b" and the next one (loadgen --pair).
+run_pair() {
+  label_a=$1 label_b=$2
+  shift 2
+  loadgen_args=""
+  while [ "$1" != "--" ]; do loadgen_args="$loadgen_args $1"; shift; done
+  shift
+  bridge_a=$1 bridge_b=$3
+  # shellcheck disable=SC2086  # loadgen_args is a list of words without spaces
+  "$out/loadgen" --label "$label_a" --pair "$label_b" $loadgen_args > "$out/loadgen.$label_a.log" 2>&1 &
+  generator_pid=$!
+  wait_for_line "$out/loadgen.$label_a.log" ready || { kill $generator_pid; return; }
+  $bridge_a > "$out/bridge.$label_a.log" 2>&1 &
+  pid_a=$!
+  $bridge_b > "$out/bridge.$label_b.log" 2>&1 &
+  pid_b=$!
+  wait $generator_pid
+  kill -TERM $pid_a $pid_b 2>/dev/null
+  ( sleep 60; kill -9 $pid_a $pid_b 2>/dev/null ) &
+  watchdog_pid=$!
+  wait $pid_a $pid_b
+  kill $watchdog_pid 2>/dev/null
+  if grep -q '^RESULT' "$out/loadgen.$label_a.log"; then
+    grep '^RESULT' "$out/loadgen.$label_a.log" >> "$results"
+  else
+    echo "RESULT label=$label_a failed" >> "$results"
+    tail -n 10 "$out/loadgen.$label_a.log" "$out/bridge.$label_a.log" "$out/bridge.$label_b.log" | sed 's/^/    /' >&2
+  fi
+  grep '^RESULT' "$out/loadgen.$label_a.log" | sed 's/^RESULT label=//' | cut -c1-150 >&2
+}
+
 # The bridges, MIDI -> OSC. Each subscribes itself to the generator's port "loadgen". exec, so
 # that the PID run() records is the bridge's (or valgrind's, which is the same process).
 aseqosc_forward() { exec "$@" "$aseqosc" run --config "$out/aseqosc.json5" --log-level warning; }
@@ -82,6 +117,11 @@ bare_forward() { exec "$@" "$out/bare-forwarder" --connect loadgen:0 $forward_po
 o2m_reverse() { exec "$@" o2m -m 3 -i $reverse_port -o loadgen; }
 aseqosc_reverse() { exec "$@" "$aseqosc" run --config "$out/aseqosc-reverse.json5" --log-level warning; }
 bare_reverse() { exec "$@" "$out/bare-forwarder" --reverse --connect loadgen:0 $reverse_port; }
+# The second bridge of a paired run: the generator's second port, the next UDP port.
+aseqosc_forward_b() { exec "$aseqosc" run --config "$out/aseqosc-b.json5" --log-level warning; }
+bare_forward_b() { exec "$out/bare-forwarder" --connect loadgen:1 $((forward_port + 1)); }
+aseqosc_reverse_b() { exec "$aseqosc" run --config "$out/aseqosc-reverse-b.json5" --log-level warning; }
+bare_reverse_b() { exec "$out/bare-forwarder" --reverse --connect loadgen:1 $((reverse_port + 1)); }
 stop_signal() { case $1 in m2o|o2m) echo INT ;; *) echo TERM ;; esac; }
 
 forward="aseqosc m2o bare"
@@ -119,6 +159,23 @@ while [ -z "$only" ] && [ $round -le "$rounds" ]; do
         --count $paced_n --warmup-ms 100 -- ${bridge}_reverse
       run "$bridge.o2m.window$round_suffix" "$signal" --direction o2m --format osmid --udp-port $reverse_port \
         --window $window --count $window_n -- ${bridge}_reverse
+    done
+  fi
+  if [ "$paired" = 1 ]; then
+    # aseqosc is stream a (its events sent first of each pair) in odd rounds, b in even ones.
+    for direction in $([ "$reverse" = 1 ] && echo m2o o2m || echo m2o); do
+      if [ $direction = m2o ]; then kind=forward port=$forward_port format=""
+      else kind=reverse port=$reverse_port format="--format osmid"; fi
+      echo "== $direction: paired paced, aseqosc and bare at once, round $round of $rounds" >&2
+      if [ $((round % 2)) = 1 ]; then
+        run_pair "aseqosc.$direction.paired$round_suffix" "bare.$direction.paired$round_suffix" \
+          --direction $direction $format --udp-port $port --rate 500 --count $paced_n --warmup-ms 100 -- \
+          aseqosc_$kind -- bare_${kind}_b
+      else
+        run_pair "bare.$direction.paired$round_suffix" "aseqosc.$direction.paired$round_suffix" \
+          --direction $direction $format --udp-port $port --rate 500 --count $paced_n --warmup-ms 100 -- \
+          bare_$kind -- aseqosc_${kind}_b
+      fi
     done
   fi
   round=$((round + 1))

@@ -23,11 +23,17 @@
  *     --warmup-ms MS        leave the events sent in the first MS ms out of p50/p99/max (the first
  *                           event's latency is reported on its own as first_us): a cold start is
  *                           not steady-state latency (default 0)
+ *     --pair LABEL          paced only: drive two bridges at once, taking turns event by event. The
+ *                           second one ("stream b", reported as LABEL) uses our second port
+ *                           "loadgen-b" and UDP_PORT + 1; --count and --rate are per bridge, the
+ *                           sends alternate half a period apart. Both bridges then meet the same
+ *                           VM at the same moments, which separate runs do not (under emulation
+ *                           one run's p50 can be twice another's for the same program).
  *
  * Events cycle note-on, control change, note-off (notes and values vary), so a bridge that
  * tracks notes passes every one. Outputs are matched to inputs in order (ALSA and loopback UDP
  * keep it); latencies are reported only when nothing was lost. The ALSA client and port are both
- * named "loadgen". Prints "ready" once its port exists, then one line:
+ * named "loadgen". Prints "ready" once its port exists, then one line (two with --pair):
  *
  *   RESULT label=.. mode=paced|window sent=N received=M lost=K seconds=S eps=E p50_us=..
  *          p99_us=.. max_us=.. cpu_ms=.. cpu_us_per_event=.. hwm_kb=..
@@ -149,8 +155,74 @@ static size_t osc_for(const char *format, long i, unsigned char *out) {
     return n;
 }
 
+/* One bridge's stream of events: what was sent when, and each one's latency. */
+struct stream {
+    const char *label;
+    int port;                     /* our ALSA port */
+    int fd;                       /* m2o: the UDP socket we receive on; o2m: the one we send from */
+    struct sockaddr_in address;   /* the UDP port */
+    long sent, received;
+    uint64_t *sent_at, *latency;
+    uint64_t last_output;
+};
+
+static void report(struct stream *s, const char *mode, uint64_t start, long warmup_ms, const char *latencies_path,
+                   long cpu, long hwm, long stray) {
+    double seconds = (double)(s->last_output - start) / 1e9;
+    long lost = s->sent - s->received;
+    printf("RESULT label=%s mode=%s sent=%ld received=%ld lost=%ld seconds=%.3f eps=%.0f", s->label, mode, s->sent,
+           s->received, lost, seconds, s->received / seconds);
+    if (lost == 0 && s->received > 0) {
+        if (latencies_path) {
+            /* Every event's latency in order of sending, before sorting: to see when the slow
+               ones happen. */
+            FILE *out = fopen(latencies_path, "w");
+            if (!out) die("fopen", 0);
+            for (long i = 0; i < s->received; i++)
+                fprintf(out, "%.0f %.0f\n", (s->sent_at[i] - s->sent_at[0]) / 1e3, s->latency[i] / 1e3);
+            fclose(out);
+        }
+        long skip = 0;
+        while (skip < s->received - 1 && s->sent_at[skip] - s->sent_at[0] < (uint64_t)warmup_ms * 1000000) skip++;
+        printf(" first_us=%.0f", s->latency[0] / 1e3);
+        uint64_t *steady = s->latency + skip;
+        long measured = s->received - skip;
+        qsort(steady, (size_t)measured, sizeof *steady, compare_u64);
+        printf(" p50_us=%.0f p99_us=%.0f max_us=%.0f", steady[measured / 2] / 1e3,
+               steady[(size_t)(measured * 99 / 100)] / 1e3, steady[measured - 1] / 1e3);
+    } else {
+        printf(" p50_us=- p99_us=- max_us=-");
+    }
+    if (cpu >= 0) printf(" cpu_ms=%ld cpu_us_per_event=%.1f", cpu, s->received ? cpu * 1000.0 / s->received : 0.0);
+    if (hwm >= 0) printf(" hwm_kb=%ld", hwm);
+    if (stray) printf(" other_events=%ld", stray);
+    printf("\n");
+}
+
+/* Whether some port is subscribed to ours (m2o) or ours to some port (o2m). */
+static int subscribed(snd_seq_t *seq, int port, int m2o) {
+    snd_seq_query_subscribe_t *query;
+    snd_seq_query_subscribe_alloca(&query);
+    snd_seq_addr_t self = {.client = (unsigned char)snd_seq_client_id(seq), .port = (unsigned char)port};
+    snd_seq_query_subscribe_set_root(query, &self);
+    snd_seq_query_subscribe_set_type(query, m2o ? SND_SEQ_QUERY_SUBS_READ : SND_SEQ_QUERY_SUBS_WRITE);
+    snd_seq_query_subscribe_set_index(query, 0);
+    return snd_seq_query_port_subscribers(seq, query) >= 0;
+}
+
+static int create_port(snd_seq_t *seq, const char *name) {
+    /* Both directions' capabilities: osmid's JUCE lists a port as a MIDI input or output only
+     * when it has both (a read-only port is not in `m2o -l`). */
+    int port = snd_seq_create_simple_port(seq, name,
+        SND_SEQ_PORT_CAP_READ | SND_SEQ_PORT_CAP_SUBS_READ | SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE,
+        SND_SEQ_PORT_TYPE_MIDI_GENERIC | SND_SEQ_PORT_TYPE_APPLICATION);
+    if (port < 0) die("snd_seq_create_simple_port", port);
+    return port;
+}
+
 int main(int argc, char **argv) {
-    const char *direction = "m2o", *format = "osmid", *connect = NULL, *label = "run", *pid_file = NULL, *latencies_path = NULL;
+    const char *direction = "m2o", *format = "osmid", *connect = NULL, *label = "run", *pid_file = NULL,
+               *latencies_path = NULL, *pair_label = NULL;
     int udp_port = 57120, window = 16, bridge_pid = 0;
     long count = 3000, settle_ms = 1000, idle_ms = 3000, warmup_ms = 0;
     double rate = 0;
@@ -172,46 +244,43 @@ int main(int argc, char **argv) {
         else if (!strcmp(option, "--idle-ms")) idle_ms = atol(value);
         else if (!strcmp(option, "--latencies")) latencies_path = value;
         else if (!strcmp(option, "--warmup-ms")) warmup_ms = atol(value);
+        else if (!strcmp(option, "--pair")) pair_label = value;
         else { fprintf(stderr, "loadgen: unknown option %s (see the header of loadgen.c)\n", option); return 64; }
     }
     int m2o = strcmp(direction, "m2o") == 0;
     if (!m2o && strcmp(direction, "o2m") != 0) { fprintf(stderr, "loadgen: --direction m2o or o2m\n"); return 64; }
     if (count <= 0 || window <= 0) { fprintf(stderr, "loadgen: --count and --window must be positive\n"); return 64; }
+    if (pair_label && (rate <= 0 || connect)) {
+        fprintf(stderr, "loadgen: --pair needs --rate and the bridges to subscribe themselves (no --connect)\n");
+        return 64;
+    }
+    int streams = pair_label ? 2 : 1;
 
     snd_seq_t *seq;
     int err = snd_seq_open(&seq, "default", SND_SEQ_OPEN_DUPLEX, SND_SEQ_NONBLOCK);
     if (err < 0) die("snd_seq_open", err);
     snd_seq_set_client_name(seq, "loadgen");
-    /* Both directions' capabilities: osmid's JUCE lists a port as a MIDI input or output only
-     * when it has both (a read-only port is not in `m2o -l`). */
-    int port = snd_seq_create_simple_port(seq, "loadgen",
-        SND_SEQ_PORT_CAP_READ | SND_SEQ_PORT_CAP_SUBS_READ | SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE,
-        SND_SEQ_PORT_TYPE_MIDI_GENERIC | SND_SEQ_PORT_TYPE_APPLICATION);
-    if (port < 0) die("snd_seq_create_simple_port", port);
+    struct stream stream[2] = {{.label = label}, {.label = pair_label}};
+    stream[0].port = create_port(seq, "loadgen");
+    if (streams == 2) stream[1].port = create_port(seq, "loadgen-b");
     /* A big enough kernel pool that a window of events never blocks or overruns. */
     snd_seq_set_client_pool_output(seq, 2000);
     snd_seq_set_client_pool_input(seq, 2000);
     printf("ready\n");
     fflush(stdout);
 
-    /* Wait until the bridge is subscribed (it connects itself, or we connect to it). */
+    /* Wait until the bridges are subscribed (they connect themselves, or we connect to one). */
     uint64_t deadline = now_ns() + 120ull * 1000000000u;
     for (;;) {
         if (connect) {
             snd_seq_addr_t peer;
             if (snd_seq_parse_address(seq, &peer, connect) >= 0) {
-                err = m2o ? snd_seq_connect_to(seq, port, peer.client, peer.port)
-                          : snd_seq_connect_from(seq, port, peer.client, peer.port);
+                err = m2o ? snd_seq_connect_to(seq, stream[0].port, peer.client, peer.port)
+                          : snd_seq_connect_from(seq, stream[0].port, peer.client, peer.port);
                 if (err >= 0 || err == -EBUSY) break;
             }
-        } else {
-            snd_seq_query_subscribe_t *query;
-            snd_seq_query_subscribe_alloca(&query);
-            snd_seq_addr_t self = {.client = (unsigned char)snd_seq_client_id(seq), .port = (unsigned char)port};
-            snd_seq_query_subscribe_set_root(query, &self);
-            snd_seq_query_subscribe_set_type(query, m2o ? SND_SEQ_QUERY_SUBS_READ : SND_SEQ_QUERY_SUBS_WRITE);
-            snd_seq_query_subscribe_set_index(query, 0);
-            if (snd_seq_query_port_subscribers(seq, query) >= 0) break;
+        } else if (subscribed(seq, stream[0].port, m2o) && (streams == 1 || subscribed(seq, stream[1].port, m2o))) {
+            break;
         }
         if (now_ns() > deadline) { fprintf(stderr, "loadgen: no bridge subscribed within 120 s\n"); return 69; }
         usleep(50000);
@@ -225,60 +294,65 @@ int main(int argc, char **argv) {
         }
     }
 
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
-    if (fd < 0) die("socket", 0);
-    int buffer_size = 4 << 20;
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer_size, sizeof buffer_size);
-    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons(udp_port)};
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (m2o && bind(fd, (struct sockaddr *)&address, sizeof address) < 0) die("bind", 0);
-
     struct pollfd fds[8];
-    int nfds;
-    if (m2o) {
-        fds[0] = (struct pollfd){.fd = fd, .events = POLLIN};
-        nfds = 1;
-    } else {
-        nfds = snd_seq_poll_descriptors(seq, fds, 8, POLLIN);
+    int nfds = 0;
+    for (int s = 0; s < streams; s++) {
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+        if (fd < 0) die("socket", 0);
+        int buffer_size = 4 << 20;
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer_size, sizeof buffer_size);
+        stream[s].fd = fd;
+        stream[s].address = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons(udp_port + s)};
+        stream[s].address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (m2o) {
+            if (bind(fd, (struct sockaddr *)&stream[s].address, sizeof stream[s].address) < 0) die("bind", 0);
+            fds[nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
+        }
+        stream[s].sent_at = calloc((size_t)count, sizeof *stream[s].sent_at);
+        stream[s].latency = calloc((size_t)count, sizeof *stream[s].latency);
+        if (!stream[s].sent_at || !stream[s].latency) die("calloc", 0);
     }
+    if (!m2o) nfds = snd_seq_poll_descriptors(seq, fds, 8, POLLIN);
 
-    uint64_t *sent_at = calloc((size_t)count, sizeof *sent_at);
-    uint64_t *latency = calloc((size_t)count, sizeof *latency);
-    if (!sent_at || !latency) die("calloc", 0);
-    long sent = 0, received = 0, stray = 0;
+    long stray = 0;
     long cpu_start = bridge_pid ? cpu_ms(bridge_pid) : -1;
     uint64_t start = now_ns(), last_output = start, next_send = start;
-    uint64_t period = rate > 0 ? (uint64_t)(1e9 / rate) : 0;
+    /* Paired, the two bridges' sends alternate, each bridge's `rate` apart. */
+    uint64_t period = rate > 0 ? (uint64_t)(1e9 / rate / streams) : 0;
     unsigned char datagram[2048];
+    long total = count * streams, sent = 0, received = 0;
+    stream[0].last_output = stream[1].last_output = start;
 
-    while (received < count) {
+    while (received < total) {
         uint64_t now = now_ns();
         /* Send what is due. */
-        while (sent < count && (rate > 0 ? now >= next_send : sent - received < window)) {
+        while (sent < total && (rate > 0 ? now >= next_send : sent - received < window)) {
+            struct stream *s = &stream[sent % streams];
             if (m2o) {
                 int kind, channel, d1, d2;
-                event_at(sent, &kind, &channel, &d1, &d2);
+                event_at(s->sent, &kind, &channel, &d1, &d2);
                 snd_seq_event_t event;
                 snd_seq_ev_clear(&event);
-                snd_seq_ev_set_source(&event, port);
+                snd_seq_ev_set_source(&event, s->port);
                 snd_seq_ev_set_subs(&event);
                 snd_seq_ev_set_direct(&event);
                 if (kind == NOTE_ON) snd_seq_ev_set_noteon(&event, channel, d1, d2);
                 else if (kind == CONTROL) snd_seq_ev_set_controller(&event, channel, d1, d2);
                 else snd_seq_ev_set_noteoff(&event, channel, d1, d2);
-                sent_at[sent] = now_ns();
+                s->sent_at[s->sent] = now_ns();
                 err = snd_seq_event_output_direct(seq, &event);
                 if (err == -EAGAIN) break; /* kernel pool full: receive first */
                 if (err < 0) die("snd_seq_event_output_direct", err);
             } else {
                 unsigned char packet[128];
-                size_t size = osc_for(format, sent, packet);
-                sent_at[sent] = now_ns();
-                if (sendto(fd, packet, size, 0, (struct sockaddr *)&address, sizeof address) < 0) {
+                size_t size = osc_for(format, s->sent, packet);
+                s->sent_at[s->sent] = now_ns();
+                if (sendto(s->fd, packet, size, 0, (struct sockaddr *)&s->address, sizeof s->address) < 0) {
                     if (errno == EAGAIN) break;
                     die("sendto", 0);
                 }
             }
+            s->sent++;
             sent++;
             next_send += period;
             if (rate > 0) now = now_ns();
@@ -286,10 +360,10 @@ int main(int argc, char **argv) {
         /* Wait for outputs, or until the next paced send (never spin: the VM has one CPU and the
          * bridge needs it). */
         uint64_t timeout_ns = (uint64_t)idle_ms * 1000000u;
-        if (sent < count && rate > 0) {
+        if (sent < total && rate > 0) {
             now = now_ns();
             timeout_ns = next_send > now ? next_send - now : 0;
-        } else if (sent < count && sent - received < window) {
+        } else if (sent < total && sent - received < window) {
             timeout_ns = 1000000; /* the kernel pool or socket was full */
         }
         struct timespec timeout = {.tv_sec = (time_t)(timeout_ns / 1000000000u),
@@ -298,16 +372,18 @@ int main(int argc, char **argv) {
         if (ready < 0 && errno != EINTR) die("poll", 0);
         /* Drain everything that has arrived. */
         for (;;) {
-            int got = 0;
+            struct stream *got = NULL;
             if (m2o) {
-                if (recv(fd, datagram, sizeof datagram, 0) > 0) got = 1;
+                for (int s = 0; s < streams && !got; s++)
+                    if (recv(stream[s].fd, datagram, sizeof datagram, 0) > 0) got = &stream[s];
             } else {
                 snd_seq_event_t *event;
                 int r = snd_seq_event_input(seq, &event);
                 if (r >= 0 && event) {
                     int type = event->type;
                     if (type == SND_SEQ_EVENT_NOTEON || type == SND_SEQ_EVENT_NOTEOFF ||
-                        type == SND_SEQ_EVENT_CONTROLLER) got = 1;
+                        type == SND_SEQ_EVENT_CONTROLLER)
+                        got = streams == 2 && event->dest.port == stream[1].port ? &stream[1] : &stream[0];
                     else { stray++; continue; }
                 } else if (r == -ENOSPC) {
                     fprintf(stderr, "loadgen: ALSA input overrun\n");
@@ -316,50 +392,24 @@ int main(int argc, char **argv) {
             }
             if (!got) break;
             uint64_t t = now_ns();
-            if (received < sent) latency[received] = t - sent_at[received];
+            if (got->received < got->sent) got->latency[got->received] = t - got->sent_at[got->received];
+            got->received++;
+            got->last_output = t;
             received++;
             last_output = t;
         }
         if (ready == 0 && timeout_ns > 0 && now_ns() - last_output >= (uint64_t)idle_ms * 1000000u &&
-            (sent == count || rate == 0)) {
+            (sent == total || rate == 0)) {
             break; /* nothing for idle_ms: the rest is lost */
         }
     }
-    uint64_t end = last_output;
     long cpu_end = bridge_pid ? cpu_ms(bridge_pid) : -1;
     long hwm = bridge_pid ? hwm_kb(bridge_pid) : -1;
-
-    double seconds = (double)(end - start) / 1e9;
-    long lost = sent - received;
-    printf("RESULT label=%s mode=%s sent=%ld received=%ld lost=%ld seconds=%.3f eps=%.0f", label,
-           rate > 0 ? "paced" : "window", sent, received, lost, seconds, received / seconds);
-    if (lost == 0 && received > 0) {
-        if (latencies_path) {
-            /* Every event's latency in order of sending, before sorting: to see when the slow
-               ones happen. */
-            FILE *out = fopen(latencies_path, "w");
-            if (!out) die("fopen", 0);
-            for (long i = 0; i < received; i++) fprintf(out, "%.0f %.0f\n", (sent_at[i] - sent_at[0]) / 1e3, latency[i] / 1e3);
-            fclose(out);
-        }
-        long skip = 0;
-        while (skip < received - 1 && sent_at[skip] - sent_at[0] < (uint64_t)warmup_ms * 1000000) skip++;
-        printf(" first_us=%.0f", latency[0] / 1e3);
-        uint64_t *steady = latency + skip;
-        long measured = received - skip;
-        qsort(steady, (size_t)measured, sizeof *steady, compare_u64);
-        printf(" p50_us=%.0f p99_us=%.0f max_us=%.0f", steady[measured / 2] / 1e3,
-               steady[(size_t)(measured * 99 / 100)] / 1e3, steady[measured - 1] / 1e3);
-    } else {
-        printf(" p50_us=- p99_us=- max_us=-");
-    }
-    if (cpu_start >= 0 && cpu_end >= 0)
-        printf(" cpu_ms=%ld cpu_us_per_event=%.1f", cpu_end - cpu_start,
-               received ? (cpu_end - cpu_start) * 1000.0 / received : 0.0);
-    if (hwm >= 0) printf(" hwm_kb=%ld", hwm);
-    if (stray) printf(" other_events=%ld", stray);
-    printf("\n");
+    long cpu = cpu_start >= 0 && cpu_end >= 0 ? cpu_end - cpu_start : -1;
+    const char *mode = rate > 0 ? "paced" : "window";
+    report(&stream[0], mode, start, warmup_ms, latencies_path, cpu, hwm, stray);
+    if (streams == 2) report(&stream[1], mode, start, warmup_ms, NULL, -1, -1, 0);
     fflush(stdout);
     snd_seq_close(seq);
-    return lost == 0 ? 0 : 1;
+    return received == total ? 0 : 1;
 }

@@ -76,14 +76,17 @@ def ratio_text(value):
 print((out / "machine.txt").read_text())
 measures = (("CPU time per event", "window", "cpu_us_per_event"), ("windowed events/s", "window", "eps"),
             ("paced latency p50 (after the warm-up)", "paced", "p50_us"),
-            ("paced latency p99 (after the warm-up)", "paced", "p99_us"))
+            ("paced latency p99 (after the warm-up)", "paced", "p99_us"),
+            ("paired with bare, paced latency p50", "paired", "p50_us"),
+            ("paired with bare, paced latency p99", "paired", "p99_us"))
 for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o2m", "o2m", ["aseqosc", "o2m", "bare"])):
     present = [b for b in bridges if f"{b}.{direction}.window" in runs or f"{b}.{direction}" in counts]
     if not present:
         continue
     title = "MIDI -> OSC" if direction == "m2o" else "OSC -> MIDI"
     ir = {b: per_event(f"{b}.{direction}") for b in present}
-    taken = [r for r in rounds if any(field(b, direction, "paced", "p50_us", r) for b in present)]
+    taken = [r for r in rounds if any(field(b, direction, mode, "p50_us", r) for b in present
+                                      for mode in ("paced", "paired"))]
     over = f", median over {len(taken)} rounds" if len(taken) > 1 else ""
     print(f"### {title}: ratios (same VM run{over})\n")
     print(f"| measure | aseqosc / {peer} | aseqosc / bare | {peer} / bare |")
@@ -98,19 +101,21 @@ for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o
     print()
     if len(taken) > 1:
         print("Each round, aseqosc / bare:\n")
-        print("| round | paced p50 | paced p99 | windowed events/s |")
-        print("|---|---|---|---|")
+        print("| round | paced p50 | paced p99 | windowed events/s | paired p50 | paired p99 |")
+        print("|---|---|---|---|---|---|")
         for r in taken:
             cells = []
-            for mode, key in (("paced", "p50_us"), ("paced", "p99_us"), ("window", "eps")):
+            for mode, key in (("paced", "p50_us"), ("paced", "p99_us"), ("window", "eps"), ("paired", "p50_us"),
+                              ("paired", "p99_us")):
                 x, y = field("aseqosc", direction, mode, key, r), field("bare", direction, mode, key, r)
                 cells.append(ratio_text(x / y if x is not None and y else None))
             print(f"| {r} | " + " | ".join(cells) + " |")
         print()
     print(f"### {title}: absolute numbers (indicative: VM under software emulation{over})\n")
     print("| bridge | instr/event | CPU µs/event | RSS (VmHWM) | windowed events/s (lost) | "
-          "paced p50 / p99 / max µs (lost) | paced first event µs | windowed p50 / p99 µs |")
-    print("|---|---|---|---|---|---|---|---|")
+          "paced p50 / p99 / max µs (lost) | paced first event µs | windowed p50 / p99 µs | "
+          "paired with bare: paced p50 / p99 µs (lost) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for b in present:
         def m(mode, key, digits=0):
             return fmt(median_field(b, direction, mode, key), digits)
@@ -124,7 +129,8 @@ for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o
         print(f"| {b} | {fmt(ir[b])} | {m('window', 'cpu_us_per_event', 1)} | "
               f"{'-' if hwm is None else f'{hwm / 1024:.1f} MiB'} | {m('window', 'eps')} ({lost('window')}) | "
               f"{m('paced', 'p50_us')} / {m('paced', 'p99_us')} / {m('paced', 'max_us')} ({lost('paced')}) | "
-              f"{m('paced', 'first_us')} | {m('window', 'p50_us')} / {m('window', 'p99_us')} |")
+              f"{m('paced', 'first_us')} | {m('window', 'p50_us')} / {m('window', 'p99_us')} | "
+              f"{m('paired', 'p50_us')} / {m('paired', 'p99_us')} ({lost('paired')}) |")
     print()
     raw = [f"{b}: {counts[f'{b}.{direction}']}" for b in present if f"{b}.{direction}" in counts]
     if raw:

@@ -4,10 +4,11 @@ import Synchronization
 /// One thread's OSC input: a ``UDPReceiver``, a ``TCPReceiver``, or both (on the same port, as
 /// a user who names one port expects), waited on together in `poll()` with a self-pipe, so
 /// ``stop()`` ends the loop at once from any thread and every packet reaches the same handler
-/// in arrival order, whichever transport brought it.
+/// in arrival order, whichever transport brought it. UDP alone, with nothing timed to do, waits
+/// in the receive itself (see ``UDPReceiver``).
 public final class OSCReceiver: @unchecked Sendable {
     // @unchecked Sendable: the poll set and the receivers' buffers belong to the thread inside
-    // `run`; other threads only call `stop()` and `wake()` and read the statistics.
+    // `run`; other threads only call `stop()` and read the statistics.
 
     public let udp: UDPReceiver?
     public let tcp: TCPReceiver?
@@ -33,19 +34,16 @@ public final class OSCReceiver: @unchecked Sendable {
         descriptors.deallocate()
     }
 
-    /// Makes ``run(tick:_:)`` return soon; callable from any thread.
+    /// Makes ``run(tick:beforeBatch:_:)`` return soon; callable from any thread. The sockets
+    /// receive nothing more.
     public func stop() {
-        // Releasing: pairs with the acquiring load in `run`.
+        // Releasing: pairs with the acquiring loads in `run` and in the UDP receiver.
         stopRequested.store(true, ordering: .releasing)
-        wake()
-    }
-
-    /// Wakes the loop so it calls `tick` again now.
-    public func wake() {
         wakePipe.wake()
+        udp?.stop()
     }
 
-    /// Closes every socket (after ``run(tick:_:)`` has returned), freeing the port at once.
+    /// Closes every socket (after ``run(tick:beforeBatch:_:)`` has returned), freeing the port at once.
     public func close() {
         udp?.close()
         tcp?.close()
@@ -63,6 +61,11 @@ public final class OSCReceiver: @unchecked Sendable {
         var timeout = tick()
         // Acquiring: pairs with the releasing store in `stop()`.
         while !stopRequested.load(ordering: .acquiring) {
+            if timeout < 0, tcp == nil, let udp {
+                udp.receiveWaiting(handler, beforeBatch: beforeBatch, tick: tick)
+                timeout = tick()
+                continue
+            }
             // Connections come and go between rounds, so the TCP part is written afresh.
             tcp?.fillPollDescriptors(descriptors + 2)
             let ready = poll(descriptors, nfds_t(descriptorCount), timeout)

@@ -32,9 +32,14 @@ public final class UDPReceiveStatistics: Sendable {
 /// system call, each handed to a handler with its sender's address, in place (nothing is
 /// copied or allocated after `init`).
 ///
-/// ``run(tick:_:)`` waits in `poll()` on the socket and on a self-pipe, so ``stop()`` ends it at
-/// once from any thread; ``OSCReceiver`` runs it beside a ``TCPReceiver`` instead. With an
-/// allow-list, datagrams from other senders are dropped and counted before the handler sees them.
+/// With nothing timed to do (`tick` returns -1), ``run(tick:beforeBatch:_:)`` waits in the
+/// receive itself, `recvmmsg` with `MSG_WAITFORONE` on the blocking socket: one system call per
+/// datagram instead of `poll` and then a receive, which under emulation took a tenth of a paced
+/// message's latency (BENCHMARKS.md). ``stop()`` ends that wait with `shutdown(SHUT_RD)`, which
+/// Linux applies to an unconnected UDP socket too (it answers `ENOTCONN` but wakes the reader);
+/// a wait with a timeout is a `poll()` on the socket and a self-pipe. ``OSCReceiver`` runs it
+/// beside a ``TCPReceiver`` instead. With an allow-list, datagrams from other senders are
+/// dropped and counted before the handler sees them.
 public final class UDPReceiver: @unchecked Sendable {
     // @unchecked Sendable: the buffers belong to the thread inside `run`; other threads only
     // call `stop()` (an atomic and a pipe write) and read the statistics.
@@ -66,6 +71,8 @@ public final class UDPReceiver: @unchecked Sendable {
     ) throws(ListenError) {
         precondition(batchCapacity >= 1 && slotSize >= 16, "UDPReceiver: batch capacity and slot size too small")
         (socket, boundAddress) = try ListeningSocket.open(host: host, port: port, type: Int32(SOCK_DGRAM.rawValue))
+        // Blocking, for the waiting receive; every other receive passes MSG_DONTWAIT.
+        _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) & ~O_NONBLOCK)
         do {
             wakePipe = try WakePipe(endpoint: boundAddress.description)
         } catch {
@@ -113,16 +120,19 @@ public final class UDPReceiver: @unchecked Sendable {
         Glibc.close(socket)
     }
 
-    /// Makes ``run(tick:_:)`` return soon; callable from any thread.
+    /// Makes ``run(tick:beforeBatch:_:)`` return soon; callable from any thread. The socket
+    /// receives nothing more.
     public func stop() {
         // Releasing: pairs with the acquiring load in `run`.
         stopRequested.store(true, ordering: .releasing)
-        wake()
+        wakePipe.wake()
+        interruptWaitingReceive()
     }
 
-    /// Wakes the loop so it calls `tick` again now.
-    public func wake() {
-        wakePipe.wake()
+    /// Ends a receive waiting in ``receiveWaiting(_:beforeBatch:tick:)``, now or later: the
+    /// socket reads end-of-input from here on. Once the receiver is stopping only.
+    func interruptWaitingReceive() {
+        _ = shutdown(socket, Int32(SHUT_RD))
     }
 
     /// Receives until ``stop()``. `handler` gets each datagram (valid only during the call) and
@@ -139,6 +149,11 @@ public final class UDPReceiver: @unchecked Sendable {
         var timeout = tick()
         // Acquiring: pairs with the releasing store in `stop()`.
         while !stopRequested.load(ordering: .acquiring) {
+            if timeout < 0 {
+                receiveWaiting(handler, beforeBatch: beforeBatch, tick: tick)
+                timeout = tick()
+                continue
+            }
             let ready = withUnsafeMutableBytes(of: &descriptors) {
                 poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, timeout)
             }
@@ -149,19 +164,35 @@ public final class UDPReceiver: @unchecked Sendable {
         }
     }
 
-    /// Reads batches until the socket is empty, ticking between batches so paced output keeps
-    /// moving during a flood; `beforeBatch` runs before each batch is handed on.
-    func receiveAvailable(
+    /// Waits for a datagram in the receive itself, then reads like
+    /// ``receiveAvailable(_:beforeBatch:tick:)``. Returns without handing anything on once
+    /// ``stop()`` was called.
+    func receiveWaiting(
         _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void, tick: () -> Int32
+    ) {
+        receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick, waitingForOne: true)
+    }
+
+    /// Reads batches until the socket is empty, ticking between batches so paced output keeps
+    /// moving during a flood; `beforeBatch` runs before each batch is handed on. With
+    /// `waitingForOne`, the first receive waits until there is a datagram.
+    func receiveAvailable(
+        _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void, tick: () -> Int32,
+        waitingForOne: Bool = false
     ) {
         // The headers point at their slots from `init` on; of what they hold, the kernel changes
         // only the sender length (set back below, once read), the flags and the length received.
+        var flags = waitingForOne ? Int32(MSG_WAITFORONE) : Int32(MSG_DONTWAIT)
         while true {
-            let count = aseqosc_recvmmsg(socket, headers, UInt32(batchCapacity), Int32(MSG_DONTWAIT), nil)
+            let count = aseqosc_recvmmsg(socket, headers, UInt32(batchCapacity), flags, nil)
             if count < 0 {
                 if errno == EINTR { continue }
                 return  // EAGAIN: nothing more; other errors (ICMP reports) are not ours to act on
             }
+            // Acquiring: pairs with the releasing store in `stop()`, whose shutdown ends a
+            // receive with an empty "datagram" that is not one.
+            if stopRequested.load(ordering: .acquiring) { return }
+            flags = Int32(MSG_DONTWAIT)
             if count > 0 { beforeBatch() }
             var accepted = 0
             var bytes = 0

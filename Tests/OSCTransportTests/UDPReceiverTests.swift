@@ -92,6 +92,62 @@ final class UDPReceiverTests: XCTestCase {
         XCTAssertEqual(lock.withLock { batchOfEach }, [1, 1, 1, 1, 2, 2, 2, 2, 3, 3])
     }
 
+    /// With nothing timed to do the loop waits in the receive itself; `stop()` must end that
+    /// wait (by shutting the socket's reading side) without handing on the empty read it makes.
+    func testStopEndsAReceiveThatIsWaitingAndHandsOnNothing() throws {
+        let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
+        let collector = Collector()
+        collector.run(receiver)
+        usleep(50_000)  // the thread is inside recvmmsg by now (a later stop is the same case)
+        receiver.stop()
+        XCTAssertEqual(collector.done.wait(timeout: .now() + 5), .success, "stop() did not end a waiting receive")
+        XCTAssertEqual(collector.lock.withLock { collector.datagrams.count }, 0)
+        XCTAssertEqual(receiver.statistics.datagrams, 0)
+    }
+
+    /// A real empty datagram is still one: the stop check does not swallow it.
+    func testAnEmptyDatagramIsHandedOn() throws {
+        let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
+        let collector = Collector()
+        collector.run(receiver)
+        send([], toPort: receiver.port)
+        send([1, 2, 3, 4], toPort: receiver.port)
+        let got = collector.waitFor(2)
+        receiver.stop()
+        XCTAssertEqual(collector.done.wait(timeout: .now() + 5), .success, "stop() did not end the loop")
+        XCTAssertEqual(got.map(\.0), [[], [1, 2, 3, 4]])
+    }
+
+    /// The loop moves between waiting with a timeout (`poll`, so `tick` runs when it is due)
+    /// and waiting in the receive (`tick` returns -1), and `stop()` ends either.
+    func testTicksRunWhileATimeoutIsAskedForThenTheReceiveWaits() throws {
+        let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
+        let lock = NSLock()
+        nonisolated(unsafe) var ticks = 0
+        nonisolated(unsafe) var received: [[UInt8]] = []
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            // 2 ms timeouts for the first 20 ticks, then none.
+            receiver.run(tick: { lock.withLock { ticks += 1; return ticks <= 20 ? 2 : -1 } }) { bytes, _ in
+                lock.withLock { received.append(Array(bytes)) }
+            }
+            done.signal()
+        }.start()
+        let deadline = Date().addingTimeInterval(5)
+        while lock.withLock({ ticks }) <= 20 && Date() < deadline { usleep(2_000) }
+        XCTAssertGreaterThan(lock.withLock { ticks }, 20, "timeouts did not wake the loop to tick")
+        usleep(20_000)
+        let ticksWhileWaiting = lock.withLock { ticks }
+        usleep(50_000)
+        XCTAssertEqual(lock.withLock { ticks }, ticksWhileWaiting, "the loop ticked with no timeout and no datagram")
+        send([9, 9, 9, 9], toPort: receiver.port)
+        while lock.withLock({ received.count }) < 1 && Date() < deadline { usleep(2_000) }
+        XCTAssertEqual(lock.withLock { received }, [[9, 9, 9, 9]])
+        XCTAssertEqual(lock.withLock { ticks }, ticksWhileWaiting + 1, "one tick after the datagram's batch")
+        receiver.stop()
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "stop() did not end the loop")
+    }
+
     func testSendersOutsideTheAllowListAreDroppedAndCounted() throws {
         let receiver = try UDPReceiver(
             host: "127.0.0.1", port: 0, allowList: IPAllowList([try IPNetwork(parsing: "10.0.0.0/8")]))
