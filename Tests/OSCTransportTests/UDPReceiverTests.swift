@@ -128,7 +128,13 @@ final class UDPReceiverTests: XCTestCase {
         let done = DispatchSemaphore(value: 0)
         Thread {
             // 2 ms timeouts for the first 20 ticks, then none.
-            receiver.run(tick: { lock.withLock { ticks += 1; return ticks <= 20 ? 2 : -1 } }) { bytes, _ in
+            let tick = {
+                lock.withLock {
+                    ticks += 1
+                    return ticks <= 20 ? Int32(2) : -1
+                }
+            }
+            receiver.run(tick: tick) { bytes, _ in
                 lock.withLock { received.append(Array(bytes)) }
             }
             done.signal()
