@@ -42,6 +42,30 @@ wait_for_line() {
   done
 }
 
+# stop_bridges SIGNAL PID...: stops the bridges with SIGNAL (SIGKILL after 60 s) and waits.
+stop_bridges() {
+  stop_with=$1
+  shift
+  kill "-$stop_with" "$@" 2>/dev/null  # m2o may have gone: it exits when its input does
+  ( sleep 60; kill -9 "$@" 2>/dev/null ) &
+  watchdog_pid=$!
+  wait "$@"
+  kill $watchdog_pid 2>/dev/null
+}
+
+# record LABEL BRIDGE_LOG...: appends the generator's RESULT lines to results.txt, or a failure
+# line and the logs' last lines.
+record() {
+  record_label=$1
+  shift
+  if grep -q '^RESULT' "$out/loadgen.$record_label.log"; then
+    grep '^RESULT' "$out/loadgen.$record_label.log" >> "$results"
+  else
+    echo "RESULT label=$record_label failed" >> "$results"
+    tail -n 10 "$out/loadgen.$record_label.log" "$@" | sed 's/^/    /' >&2
+  fi
+}
+
 # run LABEL SIGNAL LOADGEN_ARGS... -- BRIDGE_COMMAND...
 # Starts the load generator (it creates its port and waits for the bridge to subscribe), then
 # the bridge; when the generator is done, stops the bridge with SIGNAL and appends the
@@ -61,17 +85,8 @@ run() {
   bridge_pid=$!
   echo $bridge_pid > "$out/pid"
   wait $generator_pid
-  kill "-$run_signal" $bridge_pid 2>/dev/null  # m2o may have gone: it exits when its input does
-  ( sleep 60; kill -9 $bridge_pid 2>/dev/null ) &
-  watchdog_pid=$!
-  wait $bridge_pid
-  kill $watchdog_pid 2>/dev/null
-  if grep -q '^RESULT' "$out/loadgen.$run_label.log"; then
-    grep '^RESULT' "$out/loadgen.$run_label.log" >> "$results"
-  else
-    echo "RESULT label=$run_label failed" >> "$results"
-    tail -n 10 "$out/loadgen.$run_label.log" "$out/bridge.$run_label.log" | sed 's/^/    /' >&2
-  fi
+  stop_bridges "$run_signal" $bridge_pid
+  record "$run_label" "$out/bridge.$run_label.log"
   echo "$run_label: $(sed -n "s/^RESULT label=[^ ]* //p" "$out/loadgen.$run_label.log" | cut -c1-150)" >&2
 }
 
@@ -94,17 +109,8 @@ run_pair() {
   $bridge_b > "$out/bridge.$label_b.log" 2>&1 &
   pid_b=$!
   wait $generator_pid
-  kill -TERM $pid_a $pid_b 2>/dev/null
-  ( sleep 60; kill -9 $pid_a $pid_b 2>/dev/null ) &
-  watchdog_pid=$!
-  wait $pid_a $pid_b
-  kill $watchdog_pid 2>/dev/null
-  if grep -q '^RESULT' "$out/loadgen.$label_a.log"; then
-    grep '^RESULT' "$out/loadgen.$label_a.log" >> "$results"
-  else
-    echo "RESULT label=$label_a failed" >> "$results"
-    tail -n 10 "$out/loadgen.$label_a.log" "$out/bridge.$label_a.log" "$out/bridge.$label_b.log" | sed 's/^/    /' >&2
-  fi
+  stop_bridges TERM $pid_a $pid_b
+  record "$label_a" "$out/bridge.$label_a.log" "$out/bridge.$label_b.log"
   grep '^RESULT' "$out/loadgen.$label_a.log" | sed 's/^RESULT label=//' | cut -c1-150 >&2
 }
 
