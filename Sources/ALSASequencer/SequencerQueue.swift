@@ -2,12 +2,15 @@ import CALSA
 import Glibc
 import MIDI
 
-/// A running sequencer queue on our client, for events that must leave at a given time (OSC
-/// bundles with a time tag): the kernel holds them and delivers each at its time, so timing
-/// does not depend on when our thread next runs.
+/// A sequencer queue on our client, for events that must leave at a given time (OSC bundles
+/// with a time tag): the kernel holds them and delivers each at its time, so timing does not
+/// depend on when our thread next runs.
 ///
-/// The queue's real-time clock starts at 0 when the queue starts. ``now()`` reads it, so a
-/// caller converts "this many nanoseconds from now" into the queue's clock with one status read.
+/// The queue starts when it is first asked the time (``now()``), not when it is made: a running
+/// queue keeps a kernel timer firing (1 kHz with the usual high-resolution timer) for as long
+/// as it runs, which costs every event the bridge forwards meanwhile (BENCHMARKS.md) and keeps
+/// an idle machine awake, for bundles most users never send. Its real-time clock starts at 0
+/// then; ``monotonicOrigin`` is where that 0 falls on `CLOCK_MONOTONIC`.
 public final class SequencerQueue: @unchecked Sendable {
     // @unchecked Sendable: used by one thread (the OSC input thread) after creation.
 
@@ -15,21 +18,18 @@ public final class SequencerQueue: @unchecked Sendable {
     /// The queue number.
     public let id: Int32
     private let status: OpaquePointer
+    /// Whether the queue has started (its timer runs from then on).
+    public private(set) var isRunning = false
+    /// `CLOCK_MONOTONIC` nanoseconds at the queue's time 0; 0 until it runs.
+    public private(set) var monotonicOrigin: UInt64 = 0
 
-    /// Allocates a queue named `name` on `client` and starts it.
+    /// Allocates a queue named `name` on `client`, not yet started.
     public init(client: SequencerClient, name: String) throws(ALSAError) {
         let queue = try check(snd_seq_alloc_named_queue(client.handle, name), "snd_seq_alloc_named_queue")
         var allocated: OpaquePointer?
         do {
             try check(snd_seq_queue_status_malloc(&allocated), "snd_seq_queue_status_malloc")
-            // snd_seq_start_queue is a macro over this: a START event for the queue, which sits in
-            // the output buffer until drained.
-            try check(
-                snd_seq_control_queue(client.handle, queue, Int32(SND_SEQ_EVENT_START.rawValue), 0, nil),
-                "snd_seq_control_queue")
-            try check(snd_seq_drain_output(client.handle), "snd_seq_drain_output")
         } catch {
-            if let allocated { snd_seq_queue_status_free(allocated) }
             snd_seq_free_queue(client.handle, queue)
             throw error
         }
@@ -38,13 +38,30 @@ public final class SequencerQueue: @unchecked Sendable {
         status = allocated!
     }
 
+    private func start() throws(ALSAError) {
+        // snd_seq_start_queue is a macro over this: a START event for the queue, which sits in
+        // the output buffer until drained.
+        try check(
+            snd_seq_control_queue(client.handle, id, Int32(SND_SEQ_EVENT_START.rawValue), 0, nil),
+            "snd_seq_control_queue")
+        try check(snd_seq_drain_output(client.handle), "snd_seq_drain_output")
+        isRunning = true
+        let monotonic = SequencerReader.now()
+        monotonicOrigin = monotonic - min(try realTime(), monotonic)
+    }
+
     deinit {
         snd_seq_free_queue(client.handle, id)
         snd_seq_queue_status_free(status)
     }
 
-    /// The queue's real time now, in nanoseconds since it started.
+    /// The queue's real time now, in nanoseconds since it started; starts it if it has not.
     public func now() throws(ALSAError) -> UInt64 {
+        if !isRunning { try start() }
+        return try realTime()
+    }
+
+    private func realTime() throws(ALSAError) -> UInt64 {
         try check(snd_seq_get_queue_status(client.handle, id, status), "snd_seq_get_queue_status")
         guard let time = snd_seq_queue_status_get_real_time(status) else { return 0 }
         return UInt64(time.pointee.tv_sec) &* 1_000_000_000 &+ UInt64(time.pointee.tv_nsec)

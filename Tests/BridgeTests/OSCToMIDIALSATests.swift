@@ -261,6 +261,15 @@ final class OSCToMIDIALSATests: XCTestCase {
         XCTAssertTrue(summary.contains("1 malformed messages"), summary)
     }
 
+    /// The kernel's "timer state" of the last queue named `name` in /proc/asound/seq/queues
+    /// ("Running" or "Stopped").
+    static func timerState(ofQueue name: String) throws -> String? {
+        let text = try String(contentsOfFile: "/proc/asound/seq/queues", encoding: .utf8)
+        let block = text.components(separatedBy: "\nqueue ").last { $0.contains("[\(name)]") }
+        let line = block?.split(separator: "\n").first { $0.hasPrefix("timer state") }
+        return line?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces)
+    }
+
     func testABundleTimeTaggedAheadLeavesAtItsTime() throws {
         let port = 57306
         let aseqdumpPath = try TestEnvironment.tool("aseqdump", package: "alsa-utils")
@@ -269,17 +278,22 @@ final class OSCToMIDIALSATests: XCTestCase {
         try dump.start()
         XCTAssertTrue(dump.waitForOutput { $0.contains("Waiting for data") })
         func noteOns() -> Int { dump.standardOutput.components(separatedBy: "Note on").count - 1 }
+        // The queue's kernel timer runs only once a bundle needs it.
+        try send(port, "/midi/thru/1/note_on", "ii", 59, 100)
+        XCTAssertTrue(dump.waitForOutput { _ in noteOns() >= 1 })
+        XCTAssertEqual(try Self.timerState(ofQueue: "aseqosc osc"), "Stopped", "no bundle yet, no running queue")
 
         let ahead = OSCBundle(
             timeTag: OSCTimeTag(unixTime: Date().timeIntervalSince1970 + 0.2),
             [.message(OSCMessage("/midi/thru/1/note_on", [.int32(60), .int32(100)]))])
         let sent = Date()
         try send(port, .bundle(ahead))
-        XCTAssertTrue(dump.waitForOutput { _ in noteOns() >= 1 })
+        XCTAssertTrue(dump.waitForOutput { _ in noteOns() >= 2 })
         let delay = Date().timeIntervalSince(sent)
         print("bundle 200 ms ahead arrived after \(Int(delay * 1000)) ms")
         XCTAssertGreaterThanOrEqual(delay, 0.19)
         XCTAssertLessThan(delay, 0.6)
+        XCTAssertEqual(try Self.timerState(ofQueue: "aseqosc osc"), "Running")
 
         let now = Date()
         try send(
@@ -287,7 +301,7 @@ final class OSCToMIDIALSATests: XCTestCase {
             .bundle(
                 OSCBundle(
                     timeTag: .immediately, [.message(OSCMessage("/midi/thru/1/note_on", [.int32(61), .int32(1)]))])))
-        XCTAssertTrue(dump.waitForOutput { _ in noteOns() >= 2 })
+        XCTAssertTrue(dump.waitForOutput { _ in noteOns() >= 3 })
         let immediate = Date().timeIntervalSince(now)
         print("bundle 'immediately' arrived after \(Int(immediate * 1000)) ms")
         XCTAssertLessThan(immediate, 0.15)
@@ -297,7 +311,7 @@ final class OSCToMIDIALSATests: XCTestCase {
             [.message(OSCMessage("/midi/thru/1/note_on", [.int32(62), .int32(1)]))])
         let then = Date()
         try send(port, .bundle(past))
-        XCTAssertTrue(dump.waitForOutput { _ in noteOns() >= 3 })
+        XCTAssertTrue(dump.waitForOutput { _ in noteOns() >= 4 })
         XCTAssertLessThan(Date().timeIntervalSince(then), 0.15)
         dump.stop()
         let summary = stopAndSummarise(bridge)

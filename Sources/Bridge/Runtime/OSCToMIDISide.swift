@@ -47,8 +47,7 @@ final class OSCToMIDISide: @unchecked Sendable {
     private let output: PacedMIDIOutput<SequencerPortWriter>
     /// What each output's notes do over time, to silence them on stop.
     private let ledger: OutputNoteLedger
-    /// The monotonic time at which the queue's clock read 0.
-    private let queueOrigin: UInt64
+    /// For bundles with a future time tag; it starts (and its kernel timer with it) at the first.
     private let queue: SequencerQueue
     private let translator: OSCToMIDITranslator
     /// What each recent address resolved to; lives and dies with this side (a reload that
@@ -98,8 +97,6 @@ final class OSCToMIDISide: @unchecked Sendable {
             writer: SequencerPortWriter(client: client, queue: queue), ports: ports, sysexStore: sysexStore,
             bytesPerSecond: config.sysexBytesPerSecond)
         ledger = OutputNoteLedger(ports: ports.count)
-        let monotonic = SequencerReader.now()
-        queueOrigin = monotonic - min((try? queue.now()) ?? 0, monotonic)
         translator = OSCToMIDITranslator(
             outputNames: outputNames, rules: config.mappings, families: config.families, sysex: sysexStore)
         route = Route(
@@ -168,7 +165,8 @@ final class OSCToMIDISide: @unchecked Sendable {
         // Everything due by the cutoff has played, and nothing after it will. The queue's clock
         // and the monotonic one may differ by a timer tick; the margin errs towards a note-off
         // that was not needed.
-        let queueNow = (try? queue.now()).map { $0 + queueOrigin } ?? 0
+        // A queue that never started holds nothing.
+        let queueNow = queue.isRunning ? (try? queue.now()).map { $0 + queue.monotonicOrigin } ?? 0 : 0
         let cutoff = max(now, queueNow) + Self.cutoffMargin
         // The notes the pipeline holds, in its note-off form, but only those that may sound: it
         // also holds notes whose scheduled note-on was just removed.
@@ -378,7 +376,7 @@ final class OSCToMIDISide: @unchecked Sendable {
     private func emit(_ event: MIDIEvent, _ destination: Int) {
         if event.kind == .sysex { consumedSysEx = true }
         if let scheduleAt {
-            ledger.record(event, at: scheduleAt &+ queueOrigin, now: now)
+            ledger.record(event, at: scheduleAt &+ queue.monotonicOrigin, now: now)
             output.schedule(event, at: scheduleAt)
         } else {
             ledger.record(event, at: now, now: now)
