@@ -62,7 +62,7 @@ public final class OSCReceiver: @unchecked Sendable {
         // Acquiring: pairs with the releasing store in `stop()`.
         while !stopRequested.load(ordering: .acquiring) {
             if timeout < 0, tcp == nil, let udp {
-                udp.receiveWaiting(handler, beforeBatch: beforeBatch, tick: tick)
+                udp.receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick, waitingForOne: true)
                 timeout = tick()
                 continue
             }

@@ -42,7 +42,7 @@ public final class UDPReceiveStatistics: Sendable {
 /// dropped and counted before the handler sees them.
 public final class UDPReceiver: @unchecked Sendable {
     // @unchecked Sendable: the buffers belong to the thread inside `run`; other threads only
-    // call `stop()` (an atomic and a pipe write) and read the statistics.
+    // call `stop()` (an atomic, a pipe write and a shutdown) and read the statistics.
 
     /// The address the socket is bound to (with the real port when asked for port 0).
     public let boundAddress: SocketAddress
@@ -123,15 +123,11 @@ public final class UDPReceiver: @unchecked Sendable {
     /// Makes ``run(tick:beforeBatch:_:)`` return soon; callable from any thread. The socket
     /// receives nothing more.
     public func stop() {
-        // Releasing: pairs with the acquiring load in `run`.
+        // Releasing: pairs with the acquiring loads in `run` and `receiveAvailable`.
         stopRequested.store(true, ordering: .releasing)
         wakePipe.wake()
-        interruptWaitingReceive()
-    }
-
-    /// Ends a receive waiting in ``receiveWaiting(_:beforeBatch:tick:)``, now or later: the
-    /// socket reads end-of-input from here on. Once the receiver is stopping only.
-    func interruptWaitingReceive() {
+        // Ends a receive waiting for a datagram, now or later: the socket reads end-of-input
+        // from here on.
         _ = shutdown(socket, Int32(SHUT_RD))
     }
 
@@ -150,7 +146,7 @@ public final class UDPReceiver: @unchecked Sendable {
         // Acquiring: pairs with the releasing store in `stop()`.
         while !stopRequested.load(ordering: .acquiring) {
             if timeout < 0 {
-                receiveWaiting(handler, beforeBatch: beforeBatch, tick: tick)
+                receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick, waitingForOne: true)
                 timeout = tick()
                 continue
             }
@@ -164,18 +160,10 @@ public final class UDPReceiver: @unchecked Sendable {
         }
     }
 
-    /// Waits for a datagram in the receive itself, then reads like
-    /// ``receiveAvailable(_:beforeBatch:tick:)``. Returns without handing anything on once
-    /// ``stop()`` was called.
-    func receiveWaiting(
-        _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void, tick: () -> Int32
-    ) {
-        receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick, waitingForOne: true)
-    }
-
     /// Reads batches until the socket is empty, ticking between batches so paced output keeps
     /// moving during a flood; `beforeBatch` runs before each batch is handed on. With
-    /// `waitingForOne`, the first receive waits until there is a datagram.
+    /// `waitingForOne`, the first receive waits until there is a datagram. Hands nothing on once
+    /// ``stop()`` was called.
     func receiveAvailable(
         _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void, tick: () -> Int32,
         waitingForOne: Bool = false
