@@ -66,6 +66,16 @@ record() {
   fi
 }
 
+# start_generator LABEL LOADGEN_ARGS...: starts the load generator in the background
+# (generator_pid) and waits until its port exists; fails if it never does.
+start_generator() {
+  generator_label=$1
+  shift
+  "$out/loadgen" --label "$generator_label" "$@" > "$out/loadgen.$generator_label.log" 2>&1 &
+  generator_pid=$!
+  wait_for_line "$out/loadgen.$generator_label.log" ready || { kill $generator_pid; return 1; }
+}
+
 # run LABEL SIGNAL LOADGEN_ARGS... -- BRIDGE_COMMAND...
 # Starts the load generator (it creates its port and waits for the bridge to subscribe), then
 # the bridge; when the generator is done, stops the bridge with SIGNAL and appends the
@@ -78,9 +88,7 @@ run() {
   shift
   rm -f "$out/pid"
   # shellcheck disable=SC2086  # loadgen_args is a list of words without spaces
-  "$out/loadgen" --label "$run_label" --bridge-pid-file "$out/pid" $loadgen_args > "$out/loadgen.$run_label.log" 2>&1 &
-  generator_pid=$!
-  wait_for_line "$out/loadgen.$run_label.log" ready || { kill $generator_pid; return; }
+  start_generator "$run_label" --bridge-pid-file "$out/pid" $loadgen_args || return
   "$@" > "$out/bridge.$run_label.log" 2>&1 &
   bridge_pid=$!
   echo $bridge_pid > "$out/pid"
@@ -101,9 +109,7 @@ run_pair() {
   shift
   bridge_a=$1 bridge_b=$3
   # shellcheck disable=SC2086  # loadgen_args is a list of words without spaces
-  "$out/loadgen" --label "$label_a" --pair "$label_b" $loadgen_args > "$out/loadgen.$label_a.log" 2>&1 &
-  generator_pid=$!
-  wait_for_line "$out/loadgen.$label_a.log" ready || { kill $generator_pid; return; }
+  start_generator "$label_a" --pair "$label_b" $loadgen_args || return
   $bridge_a > "$out/bridge.$label_a.log" 2>&1 &
   pid_a=$!
   $bridge_b > "$out/bridge.$label_b.log" 2>&1 &

@@ -55,14 +55,15 @@ def median_field(bridge, direction, mode, name):
     return median(field(bridge, direction, mode, name, r) for r in rounds)
 
 
+def round_ratio(a, b, direction, mode, name, round_number):
+    """a's value divided by b's in the same round, or None."""
+    x, y = field(a, direction, mode, name, round_number), field(b, direction, mode, name, round_number)
+    return x / y if x is not None and y else None
+
+
 def same_round_ratio(a, b, direction, mode, name):
     """The median over rounds of a's value divided by b's in the same round."""
-    ratios = []
-    for r in rounds:
-        x, y = field(a, direction, mode, name, r), field(b, direction, mode, name, r)
-        if x is not None and y:
-            ratios.append(x / y)
-    return median(ratios), ratios
+    return median(round_ratio(a, b, direction, mode, name, r) for r in rounds)
 
 
 def fmt(value, digits=0):
@@ -95,7 +96,7 @@ for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o
     print(f"| instructions per event (callgrind) | {ratio_text(a / p if a and p else None)} | "
           f"{ratio_text(a / b if a and b else None)} | {ratio_text(p / b if p and b else None)} |")
     for name, mode, key in measures:
-        cells = [ratio_text(same_round_ratio(x, y, direction, mode, key)[0])
+        cells = [ratio_text(same_round_ratio(x, y, direction, mode, key))
                  for x, y in (("aseqosc", peer), ("aseqosc", "bare"), (peer, "bare"))]
         print(f"| {name} | " + " | ".join(cells) + " |")
     print()
@@ -104,11 +105,9 @@ for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o
         print("| round | paced p50 | paced p99 | windowed events/s | paired p50 | paired p99 |")
         print("|---|---|---|---|---|---|")
         for r in taken:
-            cells = []
-            for mode, key in (("paced", "p50_us"), ("paced", "p99_us"), ("window", "eps"), ("paired", "p50_us"),
-                              ("paired", "p99_us")):
-                x, y = field("aseqosc", direction, mode, key, r), field("bare", direction, mode, key, r)
-                cells.append(ratio_text(x / y if x is not None and y else None))
+            cells = [ratio_text(round_ratio("aseqosc", "bare", direction, mode, key, r))
+                     for mode, key in (("paced", "p50_us"), ("paced", "p99_us"), ("window", "eps"),
+                                       ("paired", "p50_us"), ("paired", "p99_us"))]
             print(f"| {r} | " + " | ".join(cells) + " |")
         print()
     print(f"### {title}: absolute numbers (indicative: VM under software emulation{over})\n")
