@@ -22,9 +22,12 @@ let package = Package(
         // Both directions of the MIDI <-> OSC mapping: address schemes, templates, argument styles.
         .target(name: "MIDIOSC", dependencies: ["MIDI", "OSC"]),
 
+        // The two system calls of a forwarded OSC message, made without libc's wrappers.
+        .target(name: "CSyscall"),
+
         // The only modules that touch the C libraries.
-        .target(name: "ALSASequencer", dependencies: ["CALSA", "MIDI"]),
-        .target(name: "OSCTransport", dependencies: ["CLiblo", "OSC"]),
+        .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "MIDI"]),
+        .target(name: "OSCTransport", dependencies: ["CLiblo", "CSyscall", "OSC"]),
 
         // Composition root and the command line.
         .target(

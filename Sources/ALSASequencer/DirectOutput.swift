@@ -1,4 +1,5 @@
 import CALSA
+import CSyscall
 import Glibc
 import MIDI
 
@@ -36,6 +37,8 @@ public final class DirectOutput {
         event.deallocate()
     }
 
+    private static var eventSize: UInt { UInt(MemoryLayout<snd_seq_event_t>.size) }
+
     /// Sends `event` from our port `port` to its subscribers now, as
     /// ``SequencerClient/send(_:from:to:sysexBytes:)`` does.
     ///
@@ -50,9 +53,12 @@ public final class DirectOutput {
             // set in init and never changes but the source port.
             SequencerEventEncoder.encodeFixedSize(midi, into: &event.pointee)
             aseqosc_ev_set_source(event, port)
+            // On a `hw` handle, all that snd_seq_event_output_direct does for a fixed-size event:
+            // one write of the struct, -errno on failure; without its two call levels and
+            // libc's write wrapper.
             let result =
                 descriptor >= 0
-                ? aseqosc_seq_write_fixed_event(descriptor, event)
+                ? Int32(truncatingIfNeeded: aseqosc_write_now(descriptor, event, Self.eventSize))
                 : snd_seq_event_output_direct(client.handle, event)
             try check(result, "snd_seq_event_output_direct")
         }

@@ -1,11 +1,13 @@
 import CALSA
+import CSyscall
 import Glibc
 import MIDI
 import Synchronization
 
-/// The input loop: waits in `poll()` on the sequencer and on a wake-up descriptor, reads every
-/// pending event without blocking, decodes it, stamps it with the monotonic clock and hands it
-/// to a handler, all on the thread that calls ``run(_:)``.
+/// The input loop: waits in `poll()` on the sequencer and on a wake-up descriptor, reads the
+/// pending events without blocking (one `read` per wake-up brings what the kernel holds, up to
+/// a buffer's worth: ``SequencerInputBuffer``), decodes each, stamps it with the monotonic
+/// clock and hands it to a handler, all on the thread that calls ``run(_:)``.
 ///
 /// It also keeps the notes held per source, so that when a source port or client disappears
 /// the handler receives the note-offs that source still owed: an unplugged keyboard never
@@ -27,6 +29,8 @@ public final class SequencerReader: @unchecked Sendable {
         var lastSource = 0
         /// How many events `batchEvents` holds.
         var batched = 0
+        /// On a `hw` handle, the events read from its descriptor; otherwise libasound reads.
+        var input: SequencerInputBuffer?
     }
     /// The MIDI events of a batch being decoded, and the port each came from.
     private let batchEvents = UnsafeMutablePointer<MIDIEvent>.allocate(capacity: batchCapacity)
@@ -69,9 +73,16 @@ public final class SequencerReader: @unchecked Sendable {
                 decoder: SequencerEventDecoder(sysexStore: sysexStore),
                 heldBySource: InlineArray(
                     repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()))))
+        var poll = pollfd()
+        if snd_seq_type(client.handle) == SND_SEQ_TYPE_HW
+            && snd_seq_poll_descriptors(client.handle, &poll, 1, Int16(POLLIN)) == 1
+        {
+            state.pointee.input = SequencerInputBuffer(descriptor: poll.fd)
+        }
     }
 
     deinit {
+        state.pointee.input?.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
         batchEvents.deallocate()
@@ -150,10 +161,11 @@ public final class SequencerReader: @unchecked Sendable {
         var timeout = afterBatch()
         // Acquiring: pairs with the releasing store in `stop()`.
         while !stopRequested.load(ordering: .acquiring) {
-            let ready = poll(descriptors, total, timeout)
+            // Made directly, not through libc: see CSyscall.
+            let ready = aseqosc_poll_now(descriptors, UInt(total), timeout)
             if ready < 0 {
-                if errno == EINTR { continue }
-                throw ALSAError(code: -errno, call: "poll")
+                if ready == -Int(EINTR) { continue }
+                throw ALSAError(code: Int32(truncatingIfNeeded: ready), call: "poll")
             }
             if ready > 0 { try drain(midiBatch, other) }
             timeout = afterBatch()
@@ -172,17 +184,8 @@ public final class SequencerReader: @unchecked Sendable {
             handOver(midiBatch)
             readCount.add(read, ordering: .relaxed)
         }
-        while true {
-            var event: UnsafeMutablePointer<snd_seq_event_t>?
-            let result = snd_seq_event_input(client.handle, &event)
-            if result == -EAGAIN { return }
-            if result == -ENOSPC {
-                // The kernel's input pool overflowed and it dropped events; reading resumes.
-                overrunCount.add(1, ordering: .relaxed)
-                continue
-            }
-            if result < 0 { throw ALSAError(code: result, call: "snd_seq_event_input") }
-            guard let event else { continue }
+        var firstRead = true
+        while let event = try nextEvent(firstRead: &firstRead) {
             read &+= 1
             // Notes and controllers, nearly everything a player sends, skip the decoded enum.
             if let midi = SequencerEventDecoder.decodeNoteOrController(event, timestamp: now) {
@@ -208,9 +211,49 @@ public final class SequencerReader: @unchecked Sendable {
                     other(.none)
                 }
             }
-            // `result` is what is left in libasound's buffer; only when that is empty is the
-            // kernel asked.
-            if result == 0 && snd_seq_event_input_pending(client.handle, 0) == 0 { return }
+        }
+    }
+
+    /// The next event of this wake-up, or nil when there is none. The kernel is read once per
+    /// wake-up (`firstRead`); once that is taken, back to `poll`, which sees whether it holds
+    /// more: a played note costs one `read`, not a second one answering EAGAIN.
+    @inline(__always)
+    private func nextEvent(firstRead: inout Bool) throws(ALSAError) -> UnsafeMutablePointer<snd_seq_event_t>? {
+        guard state.pointee.input != nil else { return try nextEventFromLibasound(firstRead: &firstRead) }
+        while true {
+            if let event = state.pointee.input!.take() { return event }
+            guard firstRead else { return nil }
+            firstRead = false
+            let result = state.pointee.input!.fill()
+            if result == -EAGAIN { return nil }
+            if result == -ENOSPC {
+                // The kernel's input pool overflowed and it dropped events; reading resumes at
+                // the next wake-up.
+                overrunCount.add(1, ordering: .relaxed)
+                return nil
+            }
+            if result < 0 { throw ALSAError(code: result, call: "read") }
+        }
+    }
+
+    /// ``nextEvent(firstRead:)`` through `snd_seq_event_input`, for handles other than `hw`.
+    private func nextEventFromLibasound(firstRead: inout Bool) throws(ALSAError)
+        -> UnsafeMutablePointer<snd_seq_event_t>?
+    {
+        // `snd_seq_event_input` returns 1 per event, not what its buffer still holds.
+        if !firstRead && snd_seq_event_input_pending(client.handle, 0) == 0 { return nil }
+        firstRead = false
+        while true {
+            var event: UnsafeMutablePointer<snd_seq_event_t>?
+            let result = snd_seq_event_input(client.handle, &event)
+            if result == -EAGAIN { return nil }
+            if result == -ENOSPC {
+                // The kernel's input pool overflowed and it dropped events; reading resumes.
+                overrunCount.add(1, ordering: .relaxed)
+                continue
+            }
+            if result < 0 { throw ALSAError(code: result, call: "snd_seq_event_input") }
+            if let event { return event }
         }
     }
 

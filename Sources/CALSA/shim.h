@@ -50,14 +50,6 @@ static inline void aseqosc_ev_set_bare(snd_seq_event_t *ev, snd_seq_event_type_t
     ev->type = type;
     memset(&ev->data, 0, sizeof ev->data);
 }
-// One fixed-size event written to the sequencer's descriptor, which is all that
-// snd_seq_event_output_direct does for such an event on a `hw` handle (one write of the struct,
-// -errno on failure), without its two call levels and without libc write()'s cancellation-point
-// bookkeeping: about 70 instructions less per event. Only for `hw` handles (see DirectOutput).
-static inline int aseqosc_seq_write_fixed_event(int fd, const snd_seq_event_t *ev) {
-    long written = syscall(SYS_write, fd, ev, sizeof *ev);
-    return written < 0 ? -errno : (int)written;
-}
 static inline void aseqosc_ev_set_variable(snd_seq_event_t *ev, unsigned int length, const void *data) {
     snd_seq_ev_set_variable(ev, length, data);
 }
@@ -72,4 +64,11 @@ static inline int aseqosc_ev_is_variable(const snd_seq_event_t *ev) {
 // snd_seq_ev_ext is a packed struct, whose fields Swift cannot reach reliably.
 static inline unsigned int aseqosc_ev_ext_length(const snd_seq_event_t *ev) { return ev->data.ext.len; }
 static inline const void *aseqosc_ev_ext_data(const snd_seq_event_t *ev) { return ev->data.ext.ptr; }
+// What libasound does for a variable-length event it finds in what it read from the kernel
+// (snd_seq_event_retrieve_buffer): the data follows the event, in whole cells; the event's data
+// pointer is set to there. Returns how many cells the data takes.
+static inline unsigned int aseqosc_ev_attach_ext_data(snd_seq_event_t *ev) {
+    ev->data.ext.ptr = ev + 1;
+    return (ev->data.ext.len + sizeof *ev - 1) / sizeof *ev;
+}
 #endif

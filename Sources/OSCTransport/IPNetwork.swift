@@ -24,6 +24,7 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
     }
 
     /// The address of a `sockaddr_in` or `sockaddr_in6`; nil for other families.
+    @inline(__always)  // in the receive loop, once per datagram
     public init?(_ address: UnsafePointer<sockaddr>) {
         switch Int32(address.pointee.sa_family) {
         case AF_INET:

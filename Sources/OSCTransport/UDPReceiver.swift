@@ -1,4 +1,5 @@
 import CLiblo
+import CSyscall
 import Glibc
 import Synchronization
 
@@ -33,9 +34,9 @@ public final class UDPReceiveStatistics: Sendable {
 /// copied or allocated after `init`).
 ///
 /// With nothing timed to do (`tick` returns -1), ``run(tick:beforeBatch:_:)`` waits in the
-/// receive itself, `recvmmsg` with `MSG_WAITFORONE` on the blocking socket: one system call per
-/// datagram instead of `poll` and then a receive, which under emulation took a tenth of a paced
-/// message's latency (BENCHMARKS.md). ``stop()`` ends that wait with `shutdown(SHUT_RD)`, which
+/// receive itself on the blocking socket (`recvfrom` while the sender is quiet, `recvmmsg` with
+/// `MSG_WAITFORONE` during a burst): one system call per datagram instead of `poll` and then a
+/// receive, which under emulation took a tenth of a paced message's latency (BENCHMARKS.md). ``stop()`` ends that wait with `shutdown(SHUT_RD)`, which
 /// Linux applies to an unconnected UDP socket too (it answers `ENOTCONN` but wakes the reader);
 /// a wait with a timeout is a `poll()` on the socket and a self-pipe. ``OSCReceiver`` runs it
 /// beside a ``TCPReceiver`` instead. With an allow-list, datagrams from other senders are
@@ -58,6 +59,11 @@ public final class UDPReceiver: @unchecked Sendable {
     private let allowList: IPAllowList?
     private let wakePipe: WakePipe
     private var isClosed = false
+    /// Whether the waits take batches: a batch read found datagrams queued behind the one waited
+    /// for (see ``receiveAvailable(_:beforeBatch:tick:waitingForOne:)``).
+    private var inBurst = false
+    /// Single receives since start, for when to look for a burst.
+    private var quietReceives = 0
     private let stopRequested = Atomic<Bool>(false)
     private let slots: UnsafeMutableRawPointer
     private let headers: UnsafeMutablePointer<aseqosc_mmsghdr>
@@ -164,50 +170,107 @@ public final class UDPReceiver: @unchecked Sendable {
     /// moving during a flood; `beforeBatch` runs before each batch is handed on. With
     /// `waitingForOne`, the first receive waits until there is a datagram. Hands nothing on once
     /// ``stop()`` was called.
+    ///
+    /// A quiet socket's wait is a single `recvfrom`: `recvmmsg` with `MSG_WAITFORONE` looks for
+    /// a second datagram after the first, a second pass through the kernel's receive path that
+    /// under emulation cost a paced message more than the rest of its receive (BENCHMARKS.md).
+    /// Every ``probeInterval``th single receive is followed by a batch read that does not wait;
+    /// if that finds datagrams queued, the sender is in a burst and the waits take batches again
+    /// until one finds a single datagram.
     func receiveAvailable(
         _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void, tick: () -> Int32,
         waitingForOne: Bool = false
     ) {
+        var flags = Int32(MSG_DONTWAIT)
+        if waitingForOne {
+            guard inBurst else {
+                guard receiveOne(handler, beforeBatch: beforeBatch) else { return }
+                quietReceives &+= 1
+                guard quietReceives % Self.probeInterval == 0 else { return }
+                inBurst = receiveBatches(handler, beforeBatch: beforeBatch, tick: tick, flags: flags) > 0
+                return
+            }
+            flags = Int32(MSG_WAITFORONE)
+        }
+        let first = receiveBatches(handler, beforeBatch: beforeBatch, tick: tick, flags: flags)
+        if waitingForOne && first <= 1 { inBurst = false }
+    }
+
+    /// How many single receives pass before a batch read looks for a burst.
+    public static let probeInterval = 8
+
+    /// Waits for one datagram with `recvfrom` into the first slot and hands it on; false when
+    /// nothing was (an error, or ``stop()``).
+    private func receiveOne(_ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void) -> Bool {
+        // `recvfrom`, not `recvmsg`: the kernel reads no header and no vector from us; and made
+        // directly, not through libc (BENCHMARKS.md). With MSG_TRUNC it answers a datagram's
+        // whole length, larger than the slot if it was cut.
+        let length = aseqosc_recvfrom_now(
+            socket, slots, UInt(slotSize), Int32(MSG_TRUNC),
+            UnsafeMutableRawPointer(senders).assumingMemoryBound(to: sockaddr.self), &headers[0].msg_hdr.msg_namelen)
+        // -EINTR and ICMP reports: the caller waits again. Acquiring: pairs with the releasing
+        // store in `stop()`, whose shutdown ends the wait with an empty "datagram".
+        guard length >= 0, !stopRequested.load(ordering: .acquiring) else { return false }
+        headers[0].msg_len = UInt32(min(length, slotSize))
+        headers[0].msg_hdr.msg_flags = length > slotSize ? Int32(MSG_TRUNC) : 0
+        beforeBatch()
+        handOn(1, handler)
+        return true
+    }
+
+    /// Reads batches with `recvmmsg` (`flags` for the first, then `MSG_DONTWAIT`) until one
+    /// is not full; returns how many datagrams the first read got (-1: none, an error or
+    /// nothing waiting).
+    private func receiveBatches(
+        _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void, tick: () -> Int32,
+        flags firstFlags: Int32
+    ) -> Int {
         // The headers point at their slots from `init` on; of what they hold, the kernel changes
-        // only the sender length (set back below, once read), the flags and the length received.
-        var flags = waitingForOne ? Int32(MSG_WAITFORONE) : Int32(MSG_DONTWAIT)
+        // only the sender length (set back once read), the flags and the length received.
+        var flags = firstFlags
+        var first: Int?
         while true {
             let count = aseqosc_recvmmsg(socket, headers, UInt32(batchCapacity), flags, nil)
             if count < 0 {
                 if errno == EINTR { continue }
-                return  // EAGAIN: nothing more; other errors (ICMP reports) are not ours to act on
+                return first ?? -1  // EAGAIN: nothing more; other errors (ICMP reports) are not ours to act on
             }
             // Acquiring: pairs with the releasing store in `stop()`, whose shutdown ends a
             // receive with an empty "datagram" that is not one.
-            if stopRequested.load(ordering: .acquiring) { return }
+            if stopRequested.load(ordering: .acquiring) { return first ?? -1 }
+            if first == nil { first = Int(count) }
             flags = Int32(MSG_DONTWAIT)
             if count > 0 { beforeBatch() }
-            var accepted = 0
-            var bytes = 0
-            var notAllowed = 0
-            var truncated = 0
-            var i = 0
-            while i < Int(count) {
-                let length = Int(headers[i].msg_len)
-                if headers[i].msg_hdr.msg_flags & Int32(MSG_TRUNC) != 0 {
-                    truncated += 1
-                } else if let sender = (senders + i).withMemoryRebound(
-                    to: sockaddr.self, capacity: 1, { IPAddress($0) })
-                {
-                    if let allowList, !allowList.allows(sender) {
-                        notAllowed += 1
-                    } else {
-                        accepted += 1
-                        bytes += length
-                        handler(UnsafeRawBufferPointer(start: slots + i * slotSize, count: length), sender)
-                    }
-                }
-                headers[i].msg_hdr.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                i += 1
-            }
-            statistics.record(datagrams: accepted, bytes: bytes, notAllowed: notAllowed, truncated: truncated)
-            if Int(count) < batchCapacity { return }
+            handOn(Int(count), handler)
+            if Int(count) < batchCapacity { return first ?? -1 }
             _ = tick()
         }
+    }
+
+    /// Hands on the first `count` datagrams received, but those that were truncated or whose
+    /// sender is not allowed, which are counted instead.
+    private func handOn(_ count: Int, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void) {
+        var accepted = 0
+        var bytes = 0
+        var notAllowed = 0
+        var truncated = 0
+        var i = 0
+        while i < count {
+            let length = Int(headers[i].msg_len)
+            if headers[i].msg_hdr.msg_flags & Int32(MSG_TRUNC) != 0 {
+                truncated += 1
+            } else if let sender = (senders + i).withMemoryRebound(to: sockaddr.self, capacity: 1, { IPAddress($0) }) {
+                if let allowList, !allowList.allows(sender) {
+                    notAllowed += 1
+                } else {
+                    accepted += 1
+                    bytes += length
+                    handler(UnsafeRawBufferPointer(start: slots + i * slotSize, count: length), sender)
+                }
+            }
+            headers[i].msg_hdr.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            i += 1
+        }
+        statistics.record(datagrams: accepted, bytes: bytes, notAllowed: notAllowed, truncated: truncated)
     }
 }

@@ -1,4 +1,5 @@
 import CLiblo
+import CSyscall
 import Glibc
 
 /// Why a ``UDPSender`` could not set up a destination's socket.
@@ -166,12 +167,19 @@ public final class UDPSender {
         queued += 1
     }
 
-    /// Sends everything queued: one `sendmmsg` per destination with packets, in queue order.
+    /// Sends everything queued: one `sendmmsg` per destination with packets (a `send` for a
+    /// lone packet to the only destination), in queue order.
     public func flush() {
         guard queued > 0 else { return }
         if destinationCount == 1 {
             pending[0] = 0
-            sendBatch(slotHeaders, queued, to: 0, bytes: queuedBytes.pointee)
+            if queued == 1 {
+                // A played note alone: `send` takes a shorter way through the kernel than a
+                // `sendmmsg` of one (no header or vector to read from us; BENCHMARKS.md).
+                sendNow(UnsafeRawBufferPointer(start: slots, count: slotLengths[0]), to: 0)
+            } else {
+                sendBatch(slotHeaders, queued, to: 0, bytes: queuedBytes.pointee)
+            }
         } else {
             var destination = 0
             while destination < destinationCount {
@@ -243,12 +251,14 @@ public final class UDPSender {
 
     private func sendNow(_ packet: UnsafeRawBufferPointer, to destination: Int) {
         while true {
-            let sent = send(sockets[destination], packet.baseAddress, packet.count, Int32(MSG_DONTWAIT))
+            // Made directly, not through libc: see CSyscall.
+            let sent = aseqosc_send_now(
+                sockets[destination], packet.baseAddress, UInt(packet.count), Int32(MSG_DONTWAIT))
             if sent >= 0 {
                 statistics.recordSent(destination, bytes: sent)
                 return
             }
-            let code = errno
+            let code = Int32(truncatingIfNeeded: -sent)
             if code == EINTR { continue }
             statistics.recordFailure(destination, UDPSendFailure(errno: code))
             return

@@ -69,27 +69,57 @@ final class UDPReceiverTests: XCTestCase {
         XCTAssertEqual(receiver.statistics.bytes, packets.reduce(0) { $0 + $1.count })
     }
 
-    /// `beforeBatch` runs once per `recvmmsg`, before that batch's datagrams: the OSC side reads
-    /// the clock there once for them all.
-    func testBeforeBatchRunsOnceBeforeEachBatch() throws {
-        let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
-        // Queued before the loop starts: the batches are 4, 4 and 2.
-        for i in 0..<10 { send([UInt8](repeating: UInt8(i), count: 4), toPort: receiver.port) }
+    /// Runs `receiver` with `tick` until `count` datagrams arrived, then, with `later`, sends
+    /// it while the receiver waits and waits for it; returns, for each datagram, how many times
+    /// `beforeBatch` had run when it was handed on.
+    func batchNumbers(
+        _ receiver: UDPReceiver, tick: @escaping @Sendable () -> Int32, count: Int, thenSend later: [UInt8]? = nil
+    ) -> [Int] {
         let lock = NSLock()
         nonisolated(unsafe) var batches = 0
         nonisolated(unsafe) var batchOfEach: [Int] = []
         let done = DispatchSemaphore(value: 0)
         Thread {
-            receiver.run(tick: { -1 }, beforeBatch: { lock.withLock { batches += 1 } }) { _, _ in
+            receiver.run(tick: tick, beforeBatch: { lock.withLock { batches += 1 } }) { _, _ in
                 lock.withLock { batchOfEach.append(batches) }
             }
             done.signal()
         }.start()
-        let deadline = Date().addingTimeInterval(5)
-        while lock.withLock({ batchOfEach.count }) < 10 && Date() < deadline { usleep(2_000) }
+        func waitFor(_ count: Int) {
+            let deadline = Date().addingTimeInterval(5)
+            while lock.withLock({ batchOfEach.count }) < count && Date() < deadline { usleep(2_000) }
+        }
+        waitFor(count)
+        if let later {
+            usleep(50_000)
+            send(later, toPort: receiver.port)
+            waitFor(count + 1)
+        }
         receiver.stop()
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "stop() did not end the loop")
-        XCTAssertEqual(lock.withLock { batchOfEach }, [1, 1, 1, 1, 2, 2, 2, 2, 3, 3])
+        return lock.withLock { batchOfEach }
+    }
+
+    /// `beforeBatch` runs once per `recvmmsg`, before that batch's datagrams: the OSC side reads
+    /// the clock there once for them all. With a tick due the loop polls and reads whole batches.
+    func testBeforeBatchRunsOnceBeforeEachBatch() throws {
+        let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
+        // Queued before the loop starts: the batches are 4, 4 and 2.
+        for i in 0..<10 { send([UInt8](repeating: UInt8(i), count: 4), toPort: receiver.port) }
+        XCTAssertEqual(batchNumbers(receiver, tick: { 50 }, count: 10), [1, 1, 1, 1, 2, 2, 2, 2, 3, 3])
+    }
+
+    /// Waiting in the receive, a quiet socket is read one datagram at a time; every eighth
+    /// single receive is followed by a batch read, which finds the queue of a burst and reads it
+    /// in batches; the wait after the burst reads the one datagram there is.
+    func testWaitsReadOneDatagramUntilABatchReadFindsMoreQueued() throws {
+        let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
+        XCTAssertEqual(UDPReceiver.probeInterval, 8)
+        for i in 0..<30 { send([UInt8](repeating: UInt8(i), count: 4), toPort: receiver.port) }
+        let singles = Array(1...8)
+        let burst = [9, 10, 11, 12, 13].flatMap { Array(repeating: $0, count: 4) } + [14, 14]
+        XCTAssertEqual(batchNumbers(receiver, tick: { -1 }, count: 30, thenSend: [99]), singles + burst + [15])
+        XCTAssertEqual(receiver.statistics.datagrams, 31)
     }
 
     /// With nothing timed to do the loop waits in the receive itself; `stop()` must end that

@@ -245,6 +245,9 @@ final class OSCToMIDISide: @unchecked Sendable {
     private func tick() -> Int32 {
         // After every batch: what the quick path forwarded reaches the route's counters.
         route.publishForwarded()
+        // Nothing timed, the usual case: no clock to read and nothing more to call on a
+        // message's way back to the wait (each call is a cost under emulation, BENCHMARKS.md).
+        guard !output.isIdle || route.nextDeadline != nil else { return -1 }
         let now = SequencerReader.now()
         var next = output.service(now: now) ?? .max
         if let deadline = route.nextDeadline {

@@ -1,0 +1,62 @@
+// System calls made straight from the caller, for those a forwarded event makes (OSC -> MIDI:
+// the receive and the MIDI write; MIDI -> OSC: the wait, the sequencer read and the send): no libc wrapper, no cancellation-point bookkeeping, no call at
+// all. Under the emulator the VM tests run in, every call and return on the way costs as much
+// as a few hundred instructions (BENCHMARKS.md). Each returns what the kernel answers: the
+// count, or -errno (errno is left alone).
+#ifndef ASEQOSC_CSYSCALL_H
+#define ASEQOSC_CSYSCALL_H
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static inline long aseqosc_syscall6(long number, long a, long b, long c, long d, long e, long f) {
+#if defined(__x86_64__)
+    long result;
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = f;
+    __asm__ volatile("syscall"
+                     : "=a"(result)
+                     : "0"(number), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    return result;
+#else
+    long result = syscall(number, a, b, c, d, e, f);
+    return result < 0 ? -errno : result;
+#endif
+}
+
+/// write(2) of `length` bytes.
+static inline long aseqosc_write_now(int fd, const void *bytes, unsigned long length) {
+    return aseqosc_syscall6(SYS_write, fd, (long)bytes, (long)length, 0, 0, 0);
+}
+
+/// read(2) of up to `length` bytes.
+static inline long aseqosc_read_now(int fd, void *bytes, unsigned long length) {
+    return aseqosc_syscall6(SYS_read, fd, (long)bytes, (long)length, 0, 0, 0);
+}
+
+/// recvfrom(2) into `buffer`, the sender's address into `address`.
+static inline long aseqosc_recvfrom_now(int fd, void *buffer, unsigned long length, int flags,
+                                        struct sockaddr *address, socklen_t *addressLength) {
+    return aseqosc_syscall6(SYS_recvfrom, fd, (long)buffer, (long)length, flags, (long)address,
+                            (long)addressLength);
+}
+
+/// send(2) on a connected socket.
+static inline long aseqosc_send_now(int fd, const void *bytes, unsigned long length, int flags) {
+    return aseqosc_syscall6(SYS_sendto, fd, (long)bytes, (long)length, flags, 0, 0);
+}
+
+/// poll(2).
+static inline long aseqosc_poll_now(struct pollfd *descriptors, unsigned long count, int timeout) {
+#if defined(__x86_64__)
+    return aseqosc_syscall6(SYS_poll, (long)descriptors, (long)count, timeout, 0, 0, 0);
+#else
+    int ready = poll(descriptors, count, timeout);
+    return ready < 0 ? -errno : ready;
+#endif
+}
+#endif
