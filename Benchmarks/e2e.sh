@@ -2,7 +2,8 @@
 # e2e.sh: end-to-end benchmarks of aseqosc against osmid (m2o, o2m) and a bare C forwarder, all
 # in ONE scripts/alsa-vm session (see BENCHMARKS.md for what is measured and how to read it).
 #
-#   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION] [--out DIR]
+#   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION]
+#                     [--trace-only] [--out DIR]
 #
 #   --reverse       also OSC -> MIDI (aseqosc, o2m and the bare forwarder)
 #   --no-callgrind  skip the instruction counts (the slow part: every bridge runs twice under
@@ -19,6 +20,11 @@
 #   --callgrind-only BRIDGE.DIRECTION
 #                   only the two callgrind runs of one bridge in one direction, e.g. aseqosc.o2m
 #                   (OSC -> MIDI) or aseqosc.m2o: about 3-4 minutes, for iterating on a hot path
+#   --trace-only    only paired paced runs of aseqosc and the bare forwarder (twice per direction,
+#                   each bridge once as stream a) with the kernel's tracer recording system calls,
+#                   wake-ups and context switches; prints where each message's time goes, step by
+#                   step, user mode apart from kernel (Benchmarks/e2e/trace-segments.py): about
+#                   1 minute
 #   --out DIR       where binaries, logs and results go (default .build/bench)
 #
 # Builds on the host: the bare forwarder and the load generator (gcc -O2 -lasound), aseqosc
@@ -28,9 +34,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/bench
 vm_args=()
+trace_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --reverse|--no-callgrind|--quick|--paired) vm_args+=("$1"); shift ;;
+    --trace-only) vm_args+=("$1"); trace_only=1; shift ;;
     --rounds)
       case "${2:-}" in
         [1-9]|[1-9][0-9]) vm_args+=("$1" "$2"); shift 2 ;;
@@ -103,4 +111,8 @@ ALSA_VM_TIMEOUT=${ALSA_VM_TIMEOUT:-3600} ALSA_VM_MEM=${ALSA_VM_MEM:-1024} \
   scripts/alsa-vm -- Benchmarks/e2e/in-vm.sh "$out" "${vm_args[@]}"
 echo "vm: kernel $(cat "$out/vm-kernel.txt"), nproc $(cat "$out/vm-nproc.txt"), software emulation (TCG)" >> "$out/machine.txt"
 
-python3 Benchmarks/e2e/summarise.py "$out"
+if [ "$trace_only" = 1 ]; then
+  python3 Benchmarks/e2e/trace-segments.py "$out"/trace.*.txt
+else
+  python3 Benchmarks/e2e/summarise.py "$out"
+fi

@@ -3,13 +3,14 @@
 # to be run by hand (e2e.sh builds what it needs and calls it):
 #
 #   in-vm.sh OUT [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION]
+#             [--trace-only]
 #
 # OUT holds loadgen, bare-forwarder and aseqosc.json5 (built by e2e.sh) and receives
 # results.txt (one RESULT or CALLGRIND line per run) and every program's log.
 set -u
 out=$1
 shift
-reverse=0 callgrind=1 quick=0 only="" rounds=1 paired=0
+reverse=0 callgrind=1 quick=0 only="" rounds=1 paired=0 trace=0
 while [ $# -gt 0 ]; do
   case $1 in
     --reverse) reverse=1 ;;
@@ -21,6 +22,8 @@ while [ $# -gt 0 ]; do
     --paired) paired=1 ;;
     # Only the callgrind runs of one bridge in one direction (BRIDGE.DIRECTION).
     --callgrind-only) only=$2; shift ;;
+    # Only paired paced runs, both directions, under the kernel's tracer (trace-segments.py).
+    --trace-only) trace=1 ;;
     *) echo "in-vm.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift
@@ -114,10 +117,30 @@ run_pair() {
   pid_a=$!
   $bridge_b > "$out/bridge.$label_b.log" 2>&1 &
   pid_b=$!
+  [ -n "${trace_file:-}" ] && trace_on
   wait $generator_pid
+  [ -n "${trace_file:-}" ] && trace_off "$trace_file"
   stop_bridges TERM $pid_a $pid_b
   record "$label_a" "$out/bridge.$label_a.log" "$out/bridge.$label_b.log"
   grep '^RESULT' "$out/loadgen.$label_a.log" | sed 's/^RESULT label=//' | cut -c1-150 >&2
+}
+
+# trace_on, trace_off FILE: the kernel's tracer records every system call's entry and exit and
+# every wake-up and context switch, from the bridges' start to the generator's end, into FILE.
+tracing=/sys/kernel/tracing
+trace_on() {
+  mount -t tracefs nodev $tracing 2>/dev/null
+  echo 16384 > $tracing/buffer_size_kb
+  echo > $tracing/trace
+  for event in raw_syscalls/sys_enter raw_syscalls/sys_exit sched/sched_switch sched/sched_wakeup; do
+    echo 1 > $tracing/events/$event/enable
+  done
+  echo 1 > $tracing/tracing_on
+}
+trace_off() {
+  echo 0 > $tracing/tracing_on
+  echo 0 > $tracing/events/enable
+  cat $tracing/trace > "$1"
 }
 
 # The bridges, MIDI -> OSC. Each subscribes itself to the generator's port "loadgen". exec, so
@@ -147,6 +170,22 @@ if [ -n "$only" ]; then
   # One bridge, one direction, callgrind only.
   callgrind=1 forward="" reverse_bridges="" only_direction=${only#*.}
   case $only_direction in m2o) forward=${only%%.*} ;; o2m) reverse=1 reverse_bridges=${only%%.*} ;; esac
+fi
+
+if [ "$trace" = 1 ]; then
+  # Twice per direction, aseqosc as stream a and then as stream b; no other runs.
+  rounds=0 callgrind=0
+  for direction in m2o o2m; do
+    if [ $direction = m2o ]; then kind=forward port=$forward_port format=""
+    else kind=reverse port=$reverse_port format="--format osmid"; fi
+    echo "== $direction: paired paced under the tracer" >&2
+    trace_file="$out/trace.$direction.1.txt" run_pair "aseqosc.$direction.traced" "bare.$direction.traced" \
+      --direction $direction $format --udp-port $port --rate 500 --count 1500 --warmup-ms 100 -- \
+      aseqosc_$kind -- bare_${kind}_b
+    trace_file="$out/trace.$direction.2.txt" run_pair "bare.$direction.traced.2" "aseqosc.$direction.traced.2" \
+      --direction $direction $format --udp-port $port --rate 500 --count 1500 --warmup-ms 100 -- \
+      bare_$kind -- aseqosc_${kind}_b
+  done
 fi
 
 # Round 1's labels are BRIDGE.DIRECTION.MODE; later rounds append .ROUND (summarise.py takes
