@@ -22,7 +22,7 @@ let package = Package(
         // Both directions of the MIDI <-> OSC mapping: address schemes, templates, argument styles.
         .target(name: "MIDIOSC", dependencies: ["MIDI", "OSC"]),
 
-        // The two system calls of a forwarded OSC message, made without libc's wrappers.
+        // The system calls of a forwarded event (both directions), made without libc's wrappers.
         .target(name: "CSyscall"),
 
         // The only modules that touch the C libraries.

@@ -27,10 +27,7 @@ public final class DirectOutput {
         event.initialize(to: snd_seq_event_t())
         aseqosc_ev_set_subs(event)
         aseqosc_ev_set_direct(event)
-        var poll = pollfd()
-        descriptor =
-            snd_seq_type(client.handle) == SND_SEQ_TYPE_HW
-                && snd_seq_poll_descriptors(client.handle, &poll, 1, Int16(POLLOUT)) == 1 ? poll.fd : -1
+        descriptor = client.kernelDescriptor ?? -1
     }
 
     deinit {

@@ -48,6 +48,17 @@ public final class SequencerClient: @unchecked Sendable {
         snd_seq_close(handle)
     }
 
+    /// The kernel sequencer's descriptor behind a `hw` handle (always so for `default`), which
+    /// ``DirectOutput`` writes and ``SequencerReader`` reads themselves, as libasound's `hw`
+    /// backend does; nil for any other handle type.
+    var kernelDescriptor: Int32? {
+        var descriptor = pollfd()
+        guard snd_seq_type(handle) == SND_SEQ_TYPE_HW,
+            snd_seq_poll_descriptors(handle, &descriptor, 1, Int16(POLLIN)) == 1
+        else { return nil }
+        return descriptor.fd
+    }
+
     /// Changes the name other clients see for this client.
     public func rename(_ name: String) throws(ALSAError) {
         try check(snd_seq_set_client_name(handle, name), "snd_seq_set_client_name")

@@ -73,12 +73,7 @@ public final class SequencerReader: @unchecked Sendable {
                 decoder: SequencerEventDecoder(sysexStore: sysexStore),
                 heldBySource: InlineArray(
                     repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()))))
-        var poll = pollfd()
-        if snd_seq_type(client.handle) == SND_SEQ_TYPE_HW
-            && snd_seq_poll_descriptors(client.handle, &poll, 1, Int16(POLLIN)) == 1
-        {
-            state.pointee.input = SequencerInputBuffer(descriptor: poll.fd)
-        }
+        state.pointee.input = client.kernelDescriptor.map { SequencerInputBuffer(descriptor: $0) }
     }
 
     deinit {

@@ -36,8 +36,8 @@ public final class UDPReceiveStatistics: Sendable {
 /// With nothing timed to do (`tick` returns -1), ``run(tick:beforeBatch:_:)`` waits in the
 /// receive itself on the blocking socket (`recvfrom` while the sender is quiet, `recvmmsg` with
 /// `MSG_WAITFORONE` during a burst): one system call per datagram instead of `poll` and then a
-/// receive, which under emulation took a tenth of a paced message's latency (BENCHMARKS.md). ``stop()`` ends that wait with `shutdown(SHUT_RD)`, which
-/// Linux applies to an unconnected UDP socket too (it answers `ENOTCONN` but wakes the reader);
+/// receive, which under emulation took a tenth of a paced message's latency (BENCHMARKS.md).
+/// ``stop()`` ends that wait with `shutdown(SHUT_RD)`, which Linux applies to an unconnected UDP socket too (it answers `ENOTCONN` but wakes the reader);
 /// a wait with a timeout is a `poll()` on the socket and a self-pipe. ``OSCReceiver`` runs it
 /// beside a ``TCPReceiver`` instead. With an allow-list, datagrams from other senders are
 /// dropped and counted before the handler sees them.
@@ -181,19 +181,19 @@ public final class UDPReceiver: @unchecked Sendable {
         _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void, tick: () -> Int32,
         waitingForOne: Bool = false
     ) {
-        var flags = Int32(MSG_DONTWAIT)
-        if waitingForOne {
-            guard inBurst else {
-                guard receiveOne(handler, beforeBatch: beforeBatch) else { return }
-                quietReceives &+= 1
-                guard quietReceives % Self.probeInterval == 0 else { return }
-                inBurst = receiveBatches(handler, beforeBatch: beforeBatch, tick: tick, flags: flags) > 0
-                return
-            }
-            flags = Int32(MSG_WAITFORONE)
+        guard waitingForOne else {
+            _ = receiveBatches(handler, beforeBatch: beforeBatch, tick: tick, flags: Int32(MSG_DONTWAIT))
+            return
         }
-        let first = receiveBatches(handler, beforeBatch: beforeBatch, tick: tick, flags: flags)
-        if waitingForOne && first <= 1 { inBurst = false }
+        if inBurst {
+            inBurst = receiveBatches(handler, beforeBatch: beforeBatch, tick: tick, flags: Int32(MSG_WAITFORONE)) > 1
+            return
+        }
+        guard receiveOne(handler, beforeBatch: beforeBatch) else { return }
+        quietReceives &+= 1
+        if quietReceives % Self.probeInterval == 0 {
+            inBurst = receiveBatches(handler, beforeBatch: beforeBatch, tick: tick, flags: Int32(MSG_DONTWAIT)) > 0
+        }
     }
 
     /// How many single receives pass before a batch read looks for a burst.
@@ -228,21 +228,21 @@ public final class UDPReceiver: @unchecked Sendable {
         // The headers point at their slots from `init` on; of what they hold, the kernel changes
         // only the sender length (set back once read), the flags and the length received.
         var flags = firstFlags
-        var first: Int?
+        var first = -1
         while true {
             let count = aseqosc_recvmmsg(socket, headers, UInt32(batchCapacity), flags, nil)
             if count < 0 {
                 if errno == EINTR { continue }
-                return first ?? -1  // EAGAIN: nothing more; other errors (ICMP reports) are not ours to act on
+                return first  // EAGAIN: nothing more; other errors (ICMP reports) are not ours to act on
             }
             // Acquiring: pairs with the releasing store in `stop()`, whose shutdown ends a
             // receive with an empty "datagram" that is not one.
-            if stopRequested.load(ordering: .acquiring) { return first ?? -1 }
-            if first == nil { first = Int(count) }
+            if stopRequested.load(ordering: .acquiring) { return first }
+            if first < 0 { first = Int(count) }
             flags = Int32(MSG_DONTWAIT)
             if count > 0 { beforeBatch() }
             handOn(Int(count), handler)
-            if Int(count) < batchCapacity { return first ?? -1 }
+            if Int(count) < batchCapacity { return first }
             _ = tick()
         }
     }
