@@ -3,7 +3,7 @@
 # in ONE scripts/alsa-vm session (see BENCHMARKS.md for what is measured and how to read it).
 #
 #   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION]
-#                     [--trace-only] [--out DIR]
+#                     [--trace-only] [--bundles-only] [--out DIR]
 #
 #   --reverse       also OSC -> MIDI (aseqosc, o2m and the bare forwarder)
 #   --no-callgrind  skip the instruction counts (the slow part: every bridge runs twice under
@@ -25,6 +25,9 @@
 #                   wake-ups and context switches; prints where each message's time goes, step by
 #                   step, user mode apart from kernel (Benchmarks/e2e/trace-segments.py): about
 #                   1 minute
+#   --bundles-only  only OSC -> MIDI with chords: each datagram a bundle of 4 messages, paced and
+#                   windowed, aseqosc and o2m (--rounds times); prints each run's result and the
+#                   bridge's write system calls per event (/proc/PID/io): about 1 minute a round
 #   --out DIR       where binaries, logs and results go (default .build/bench)
 #
 # Builds on the host: the bare forwarder and the load generator (gcc -O2 -lasound), aseqosc
@@ -34,11 +37,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/bench
 vm_args=()
-trace_only=0
+trace_only=0 bundles_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --reverse|--no-callgrind|--quick|--paired) vm_args+=("$1"); shift ;;
     --trace-only) vm_args+=("$1"); trace_only=1; shift ;;
+    --bundles-only) vm_args+=("$1"); bundles_only=1; shift ;;
     --rounds)
       case "${2:-}" in
         [1-9]|[1-9][0-9]) vm_args+=("$1" "$2"); shift 2 ;;
@@ -113,6 +117,8 @@ echo "vm: kernel $(cat "$out/vm-kernel.txt"), nproc $(cat "$out/vm-nproc.txt"), 
 
 if [ "$trace_only" = 1 ]; then
   python3 Benchmarks/e2e/trace-segments.py "$out"/trace.*.txt
+elif [ "$bundles_only" = 1 ]; then
+  python3 Benchmarks/e2e/bundles.py "$out/results.txt"
 else
   python3 Benchmarks/e2e/summarise.py "$out"
 fi

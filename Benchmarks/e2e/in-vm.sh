@@ -3,14 +3,14 @@
 # to be run by hand (e2e.sh builds what it needs and calls it):
 #
 #   in-vm.sh OUT [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION]
-#             [--trace-only]
+#             [--trace-only] [--bundles-only]
 #
 # OUT holds loadgen, bare-forwarder and aseqosc.json5 (built by e2e.sh) and receives
 # results.txt (one RESULT or CALLGRIND line per run) and every program's log.
 set -u
 out=$1
 shift
-reverse=0 callgrind=1 quick=0 only="" rounds=1 paired=0 trace=0
+reverse=0 callgrind=1 quick=0 only="" rounds=1 paired=0 trace=0 bundles=0
 while [ $# -gt 0 ]; do
   case $1 in
     --reverse) reverse=1 ;;
@@ -24,6 +24,8 @@ while [ $# -gt 0 ]; do
     --callgrind-only) only=$2; shift ;;
     # Only paired paced runs, both directions, under the kernel's tracer (trace-segments.py).
     --trace-only) trace=1 ;;
+    # Only OSC -> MIDI with chords: bundles of 4 messages, aseqosc and o2m, N rounds.
+    --bundles-only) bundles=1 ;;
     *) echo "in-vm.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift
@@ -96,6 +98,8 @@ run() {
   bridge_pid=$!
   echo $bridge_pid > "$out/pid"
   wait $generator_pid
+  # The bridge's write-type system calls so far (write, sendto, sendmmsg...; /proc/PID/io).
+  echo "WRITES label=$run_label syscw=$(awk '/^syscw:/ { print $2 }' /proc/$bridge_pid/io 2>/dev/null)" >> "$results"
   stop_bridges "$run_signal" $bridge_pid
   record "$run_label" "$out/bridge.$run_label.log"
   echo "$run_label: $(sed -n "s/^RESULT label=[^ ]* //p" "$out/loadgen.$run_label.log" | cut -c1-150)" >&2
@@ -186,6 +190,22 @@ if [ "$trace" = 1 ]; then
       --direction $direction $format --udp-port $port --rate 500 --count 1500 --warmup-ms 100 -- \
       bare_$kind -- aseqosc_${kind}_b
   done
+fi
+
+if [ "$bundles" = 1 ]; then
+  round=1
+  while [ $round -le "$rounds" ]; do
+    echo "== OSC -> MIDI, chords: bundles of 4, paced (1,000 events/s) and windowed (W=$window), round $round of $rounds" >&2
+    for bridge in aseqosc o2m; do
+      signal=$(stop_signal $bridge)
+      run "$bridge.o2m.bundles.paced.$round" "$signal" --direction o2m --format osmid --udp-port $reverse_port \
+        --bundle 4 --rate 1000 --count $paced_n --warmup-ms 100 -- ${bridge}_reverse
+      run "$bridge.o2m.bundles.window.$round" "$signal" --direction o2m --format osmid --udp-port $reverse_port \
+        --bundle 4 --window $window --count $window_n -- ${bridge}_reverse
+    done
+    round=$((round + 1))
+  done
+  rounds=0 callgrind=0
 fi
 
 # Round 1's labels are BRIDGE.DIRECTION.MODE; later rounds append .ROUND (summarise.py takes

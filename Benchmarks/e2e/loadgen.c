@@ -13,6 +13,9 @@
  *     --count N             events to send (default 3000)
  *     --rate R              paced: R events/s; 0 (default) = flat out, windowed
  *     --window W            flat out: at most W events sent but not yet received (default 16)
+ *     --bundle N            o2m only, not with --pair: send N events per datagram, as one OSC bundle
+ *                           ("immediately") of N messages, all N timed from its send (a chord);
+ *                           paced, a bundle goes every N periods (default 1: plain messages)
  *     --bridge-pid PID      report the bridge's CPU time (utime+stime) over the run and VmHWM
  *     --bridge-pid-file F   the same, the PID read from file F once the bridge has subscribed
  *                           (the bridge usually starts after us)
@@ -223,7 +226,7 @@ static int create_port(snd_seq_t *seq, const char *name) {
 int main(int argc, char **argv) {
     const char *direction = "m2o", *format = "osmid", *connect = NULL, *label = "run", *pid_file = NULL,
                *latencies_path = NULL, *pair_label = NULL;
-    int udp_port = 57120, window = 16, bridge_pid = 0;
+    int udp_port = 57120, window = 16, bridge_pid = 0, bundle = 1;
     long count = 3000, settle_ms = 1000, idle_ms = 3000, warmup_ms = 0;
     double rate = 0;
     for (int i = 1; i < argc; i++) {
@@ -237,6 +240,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(option, "--count")) count = atol(value);
         else if (!strcmp(option, "--rate")) rate = atof(value);
         else if (!strcmp(option, "--window")) window = atoi(value);
+        else if (!strcmp(option, "--bundle")) bundle = atoi(value);
         else if (!strcmp(option, "--bridge-pid")) bridge_pid = atoi(value);
         else if (!strcmp(option, "--bridge-pid-file")) pid_file = value;
         else if (!strcmp(option, "--label")) label = value;
@@ -252,6 +256,10 @@ int main(int argc, char **argv) {
     if (count <= 0 || window <= 0) { fprintf(stderr, "loadgen: --count and --window must be positive\n"); return 64; }
     if (pair_label && (rate <= 0 || connect)) {
         fprintf(stderr, "loadgen: --pair needs --rate and the bridges to subscribe themselves (no --connect)\n");
+        return 64;
+    }
+    if (bundle < 1 || (bundle > 1 && (m2o || pair_label))) {
+        fprintf(stderr, "loadgen: --bundle takes N >= 1, with --direction o2m and without --pair\n");
         return 64;
     }
     int streams = pair_label ? 2 : 1;
@@ -344,13 +352,31 @@ int main(int argc, char **argv) {
                 if (err == -EAGAIN) break; /* kernel pool full: receive first */
                 if (err < 0) die("snd_seq_event_output_direct", err);
             } else {
-                unsigned char packet[128];
-                size_t size = osc_for(format, s->sent, packet);
-                s->sent_at[s->sent] = now_ns();
+                unsigned char packet[2048];
+                long n = bundle < count - s->sent ? bundle : count - s->sent;
+                size_t size = 0;
+                if (bundle > 1) {
+                    /* "#bundle", time tag 1 ("immediately"), then each message after its size. */
+                    size += put_string(packet, "#bundle");
+                    size += put32(packet + size, 0);
+                    size += put32(packet + size, 1);
+                    for (long k = 0; k < n; k++) {
+                        size_t length = osc_for(format, s->sent + k, packet + size + 4);
+                        size += put32(packet + size, (int32_t)length);
+                        size += length;
+                    }
+                } else {
+                    size = osc_for(format, s->sent, packet);
+                }
+                uint64_t at = now_ns();
+                for (long k = 0; k < n; k++) s->sent_at[s->sent + k] = at;
                 if (sendto(s->fd, packet, size, 0, (struct sockaddr *)&s->address, sizeof s->address) < 0) {
                     if (errno == EAGAIN) break;
                     die("sendto", 0);
                 }
+                s->sent += n - 1;
+                sent += n - 1;
+                next_send += period * (uint64_t)(n - 1);
             }
             s->sent++;
             sent++;

@@ -192,6 +192,8 @@ public final class UDPReceiver: @unchecked Sendable {
         guard receiveOne(handler, beforeBatch: beforeBatch) else { return }
         quietReceives &+= 1
         if quietReceives % Self.probeInterval == 0 {
+            // What the datagram became is written before the look for more.
+            _ = tick()
             inBurst = receiveBatches(handler, beforeBatch: beforeBatch, tick: tick, flags: Int32(MSG_DONTWAIT)) > 0
         }
     }

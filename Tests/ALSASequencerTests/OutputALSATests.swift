@@ -84,6 +84,43 @@ final class OutputALSATests: XCTestCase {
         XCTAssertEqual(received, Self.wireBytes.filter(\.isHexDigit) + sysexHex + "B101462128" + "904001")
     }
 
+    /// Staged events leave in one write as the same bytes as one at a time.
+    func testStagedEventsReachTheRawMIDISideAsTheRightBytes() throws {
+        let (client, port, dump) = try connectedToRawMIDIDump(clientName: "aseqosc-staged-test")
+
+        let output = DirectOutput(client: client)
+        for (index, event) in Self.events.enumerated() { output.stage(event, from: port, at: index) }
+        let (written, error) = output.writeStaged(0..<Self.events.count)
+        XCTAssertEqual(written, Self.events.count)
+        XCTAssertNil(error)
+
+        let result = dump.wait(timeout: 15)
+        XCTAssertEqual(result.standardOutput.filter(\.isHexDigit), Self.wireBytes.filter(\.isHexDigit))
+    }
+
+    /// A subscriber whose input pool fills part-way through a staged write: the kernel answers
+    /// how many went out (not the refusal), and writing the rest answers `EAGAIN`, which is
+    /// what PacedMIDIOutput's flush relies on. (The subscriber cannot show which ones it got: on
+    /// its next read, the kernel reports the overflow and empties its queue.)
+    func testAStagedWriteCutShortByAFullSubscriberSaysHowManyWentOut() throws {
+        let receiver = try SequencerClient(name: "aseqosc-small-pool")
+        try receiver.setInputPool(8)
+        let receiverPort = try receiver.createPort(name: "in", direction: .input)
+        let sender = try SequencerClient(name: "aseqosc-staged-sender")
+        let port = try sender.createPort(name: "out", direction: .output)
+        try sender.connect(from: port, to: PortAddress(client: receiver.clientID, port: receiverPort))
+
+        let output = DirectOutput(client: sender)
+        for note in 0..<12 { output.stage(.noteOn(channel: 0, note: UInt8(note), velocity: 1), from: port, at: note) }
+        let first = output.writeStaged(0..<12)
+        XCTAssertNil(first.error)
+        // The 8-event pool takes 7 here (6.1): some, not all.
+        XCTAssertTrue((1...8).contains(first.written), "\(first.written)")
+        let rest = output.writeStaged(first.written..<12)
+        XCTAssertEqual(rest.written, 0)
+        XCTAssertEqual(rest.error?.code, -EAGAIN)
+    }
+
     func testAseqdumpSeesNotesAndControllersFromOurPort() throws {
         let aseqdump = try TestEnvironment.tool("aseqdump", package: "alsa-utils")
         let client = try SequencerClient(name: "aseqosc-dump-test")

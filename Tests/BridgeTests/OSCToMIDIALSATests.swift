@@ -318,6 +318,36 @@ final class OSCToMIDIALSATests: XCTestCase {
         XCTAssertTrue(summary.contains("1 bundles scheduled, 1 late"), summary)
     }
 
+    /// A chord in one bundle reaches the kernel in one write, and one event written on its own
+    /// (an RPN, several control changes) keeps its place in it; a burst of datagrams read in
+    /// batches behind it: every event arrives, in order.
+    func testChordBundlesAndBurstsArriveCompleteAndInOrder() throws {
+        let port = 57309
+        let bridge = try startBridge(port: port)
+        let dump = try dumpRawMIDI()
+        let chord = OSCBundle(
+            timeTag: .immediately,
+            [60, 64, 67].map { .message(OSCMessage("/midi/synth/1/note_on", [.int32($0), .int32(100)])) }
+                + [.message(OSCMessage("/midi/synth/1/rpn", [.int32(0), .int32(8192)]))]
+                + [.message(OSCMessage("/midi/synth/1/note_on", [.int32(72), .int32(100)]))])
+        try send(port, .bundle(chord))
+        for index in 0..<200 {
+            let values: [OSCArgument] = [.int32(Int32(index % 120)), .int32(Int32(index % 128))]
+            let datagram = try OSCPacket.message(OSCMessage("/midi/synth/2/cc", values)).serialize()
+            XCTAssertEqual(sendUDPDatagram(datagram, toLoopbackPort: port), datagram.count)
+        }
+        let expected =
+            ["90 3C 64", "90 40 64", "90 43 64", "B0 65 00", "B0 64 00", "B0 06 40", "B0 26 00", "90 48 64"]
+            + (0..<200).map { String(format: "B1 %02X %02X", $0 % 120, $0 % 128) }
+        XCTAssertEqual(waitForMessages(dump, count: expected.count, timeout: 20), expected)
+        dump.stop()
+        let summary = stopAndSummarise(bridge)
+        XCTAssertTrue(summary.contains("201 datagrams"), summary)
+        // 205 events (the RPN counts once), and the note-offs that stopping owes the chord.
+        XCTAssertTrue(summary.contains("209 MIDI events sent, 0 bundles scheduled"), summary)
+        XCTAssertTrue(summary.contains("0 output queue full, 0 at stop, 0 output failed"), summary)
+    }
+
     func testALongSysExIsPacedWithoutHoldingUpAnotherPort() throws {
         let port = 57308
         let aseqdumpPath = try TestEnvironment.tool("aseqdump", package: "alsa-utils")

@@ -24,6 +24,42 @@ final class RecordingWriter: MIDIPortWriter {
     {
         scheduled.append((event, time))
     }
+
+    /// The staging slots, and the writes of them (each a list of events), as the kernel got them.
+    var slots = [MIDIEvent](repeating: MIDIEvent(.clock), count: DirectOutput.stageCapacity)
+    var stagedWrites: [[MIDIEvent]] = []
+    /// Once set, how many more staged events are taken before the rest are refused with
+    /// `EAGAIN` (as a filling pool does); the kernel's answer to a write cut short is the count
+    /// alone.
+    var acceptBeforeBlocking: Int?
+    /// Events the kernel refuses for good (a subscriber gone), with `ENOENT`.
+    var refuse: (MIDIEvent) -> Bool = { _ in false }
+
+    func stage(_ event: MIDIEvent, from port: UInt8, at index: Int) {
+        var event = event
+        event.port = UInt16(port)
+        slots[index] = event
+    }
+
+    func writeStaged(_ range: Range<Int>) -> (written: Int, error: ALSAError?) {
+        var written = 0
+        var error: ALSAError?
+        for index in range {
+            if blocked || acceptBeforeBlocking == 0 {
+                error = ALSAError(code: -EAGAIN, call: "write")
+                break
+            }
+            if refuse(slots[index]) {
+                error = ALSAError(code: -ENOENT, call: "write")
+                break
+            }
+            acceptBeforeBlocking = acceptBeforeBlocking.map { $0 - 1 }
+            written += 1
+        }
+        stagedWrites.append(Array(slots[range.lowerBound..<range.lowerBound + written]))
+        self.written += slots[range.lowerBound..<range.lowerBound + written]
+        return (written, written > 0 ? nil : error)
+    }
 }
 
 /// The per-port queues of the OSC -> MIDI output when they fill: other events are dropped at the
@@ -93,6 +129,8 @@ final class RecordingWriter: MIDIPortWriter {
     @Test func allNotesOffGetsThroughOncePerChannelAndController() {
         let (writer, output) = Self.blockedOutput(capacity: 4)
         for note in 0..<4 { output.send(Self.noteOn(0, UInt8(60 + note)), now: 1) }
+        // The end of a receive batch: the kernel refuses them, and they fill the queue.
+        output.flush(now: 1)
         output.send(.controlChange(channel: 0, controller: 123, value: 0), now: 2)
         output.send(.controlChange(channel: 0, controller: 120, value: 0), now: 2)
         output.send(.controlChange(channel: 0, controller: 123, value: 0), now: 2)  // no note-on since
@@ -113,6 +151,7 @@ final class RecordingWriter: MIDIPortWriter {
         output.schedule(Self.noteOn(3, 64), at: 5_000_000_000)
         output.send(.controlChange(channel: 0, controller: 1, value: 1), now: 1)
         output.send(.controlChange(channel: 0, controller: 1, value: 2), now: 1)
+        output.flush(now: 1)
         output.send(.noteOff(channel: 3, note: 64), now: 2)
         #expect(output.counters[0].reservedNoteOffs.load(ordering: .relaxed) == 1)
         #expect(writer.scheduled.count == 1)
@@ -127,11 +166,129 @@ final class RecordingWriter: MIDIPortWriter {
         output.send(.controlChange(channel: 0, controller: 1, value: 1), now: 1)
         output.send(.noteOff(channel: 0, note: 60), now: 1)
         output.send(.controlChange(channel: 0, controller: 1, value: 2), now: 1)
+        output.flush(now: 1)
         writer.blocked = false
         output.finish()
         #expect(writer.written == [.noteOff(channel: 0, note: 60).withPort(5)])
         #expect(output.counters[0].droppedAtStop.load(ordering: .relaxed) == 3)
         #expect(output.isIdle)
+    }
+
+    // MARK: Staged writes
+
+    /// Two output ports (ours 5 and 6) over a writer that takes everything.
+    static func twoPortOutput() -> (RecordingWriter, PacedMIDIOutput<RecordingWriter>) {
+        let writer = RecordingWriter()
+        return (writer, PacedMIDIOutput(writer: writer, ports: [5, 6], sysexStore: nil, bytesPerSecond: 0))
+    }
+
+    static func note(_ index: Int, port: UInt16) -> MIDIEvent {
+        Self.noteOn(0, UInt8(index)).withPort(port)
+    }
+
+    @Test func aBatchOfEventsReachesTheKernelInOneWriteAtTheFlush() {
+        let (writer, output) = Self.twoPortOutput()
+        let events = (0..<10).map { Self.note($0, port: UInt16($0 % 2)) }
+        for event in events { output.send(event, now: 1) }
+        #expect(writer.stagedWrites.isEmpty)
+        #expect(!output.isIdle)
+        output.flush(now: 1)
+        #expect(writer.stagedWrites.map(\.count) == [10])
+        #expect(writer.written.map(\.note) == events.map(\.note))
+        #expect(writer.written.map(\.port) == events.map { $0.port + 5 })
+        #expect(output.counters.map { $0.sent.load(ordering: .relaxed) } == [5, 5])
+        #expect(output.isIdle)
+    }
+
+    @Test func aFullStageIsWrittenWithoutWaitingForTheFlush() {
+        let (writer, output) = Self.twoPortOutput()
+        for index in 0..<(DirectOutput.stageCapacity + 3) { output.send(Self.note(index % 128, port: 0), now: 1) }
+        #expect(writer.stagedWrites.map(\.count) == [DirectOutput.stageCapacity])
+        output.flush(now: 1)
+        #expect(writer.stagedWrites.map(\.count) == [DirectOutput.stageCapacity, 3])
+    }
+
+    /// The pool fills part-way through a batch: what the kernel took counts as sent, the rest
+    /// waits at the head of its port's queue, ahead of what comes later, and leaves in order.
+    @Test func eventsTheKernelRefusesMidBatchWaitInTheirPortsQueuesInOrder() {
+        let (writer, output) = Self.twoPortOutput()
+        writer.acceptBeforeBlocking = 3
+        let batch = (0..<8).map { Self.note($0, port: UInt16($0 % 2)) }
+        for event in batch { output.send(event, now: 1) }
+        output.flush(now: 1)
+        // The kernel's answer to the cut-short write was the count alone; writing the rest
+        // again brought the refusal.
+        #expect(writer.stagedWrites.map(\.count) == [3, 0])
+        #expect(output.counters.map { $0.sent.load(ordering: .relaxed) } == [2, 1])
+        // Both ports now hold events back: later ones queue behind them.
+        output.send(Self.note(20, port: 0), now: 2)
+        output.send(Self.note(21, port: 1), now: 2)
+        #expect(output.counters.map { $0.queueHighWater.load(ordering: .relaxed) } == [3, 4])
+        writer.acceptBeforeBlocking = nil
+        Self.drain(output, from: 1 + PacedMIDIOutput<RecordingWriter>.retryInterval)
+        let byPort = { (port: UInt16) in writer.written.filter { $0.port == port }.map(\.note) }
+        #expect(byPort(5) == [0, 2, 4, 6, 20])
+        #expect(byPort(6) == [1, 3, 5, 7, 21])
+        #expect(output.counters.map { $0.sent.load(ordering: .relaxed) } == [5, 5])
+        #expect(output.counters.map { $0.failed.load(ordering: .relaxed) } == [0, 0])
+    }
+
+    /// A note-off refused with a full pool was already taken as silencing its note; it must still
+    /// be retried, not dropped as redundant, however full the queue.
+    @Test func aRefusedNoteOffIsRetriedEvenPastTheQueueCapacity() {
+        let writer = RecordingWriter()
+        let output = PacedMIDIOutput(writer: writer, ports: [5], sysexStore: nil, bytesPerSecond: 0, queueCapacity: 1)
+        output.send(Self.noteOn(0, 60), now: 1)
+        output.flush(now: 1)
+        writer.blocked = true
+        output.send(.controlChange(channel: 0, controller: 1, value: 1), now: 2)
+        output.send(.noteOff(channel: 0, note: 60), now: 2)
+        output.flush(now: 2)
+        writer.blocked = false
+        Self.drain(output, from: 2 + PacedMIDIOutput<RecordingWriter>.retryInterval)
+        #expect(writer.written.map(\.kind) == [.noteOn, .controlChange, .noteOff])
+        #expect(output.counters[0].droppedRedundantNoteOffs.load(ordering: .relaxed) == 0)
+        #expect(output.counters[0].droppedQueueFull.load(ordering: .relaxed) == 0)
+    }
+
+    @Test func anEventRefusedForGoodIsCountedAndTheRestOfTheBatchGoesOut() {
+        let (writer, output) = Self.twoPortOutput()
+        writer.refuse = { $0.note == 2 }
+        for index in 0..<5 { output.send(Self.note(index, port: 1), now: 1) }
+        output.flush(now: 1)
+        #expect(writer.stagedWrites.map(\.count) == [2, 0, 2])
+        #expect(writer.written.map(\.note) == [0, 1, 3, 4])
+        #expect(output.counters[1].failed.load(ordering: .relaxed) == 1)
+        #expect(output.counters[1].sent.load(ordering: .relaxed) == 4)
+        #expect(output.isIdle)
+    }
+
+    /// The last event of a receive with nothing staged is written at once, without staging; with
+    /// events staged before it, it joins them (order first).
+    @Test func theLastEventOfAReceiveIsWrittenAtOnceUnlessOthersAreStaged() {
+        let (writer, output) = Self.twoPortOutput()
+        output.send(Self.note(60, port: 0), now: 1, moreToCome: false)
+        #expect(writer.written.map(\.note) == [60])
+        #expect(writer.stagedWrites.isEmpty)
+        #expect(output.counters[0].sent.load(ordering: .relaxed) == 1)
+        output.send(Self.note(61, port: 1), now: 2)
+        output.send(Self.note(62, port: 0), now: 2, moreToCome: false)
+        #expect(writer.written.map(\.note) == [60])
+        output.flush(now: 2)
+        #expect(writer.written.map(\.note) == [60, 61, 62])
+        #expect(writer.stagedWrites.map(\.count) == [2])
+    }
+
+    /// An event written at once (an RPN: several control changes) goes after what was staged
+    /// before it, not ahead.
+    @Test func anEventWrittenAtOnceFollowsWhatWasStagedBeforeIt() {
+        let (writer, output) = Self.twoPortOutput()
+        output.send(Self.note(60, port: 0), now: 1)
+        output.send(MIDIEvent(.rpn, channel: 0, value: 2, parameter: 0), now: 1)
+        output.send(Self.note(61, port: 0), now: 1)
+        output.flush(now: 1)
+        #expect(writer.written.map(\.kind) == [.noteOn, .rpn, .noteOn])
+        #expect(writer.stagedWrites.map(\.count) == [1, 1])
     }
 }
 

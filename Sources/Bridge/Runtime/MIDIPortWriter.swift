@@ -9,6 +9,13 @@ protocol MIDIPortWriter: AnyObject {
     /// Schedules `event` out of our port `port` at `time` (nanoseconds on the queue's clock).
     func schedule(_ event: MIDIEvent, from port: UInt8, at time: UInt64, sysexBytes: UnsafeRawBufferPointer?)
         throws(ALSAError)
+    /// Puts `event` (a kind ``DirectOutput/canStage(_:)`` allows) from our port `port` into
+    /// staging slot `index`, below ``DirectOutput/stageCapacity``.
+    func stage(_ event: MIDIEvent, from port: UInt8, at index: Int)
+    /// Writes the staged events in `range` in order: how many went out, and what stopped the
+    /// next one (nil with fewer written: unknown, write the rest again), as
+    /// ``DirectOutput/writeStaged(_:)``.
+    func writeStaged(_ range: Range<Int>) -> (written: Int, error: ALSAError?)
 }
 
 /// The ALSA writer: direct output to our ports' subscribers, and scheduling on one queue.
@@ -33,5 +40,14 @@ final class SequencerPortWriter: MIDIPortWriter {
         throws(ALSAError)
     {
         try client.send(event, from: port, on: queue, at: time, sysexBytes: sysexBytes)
+    }
+
+    @inline(__always)
+    func stage(_ event: MIDIEvent, from port: UInt8, at index: Int) {
+        direct.stage(event, from: port, at: index)
+    }
+
+    func writeStaged(_ range: Range<Int>) -> (written: Int, error: ALSAError?) {
+        direct.writeStaged(range)
     }
 }

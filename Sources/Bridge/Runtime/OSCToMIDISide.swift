@@ -243,7 +243,9 @@ final class OSCToMIDISide: @unchecked Sendable {
     /// After every wake-up: paced output and throttled values that are due; returns the poll
     /// timeout until the next of them.
     private func tick() -> Int32 {
-        // After every batch: what the quick path forwarded reaches the route's counters.
+        // After every batch: the events staged from it (a bundle's chord) go to the kernel in
+        // one write, and what the quick path forwarded reaches the route's counters.
+        output.flush(now: now)
         route.publishForwarded()
         // Nothing timed, the usual case: no clock to read and nothing more to call on a
         // message's way back to the wait (each call is a cost under emulation, BENCHMARKS.md).
@@ -274,7 +276,9 @@ final class OSCToMIDISide: @unchecked Sendable {
             var forwarded = event
             if route.forward(&forwarded) == .send {
                 ledger.record(forwarded, at: now, now: now)
-                output.send(forwarded, now: now)
+                // A plain message is one event: written at once, unless a bundle before it in
+                // this receive left events staged.
+                output.send(forwarded, now: now, moreToCome: false)
             } else {
                 process(event)
             }

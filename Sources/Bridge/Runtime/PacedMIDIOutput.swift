@@ -28,13 +28,17 @@ final class OutputPortCounters: Sendable {
 /// Writes events out of our ALSA output ports without ever blocking, keeping each port's order
 /// and pacing SysEx per port, so a long SysEx to one synth never holds up notes to another.
 ///
-/// An event for a port with nothing waiting goes straight to the kernel (`output_direct`). A
-/// SysEx goes out one ``SequencerClient/sysexChunkSize`` chunk at a time, the next chunk due when
-/// the last one would have left a MIDI cable (`bytesPerSecond`); while it is under way, later
+/// An event for a port with nothing waiting goes to the kernel (`output_direct`): at once when
+/// the caller says no more events are to come before the next ``flush(now:)`` and nothing is
+/// staged (a plain OSC message); otherwise it is staged, and the staged events (a bundle's)
+/// go together at that flush, which the OSC thread makes after each receive, in one `write`,
+/// or as soon as ``DirectOutput/stageCapacity`` are staged. A SysEx goes out one
+/// ``SequencerClient/sysexChunkSize`` chunk at a time, the next chunk due when the last one
+/// would have left a MIDI cable (`bytesPerSecond`); while it is under way, later
 /// events for that port wait in the port's queue behind it, except realtime bytes (clock,
 /// start, stop), which MIDI lets through in the middle of SysEx. A write refused with `EAGAIN`
 /// (the client's kernel pool is full) stays at the head of its port's queue and is retried
-/// shortly.
+/// shortly; so do the staged events behind it.
 ///
 /// A port's queue holds `queueCapacity` events; past that, new events are dropped (counted),
 /// but never one that silences a sounding note: a note-off (or note-on with velocity 0) for a
@@ -72,6 +76,9 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     private let channelsReleased: UnsafeMutablePointer<UInt32>
     private let highWater: UnsafeMutablePointer<Int>
     private var waiting = 0
+    /// The events staged in the writer, in its slot order, with their output index as port.
+    private let staged: UnsafeMutablePointer<MIDIEvent>
+    private var stagedCount = 0
 
     /// Slots past `queueCapacity` kept for note-offs: one per note, and one per channel for
     /// each of all-notes-off and all-sound-off.
@@ -109,6 +116,8 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         channelsReleased.initialize(repeating: 0, count: count)
         highWater = .allocate(capacity: count)
         highWater.initialize(repeating: 0, count: count)
+        staged = .allocate(capacity: DirectOutput.stageCapacity)
+        staged.initialize(repeating: MIDIEvent(.clock), count: DirectOutput.stageCapacity)
     }
 
     deinit {
@@ -122,40 +131,152 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         owed.deallocate()
         channelsReleased.deallocate()
         highWater.deallocate()
+        staged.deallocate()
     }
 
-    /// Whether any port still holds events back.
-    var isIdle: Bool { waiting == 0 }
+    /// Whether nothing is staged and no port holds events back.
+    var isIdle: Bool { waiting == 0 && stagedCount == 0 }
 
     /// Events written, over all ports.
     var sent: Int { counters.reduce(0) { $0 + $1.sent.load(ordering: .relaxed) } }
 
-    /// Sends `event` out of the output port `event.port` now, or queues it behind that port's
-    /// earlier events.
+    /// Sends `event` out of the output port `event.port`: stages it for the next
+    /// ``flush(now:)``, writes it now (SysEx, 14-bit controllers, RPN, NRPN; or any event when
+    /// not `moreToCome` before that flush and nothing is staged), or queues it behind that
+    /// port's earlier events.
     @inline(__always)
-    func send(_ event: MIDIEvent, now: UInt64) {
+    func send(_ event: MIDIEvent, now: UInt64, moreToCome: Bool = true) {
+        // Nearly every event: one event of a kind written whole, for a port holding nothing
+        // back. Kept apart from the rest so that it stays a few instructions (BENCHMARKS.md).
+        let port = Int(event.port)
+        guard port < ports.count, counts[port] == 0, now >= readyAt[port], DirectOutput.canStage(event.kind) else {
+            sendOtherwise(event, now: now)
+            return
+        }
+        if moreToCome || stagedCount > 0 {
+            stage(event, port: port, now: now)
+            return
+        }
+        do {
+            try writer.send(event, from: ports[port], sysexBytes: nil)
+            unretainedCounters[port]._withUnsafeGuaranteedRef { _ = $0.sent.add(1, ordering: .relaxed) }
+            track(event, port: port)
+        } catch {
+            refused(event, port: port, error: error, now: now)
+        }
+    }
+
+    /// An event written at once that the kernel refused: with `EAGAIN`, it waits at the head of
+    /// its port's queue; otherwise it is counted as failed.
+    @inline(never)
+    private func refused(_ event: MIDIEvent, port: Int, error: ALSAError, now: UInt64) {
+        guard error.code == -EAGAIN else {
+            counters[port].failed.add(1, ordering: .relaxed)
+            return
+        }
+        readyAt[port] = now + Self.retryInterval
+        push(event, port: port, offset: 0)
+    }
+
+    /// ``send(_:now:moreToCome:)`` for every other event: one that waits behind its port's
+    /// queue or pacing, a realtime event, or a kind written as several (written now, after
+    /// what is staged).
+    @inline(never)
+    private func sendOtherwise(_ event: MIDIEvent, now: UInt64) {
         let port = Int(event.port)
         guard port < ports.count else {
             release(event)
             return
         }
-        if (counts[port] == 0 && now >= readyAt[port]) || event.kind.isRealtime {
-            var offset = 0
-            switch attempt(event, port: port, offset: &offset, now: now) {
-            case .done:
-                track(event, port: port)
-                return
-            case .partial, .blocked:
-                if event.kind.isRealtime && counts[port] > 0 {
-                    // Behind a SysEx under way; it goes next rather than last.
-                    pushFront(event, port: port)
-                } else {
-                    push(event, port: port, offset: offset)
-                }
-            }
+        guard mayWrite(event, port: port, now: now) else {
+            push(event, port: port, offset: 0)
             return
         }
-        push(event, port: port, offset: 0)
+        if DirectOutput.canStage(event.kind) {
+            // A realtime event (those may pass a port's queue).
+            stage(event, port: port, now: now)
+            return
+        }
+        // What is staged goes first; refused, it now fills this port's queue.
+        flush(now: now)
+        guard mayWrite(event, port: port, now: now) else {
+            push(event, port: port, offset: 0)
+            return
+        }
+        var offset = 0
+        switch attempt(event, port: port, offset: &offset, now: now) {
+        case .done:
+            track(event, port: port)
+        case .partial, .blocked:
+            push(event, port: port, offset: offset)
+        }
+    }
+
+    /// Whether `event` may leave before anything `port` holds back: when it holds nothing and
+    /// is not pacing, or always for realtime events.
+    @inline(__always)
+    private func mayWrite(_ event: MIDIEvent, port: Int, now: UInt64) -> Bool {
+        (counts[port] == 0 && now >= readyAt[port]) || event.kind.isRealtime
+    }
+
+    /// Writes the staged events. One the kernel refuses with `EAGAIN` (its pool is full) goes
+    /// back to the head of its port's queue with those staged after it, to be retried after
+    /// ``retryInterval``; one refused for another reason is counted as failed and the rest go on.
+    @inline(never)
+    func flush(now: UInt64) {
+        guard stagedCount > 0 else { return }
+        var next = 0
+        while next < stagedCount {
+            let (written, error) = writer.writeStaged(next..<stagedCount)
+            var index = next
+            while index < next + written {
+                unretainedCounters[Int(staged[index].port)]._withUnsafeGuaranteedRef {
+                    _ = $0.sent.add(1, ordering: .relaxed)
+                }
+                index += 1
+            }
+            next += written
+            guard next < stagedCount else { break }
+            if let error, error.code == -EAGAIN {
+                requeue(next..<stagedCount, now: now)
+                break
+            }
+            // Refused for good (a subscriber gone); or some went out and the kernel kept back
+            // why the next did not, which writing the rest again tells.
+            if error != nil || written == 0 {
+                counters[Int(staged[next].port)].failed.add(1, ordering: .relaxed)
+                next += 1
+            }
+        }
+        stagedCount = 0
+    }
+
+    @inline(__always)
+    private func stage(_ event: MIDIEvent, port: Int, now: UInt64) {
+        writer.stage(event, from: ports[port], at: stagedCount)
+        staged[stagedCount] = event
+        stagedCount += 1
+        track(event, port: port)
+        if stagedCount == DirectOutput.stageCapacity { flush(now: now) }
+    }
+
+    /// Puts staged events the kernel refused back into their ports' queues, in order. They were
+    /// tracked when staged and had their port's queue to themselves, so they go in without the
+    /// capacity check, which would take a note-off already tracked for redundant.
+    private func requeue(_ range: Range<Int>, now: UInt64) {
+        for index in range {
+            let event = staged[index]
+            let port = Int(event.port)
+            readyAt[port] = now + Self.retryInterval
+            if event.kind.isRealtime && counts[port] > 0 {
+                pushFront(event, port: port)
+            } else if counts[port] < slotsPerPort {
+                if counts[port] == 0 { offsets[port] = 0 }
+                append(event, port: port)
+            } else {
+                counters[port].droppedQueueFull.add(1, ordering: .relaxed)
+            }
+        }
     }
 
     /// Schedules `event` at `time` (queue nanoseconds): the kernel holds it until then. Not
@@ -182,9 +303,10 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         }
     }
 
-    /// Writes what has become due; returns when to call again (monotonic ns), or nil when no port
-    /// holds anything back.
+    /// Writes what is staged and what has become due; returns when to call again (monotonic
+    /// ns), or nil when no port holds anything back.
     func service(now: UInt64) -> UInt64? {
+        flush(now: now)
         guard waiting > 0 else { return nil }
         var earliest = UInt64.max
         var port = 0
@@ -209,6 +331,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     /// events that silence notes, which are written at once, pacing aside; a write refused with
     /// `EAGAIN` is retried for up to `retryFor` nanoseconds.
     func finish(retryFor: UInt64 = 100_000_000) {
+        flush(now: SequencerReader.now())
         var port = 0
         while port < ports.count {
             while counts[port] > 0 {
@@ -358,6 +481,10 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         }
         track(event, port: port)
         if counts[port] == 0 { offsets[port] = offset }
+        append(event, port: port)
+    }
+
+    private func append(_ event: MIDIEvent, port: Int) {
         var index = heads[port] + counts[port]
         if index >= slotsPerPort { index -= slotsPerPort }
         events[port * slotsPerPort + index] = event
