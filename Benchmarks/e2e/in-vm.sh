@@ -237,14 +237,21 @@ while [ -z "$only" ] && [ $round -le "$rounds" ]; do
     for direction in $([ "$reverse" = 1 ] && echo m2o o2m || echo m2o); do
       if [ $direction = m2o ]; then kind=forward port=$forward_port format=""
       else kind=reverse port=$reverse_port format="--format osmid"; fi
-      echo "== $direction: paired paced, aseqosc and bare at once, round $round of $rounds" >&2
+      echo "== $direction: paired paced and windowed, aseqosc and bare at once, round $round of $rounds" >&2
+      # Then windowed, each with its own window: what each delivers while both share the CPU.
       if [ $((round % 2)) = 1 ]; then
         run_pair "aseqosc.$direction.paired$round_suffix" "bare.$direction.paired$round_suffix" \
           --direction $direction $format --udp-port $port --rate 500 --count $paced_n --warmup-ms 100 -- \
           aseqosc_$kind -- bare_${kind}_b
+        run_pair "aseqosc.$direction.pairwindow$round_suffix" "bare.$direction.pairwindow$round_suffix" \
+          --direction $direction $format --udp-port $port --window $window --count $window_n -- \
+          aseqosc_$kind -- bare_${kind}_b
       else
         run_pair "bare.$direction.paired$round_suffix" "aseqosc.$direction.paired$round_suffix" \
           --direction $direction $format --udp-port $port --rate 500 --count $paced_n --warmup-ms 100 -- \
+          bare_$kind -- aseqosc_${kind}_b
+        run_pair "bare.$direction.pairwindow$round_suffix" "aseqosc.$direction.pairwindow$round_suffix" \
+          --direction $direction $format --udp-port $port --window $window --count $window_n -- \
           bare_$kind -- aseqosc_${kind}_b
       fi
     done

@@ -26,12 +26,15 @@
  *     --warmup-ms MS        leave the events sent in the first MS ms out of p50/p99/max (the first
  *                           event's latency is reported on its own as first_us): a cold start is
  *                           not steady-state latency (default 0)
- *     --pair LABEL          paced only: drive two bridges at once, taking turns event by event. The
- *                           second one ("stream b", reported as LABEL) uses our second port
- *                           "loadgen-b" and UDP_PORT + 1; --count and --rate are per bridge, the
- *                           sends alternate half a period apart. Both bridges then meet the same
- *                           VM at the same moments, which separate runs do not (under emulation
- *                           one run's p50 can be twice another's for the same program).
+ *     --pair LABEL          drive two bridges at once, taking turns event by event. The second one
+ *                           ("stream b", reported as LABEL) uses our second port "loadgen-b" and
+ *                           UDP_PORT + 1; --count, --rate and --window are per bridge. Paced, the
+ *                           sends alternate half a period apart. Windowed, each bridge has its own
+ *                           window and the result lines add overlap_events and overlap_eps: what
+ *                           each bridge delivered until the first of the two was done, while both
+ *                           shared the CPU. Both bridges then meet the same VM at the same
+ *                           moments, which separate runs do not (under emulation one run's p50 or
+ *                           rate can be twice another's for the same program).
  *
  * Events cycle note-on, control change, note-off (notes and values vary), so a bridge that
  * tracks notes passes every one. Outputs are matched to inputs in order (ALSA and loopback UDP
@@ -165,12 +168,12 @@ struct stream {
     int fd;                       /* m2o: the UDP socket we receive on; o2m: the one we send from */
     struct sockaddr_in address;   /* the UDP port */
     long sent, received;
-    uint64_t *sent_at, *latency;
+    uint64_t *sent_at, *latency, *received_at;
     uint64_t last_output;
 };
 
 static void report(struct stream *s, const char *mode, uint64_t start, long warmup_ms, const char *latencies_path,
-                   long cpu, long hwm, long stray) {
+                   long cpu, long hwm, long stray, uint64_t overlap_end) {
     double seconds = (double)(s->last_output - start) / 1e9;
     long lost = s->sent - s->received;
     printf("RESULT label=%s mode=%s sent=%ld received=%ld lost=%ld seconds=%.3f eps=%.0f", s->label, mode, s->sent,
@@ -199,6 +202,14 @@ static void report(struct stream *s, const char *mode, uint64_t start, long warm
     if (cpu >= 0) printf(" cpu_ms=%ld cpu_us_per_event=%.1f", cpu, s->received ? cpu * 1000.0 / s->received : 0.0);
     if (hwm >= 0) printf(" hwm_kb=%ld", hwm);
     if (stray) printf(" other_events=%ld", stray);
+    if (overlap_end > start) {
+        /* Received by the time the first stream was done (from the receive times: the
+           percentiles above sorted the latencies in place). */
+        long overlap = 0;
+        for (long i = 0; i < s->received; i++)
+            if (s->received_at[i] <= overlap_end) overlap++;
+        printf(" overlap_events=%ld overlap_eps=%.0f", overlap, overlap / ((double)(overlap_end - start) / 1e9));
+    }
     printf("\n");
 }
 
@@ -254,8 +265,8 @@ int main(int argc, char **argv) {
     int m2o = strcmp(direction, "m2o") == 0;
     if (!m2o && strcmp(direction, "o2m") != 0) { fprintf(stderr, "loadgen: --direction m2o or o2m\n"); return 64; }
     if (count <= 0 || window <= 0) { fprintf(stderr, "loadgen: --count and --window must be positive\n"); return 64; }
-    if (pair_label && (rate <= 0 || connect)) {
-        fprintf(stderr, "loadgen: --pair needs --rate and the bridges to subscribe themselves (no --connect)\n");
+    if (pair_label && connect) {
+        fprintf(stderr, "loadgen: --pair needs the bridges to subscribe themselves (no --connect)\n");
         return 64;
     }
     if (bundle < 1 || (bundle > 1 && (m2o || pair_label))) {
@@ -318,7 +329,8 @@ int main(int argc, char **argv) {
         }
         stream[s].sent_at = calloc((size_t)count, sizeof *stream[s].sent_at);
         stream[s].latency = calloc((size_t)count, sizeof *stream[s].latency);
-        if (!stream[s].sent_at || !stream[s].latency) die("calloc", 0);
+        stream[s].received_at = calloc((size_t)count, sizeof *stream[s].received_at);
+        if (!stream[s].sent_at || !stream[s].latency || !stream[s].received_at) die("calloc", 0);
     }
     if (!m2o) nfds = snd_seq_poll_descriptors(seq, fds, 8, POLLIN);
 
@@ -334,8 +346,19 @@ int main(int argc, char **argv) {
     while (received < total) {
         uint64_t now = now_ns();
         /* Send what is due. */
-        while (sent < total && (rate > 0 ? now >= next_send : sent - received < window)) {
-            struct stream *s = &stream[sent % streams];
+        while (sent < total) {
+            /* Paced: the streams take turns. Windowed: the next stream in turn with room. */
+            struct stream *s = NULL;
+            if (rate > 0) {
+                if (now < next_send) break;
+                s = &stream[sent % streams];
+            } else {
+                for (int k = 0; k < streams && !s; k++) {
+                    struct stream *candidate = &stream[(sent + k) % streams];
+                    if (candidate->sent < count && candidate->sent - candidate->received < window) s = candidate;
+                }
+                if (!s) break;
+            }
             if (m2o) {
                 int kind, channel, d1, d2;
                 event_at(s->sent, &kind, &channel, &d1, &d2);
@@ -418,7 +441,10 @@ int main(int argc, char **argv) {
             }
             if (!got) break;
             uint64_t t = now_ns();
-            if (got->received < got->sent) got->latency[got->received] = t - got->sent_at[got->received];
+            if (got->received < got->sent) {
+                got->latency[got->received] = t - got->sent_at[got->received];
+                got->received_at[got->received] = t;
+            }
             got->received++;
             got->last_output = t;
             received++;
@@ -433,8 +459,12 @@ int main(int argc, char **argv) {
     long hwm = bridge_pid ? hwm_kb(bridge_pid) : -1;
     long cpu = cpu_start >= 0 && cpu_end >= 0 ? cpu_end - cpu_start : -1;
     const char *mode = rate > 0 ? "paced" : "window";
-    report(&stream[0], mode, start, warmup_ms, latencies_path, cpu, hwm, stray);
-    if (streams == 2) report(&stream[1], mode, start, warmup_ms, NULL, -1, -1, 0);
+    /* Windowed pair: the moment the first stream had everything back. */
+    uint64_t overlap_end = 0;
+    if (streams == 2 && rate <= 0)
+        overlap_end = stream[0].last_output < stream[1].last_output ? stream[0].last_output : stream[1].last_output;
+    report(&stream[0], mode, start, warmup_ms, latencies_path, cpu, hwm, stray, overlap_end);
+    if (streams == 2) report(&stream[1], mode, start, warmup_ms, NULL, -1, -1, 0, overlap_end);
     fflush(stdout);
     snd_seq_close(seq);
     return received == total ? 0 : 1;
