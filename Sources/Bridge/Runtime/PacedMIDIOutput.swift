@@ -222,9 +222,15 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     /// Writes the staged events. One the kernel refuses with `EAGAIN` (its pool is full) goes
     /// back to the head of its port's queue with those staged after it, to be retried after
     /// ``retryInterval``; one refused for another reason is counted as failed and the rest go on.
-    @inline(never)
+    @inline(__always)
     func flush(now: UInt64) {
-        guard stagedCount > 0 else { return }
+        // Checked inline: the OSC thread flushes after every receive, nearly always with
+        // nothing staged (a plain message is written at once).
+        if stagedCount > 0 { writeStaged(now: now) }
+    }
+
+    @inline(never)
+    private func writeStaged(now: UInt64) {
         var next = 0
         while next < stagedCount {
             let (written, error) = writer.writeStaged(next..<stagedCount)
