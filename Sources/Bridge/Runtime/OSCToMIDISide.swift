@@ -272,16 +272,17 @@ final class OSCToMIDISide: @unchecked Sendable {
         // SysEx, never scheduled; through a route without operators (the default), it is
         // forwarded without a sink closure to the route's one destination.
         if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
-            counters.messages.add(1, ordering: .relaxed)
             var forwarded = event
             if route.forward(&forwarded) == .send {
-                ledger.record(forwarded, at: now, now: now)
                 // A plain message is one event: written at once, unless a bundle before it in
-                // this receive left events staged.
+                // this receive left events staged. The bookkeeping waits until it is written:
+                // under emulation, every page touched before the write delays it.
                 output.send(forwarded, now: now, moreToCome: false)
+                ledger.record(forwarded, at: now, now: now)
             } else {
                 process(event)
             }
+            counters.messages.add(1, ordering: .relaxed)
             counters.translated.add(1, ordering: .relaxed)
             return
         }
