@@ -13,8 +13,8 @@ import MIDI
 /// `write` system call; any other handle type goes through `snd_seq_event_output_direct`.
 ///
 /// Fixed-size events can also be staged, up to ``stageCapacity`` of them, and written together
-/// by ``writeStaged(_:)``: the kernel takes any number of events in one `write`, so a batch of
-/// OSC messages costs one system call instead of one each.
+/// by ``writeStaged(_:)``: the kernel takes any number of events in one `write`, so the events
+/// of an OSC bundle (a chord) cost one system call instead of one each.
 ///
 /// Owned by one thread (it reuses its event); SysEx, 14-bit controllers, RPN and NRPN go through
 /// ``SequencerClient/send(_:from:to:sysexBytes:)``, which sends the same bytes either way.
