@@ -162,20 +162,21 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
             unretainedCounters[port]._withUnsafeGuaranteedRef { _ = $0.sent.add(1, ordering: .relaxed) }
             track(event, port: port)
         } catch {
-            refused(event, port: port, error: error, now: now)
+            if case .blocked = refusal(error, port: port, now: now) { push(event, port: port, offset: 0) }
         }
     }
 
-    /// An event written at once that the kernel refused: with `EAGAIN`, it waits at the head of
-    /// its port's queue; otherwise it is counted as failed.
+    /// What a write the kernel refused leaves to do: with `EAGAIN` (its pool is full) the port
+    /// waits ``retryInterval`` and the event is `.blocked`, to wait at the head of the port's
+    /// queue; any other refusal is counted as failed and the event is `.done`.
     @inline(never)
-    private func refused(_ event: MIDIEvent, port: Int, error: ALSAError, now: UInt64) {
+    private func refusal(_ error: ALSAError, port: Int, now: UInt64) -> Attempt {
         guard error.code == -EAGAIN else {
             counters[port].failed.add(1, ordering: .relaxed)
-            return
+            return .done
         }
         readyAt[port] = now + Self.retryInterval
-        push(event, port: port, offset: 0)
+        return .blocked
     }
 
     /// ``send(_:now:moreToCome:)`` for every other event: one that waits behind its port's
@@ -387,11 +388,8 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
                 // SequencerClient.send): ALSA's raw MIDI converters drop the assembled events.
                 try writer.send(event, from: ports[port], sysexBytes: nil)
                 unretainedCounters[port]._withUnsafeGuaranteedRef { _ = $0.sent.add(1, ordering: .relaxed) }
-            } catch  where error.code == -EAGAIN {
-                readyAt[port] = now + Self.retryInterval
-                return .blocked
             } catch {
-                counters[port].failed.add(1, ordering: .relaxed)
+                return refusal(error, port: port, now: now)
             }
             return .done
         }
@@ -409,12 +407,8 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
                 let chunk = UnsafeRawBufferPointer(rebasing: bytes[position..<end])
                 do throws(ALSAError) {
                     try writer.send(event, from: ports[port], sysexBytes: chunk)
-                } catch  where error.code == -EAGAIN {
-                    readyAt[port] = now + Self.retryInterval
-                    return .blocked
                 } catch {
-                    counters[port].failed.add(1, ordering: .relaxed)
-                    return .done
+                    return refusal(error, port: port, now: now)
                 }
                 position = end
                 if rate > 0 {
