@@ -102,7 +102,9 @@ public final class SequencerReader: @unchecked Sendable {
     }
 
     /// The monotonic clock in nanoseconds, the time base of every event.
-    @inline(__always)
+    // Inlinable: called from other modules once per receive, where a call (and the class's
+    // metadata it asks for) is a cost under emulation.
+    @inlinable
     public static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)

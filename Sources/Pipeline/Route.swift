@@ -15,11 +15,11 @@ public final class Route: @unchecked Sendable {
     public var chain: Chain { storage.pointee }
     /// Plain memory rather than a stored `var`, so that running an event pays no dynamic
     /// exclusivity check: only the pipeline thread touches it.
-    private let storage: UnsafeMutablePointer<Chain>
+    @usableFromInline let storage: UnsafeMutablePointer<Chain>
     /// Counters, readable from any thread.
     public let counters = RouteCounters()
     /// What ``forward(_:)`` counted since ``publishForwarded()`` last ran, in plain memory.
-    private let forwarded: UnsafeMutablePointer<(events: Int, unmatchedNoteOffs: Int)>
+    @usableFromInline let forwarded: UnsafeMutablePointer<(events: Int, unmatchedNoteOffs: Int)>
 
     /// A route running events from `inputPorts` through `chain` (with fresh state).
     public init(inputPorts: PortSet, chain: Chain) {
@@ -79,9 +79,16 @@ public final class Route: @unchecked Sendable {
     }
 
     /// Adds what ``forward(_:)`` counted to ``counters``: once per batch, not per event.
-    @inline(__always)
+    // Inlinable, like `nextDeadline`: both run after every receive, and a call into another
+    // module is a cost of its own under emulation (BENCHMARKS.md).
+    @inlinable
     public func publishForwarded() {
         guard forwarded.pointee.events != 0 else { return }
+        publishForwardedCounts()
+    }
+
+    @usableFromInline
+    func publishForwardedCounts() {
         counters.publishForwarded(forwarded.pointee.events, unmatchedNoteOffs: forwarded.pointee.unmatchedNoteOffs)
         forwarded.pointee = (0, 0)
     }
@@ -94,6 +101,7 @@ public final class Route: @unchecked Sendable {
     }
 
     /// When to call ``flushDue(now:into:)`` next (ns), or `nil` when nothing is pending.
+    @inlinable
     public var nextDeadline: UInt64? {
         // Read in place: going through `chain` would copy the chain (and retain its arrays).
         storage.pointee.hasThrottles ? storage.pointee.nextDeadline : nil

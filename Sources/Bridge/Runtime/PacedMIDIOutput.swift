@@ -160,7 +160,8 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         do {
             try writer.send(event, from: ports[port], sysexBytes: nil)
             unretainedCounters[port]._withUnsafeGuaranteedRef { _ = $0.sent.add(1, ordering: .relaxed) }
-            track(event, port: port)
+            // Not `track`: its specialisation is not inlined here (a call per message).
+            trackNoteOffsOwed(event, owed: &owed[port], channelsReleased: &channelsReleased[port])
         } catch {
             if case .blocked = refusal(error, port: port, now: now) { push(event, port: port, offset: 0) }
         }
@@ -459,19 +460,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     /// Notes what an event that went out (or was queued to) does to the notes owed a note-off.
     @inline(__always)
     private func track(_ event: MIDIEvent, port: Int) {
-        switch event.kind {
-        case .noteOn where event.data2 > 0:
-            owed[port].track(event)
-            let channel = UInt32(event.channel & 15)
-            channelsReleased[port] &= ~(1 << channel | 1 << (channel + 16))
-        case .noteOn, .noteOff:
-            owed[port].track(event)
-        case .controlChange where event.data1 == 120 || event.data1 == 123:
-            owed[port].track(event)
-            channelsReleased[port] |= 1 << (UInt32(event.channel & 15) + (event.data1 == 120 ? 16 : 0))
-        default:
-            break
-        }
+        trackNoteOffsOwed(event, owed: &owed[port], channelsReleased: &channelsReleased[port])
     }
 
     private func push(_ event: MIDIEvent, port: Int, offset: Int) {
@@ -525,5 +514,25 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
 
     private func release(_ event: MIDIEvent) {
         if event.kind == .sysex { sysexStore?.release(event.sysex) }
+    }
+}
+
+/// What `event`, gone out of a port (or queued to it), changes in the notes that port owes a
+/// note-off (`owed`) and in the channels an all-notes-off or all-sound-off has released
+/// (`channelsReleased`: bit `channel` for controller 123, bit `channel + 16` for 120).
+@inline(__always)
+private func trackNoteOffsOwed(_ event: MIDIEvent, owed: inout HeldNotes, channelsReleased: inout UInt32) {
+    switch event.kind {
+    case .noteOn where event.data2 > 0:
+        owed.track(event)
+        let channel = UInt32(event.channel & 15)
+        channelsReleased &= ~(1 << channel | 1 << (channel + 16))
+    case .noteOn, .noteOff:
+        owed.track(event)
+    case .controlChange where event.data1 == 120 || event.data1 == 123:
+        owed.track(event)
+        channelsReleased |= 1 << (UInt32(event.channel & 15) + (event.data1 == 120 ? 16 : 0))
+    default:
+        break
     }
 }
