@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # e2e.sh: end-to-end benchmarks of aseqosc against osmid (m2o, o2m) and a bare C forwarder, all
-# in ONE scripts/alsa-vm session (see BENCHMARKS.md for what is measured and how to read it).
+# in ONE scripts/alsa-vm session, or directly on this machine's sequencer with --here (see
+# BENCHMARKS.md for what is measured and how to read it).
 #
 #   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION]
-#                     [--trace-only] [--bundles-only] [--out DIR]
+#                     [--trace-only] [--bundles-only] [--here] [--out DIR]
 #
 #   --reverse       also OSC -> MIDI (aseqosc, o2m and the bare forwarder)
 #   --no-callgrind  skip the instruction counts (the slow part: every bridge runs twice under
@@ -28,16 +29,20 @@
 #   --bundles-only  only OSC -> MIDI with chords: each datagram a bundle of 4 messages, paced and
 #                   windowed, aseqosc and o2m (--rounds times); prints each run's result and the
 #                   bridge's write system calls per event (/proc/PID/io): about 1 minute a round
+#   --here          run on this machine's own /dev/snd/seq instead of in the VM: no emulator, so
+#                   wall-clock latency and rate mean what they say (needs osmid and valgrind
+#                   installed, the UDP ports 57120-57121 and 57200-57201 free, and root for
+#                   --trace-only)
 #   --out DIR       where binaries, logs and results go (default .build/bench)
 #
 # Builds on the host: the bare forwarder and the load generator (gcc -O2 -lasound), aseqosc
-# (swift build -c release). Then runs Benchmarks/e2e/in-vm.sh in the VM and prints the tables
+# (swift build -c release). Then runs Benchmarks/e2e/in-vm.sh in the VM (or here) and prints the tables
 # (Benchmarks/e2e/summarise.py) that BENCHMARKS.md shows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/bench
 vm_args=()
-trace_only=0 bundles_only=0
+trace_only=0 bundles_only=0 here=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --reverse|--no-callgrind|--quick|--paired) vm_args+=("$1"); shift ;;
@@ -53,11 +58,21 @@ while [ $# -gt 0 ]; do
         aseqosc.m2o|m2o.m2o|bare.m2o|aseqosc.o2m|o2m.o2m|bare.o2m) vm_args+=("$1" "$2"); shift 2 ;;
         *) echo "e2e.sh: --callgrind-only takes BRIDGE.DIRECTION, e.g. aseqosc.o2m (try --help)" >&2; exit 64 ;;
       esac ;;
+    --here) here=1; shift ;;
     --out) out=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "e2e.sh: unknown option $1 (try --help)" >&2; exit 64 ;;
   esac
 done
+if [ "$here" = 1 ]; then
+  [ -e /dev/snd/seq ] || {
+    echo "e2e.sh --here: this machine has no ALSA sequencer (/dev/snd/seq does not exist); leave out --here to run in the VM" >&2
+    exit 69
+  }
+  for tool in m2o o2m valgrind; do
+    command -v $tool > /dev/null || { echo "e2e.sh --here: $tool is not installed (apt-get install osmid valgrind)" >&2; exit 69; }
+  done
+fi
 mkdir -p "$out"
 case "$(realpath -m "$out")" in
   "$(pwd -P)"/*) ;;
@@ -110,10 +125,17 @@ done
   echo "valgrind: $(valgrind --version 2>/dev/null || echo none)"
 } > "$out/machine.txt"
 
-echo "== runs (VM)" >&2
-ALSA_VM_TIMEOUT=${ALSA_VM_TIMEOUT:-3600} ALSA_VM_MEM=${ALSA_VM_MEM:-1024} \
-  scripts/alsa-vm -- Benchmarks/e2e/in-vm.sh "$out" "${vm_args[@]}"
-echo "vm: kernel $(cat "$out/vm-kernel.txt"), nproc $(cat "$out/vm-nproc.txt"), software emulation (TCG)" >> "$out/machine.txt"
+if [ "$here" = 1 ]; then
+  echo "== runs (here, on /dev/snd/seq)" >&2
+  Benchmarks/e2e/in-vm.sh "$out" "${vm_args[@]}"
+  # summarise.py reads this line to say where the runs were.
+  echo "where: this machine's sequencer, no VM" >> "$out/machine.txt"
+else
+  echo "== runs (VM)" >&2
+  ALSA_VM_TIMEOUT=${ALSA_VM_TIMEOUT:-3600} ALSA_VM_MEM=${ALSA_VM_MEM:-1024} \
+    scripts/alsa-vm -- Benchmarks/e2e/in-vm.sh "$out" "${vm_args[@]}"
+  echo "vm: kernel $(cat "$out/vm-kernel.txt"), nproc $(cat "$out/vm-nproc.txt"), software emulation (TCG)" >> "$out/machine.txt"
+fi
 
 if [ "$trace_only" = 1 ]; then
   python3 Benchmarks/e2e/trace-segments.py "$out"/trace.*.txt

@@ -74,7 +74,12 @@ def ratio_text(value):
     return "-" if value is None else f"{value:.3g}"
 
 
-print((out / "machine.txt").read_text())
+machine = (out / "machine.txt").read_text()
+print(machine)
+# e2e.sh --here runs on the machine's own sequencer: no emulator to qualify the numbers with.
+native = "where: this machine's sequencer" in machine
+run_kind = "run" if native else "VM run"
+absolute_note = "this machine" if native else "indicative: VM under software emulation"
 measures = (("CPU time per event", "window", "cpu_us_per_event"), ("windowed events/s", "window", "eps"),
             ("paced latency p50 (after the warm-up)", "paced", "p50_us"),
             ("paced latency p99 (after the warm-up)", "paced", "p99_us"),
@@ -90,7 +95,7 @@ for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o
     taken = [r for r in rounds if any(field(b, direction, mode, "p50_us", r) for b in present
                                       for mode in ("paced", "paired"))]
     over = f", median over {len(taken)} rounds" if len(taken) > 1 else ""
-    print(f"### {title}: ratios (same VM run{over})\n")
+    print(f"### {title}: ratios (same {run_kind}{over})\n")
     print(f"| measure | aseqosc / {peer} | aseqosc / bare | {peer} / bare |")
     print("|---|---|---|---|")
     a, p, b = ir.get("aseqosc"), ir.get(peer), ir.get("bare")
@@ -111,7 +116,7 @@ for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o
                                        ("paired", "p50_us"), ("paired", "p99_us"), ("pairwindow", "overlap_eps"))]
             print(f"| {r} | " + " | ".join(cells) + " |")
         print()
-    print(f"### {title}: absolute numbers (indicative: VM under software emulation{over})\n")
+    print(f"### {title}: absolute numbers ({absolute_note}{over})\n")
     print("| bridge | instr/event | CPU µs/event | RSS (VmHWM) | windowed events/s (lost) | "
           "paced p50 / p99 / max µs (lost) | paced first event µs | windowed p50 / p99 µs | "
           "paired with bare: paced p50 / p99 µs (lost) |")
