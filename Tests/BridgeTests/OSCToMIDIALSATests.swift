@@ -190,7 +190,8 @@ final class OSCToMIDIALSATests: XCTestCase {
         XCTAssertEqual(raw(ours), raw(theirs))
         theirs.stop()
         ours.stop()
-        bridge.stop()
+        let (stopped, _) = bridge.stop()
+        XCTAssertEqual(stopped.status, 0, stopped.standardError)
     }
 
     func testTouchOSCMidiAndSysExBlobsWhenSysExIsOn() throws {
@@ -210,7 +211,8 @@ final class OSCToMIDIALSATests: XCTestCase {
         ]
         XCTAssertEqual(waitForMessages(dump, count: expected.count), expected)
         dump.stop()
-        bridge.stop()
+        let (stopped, _) = bridge.stop()
+        XCTAssertEqual(stopped.status, 0, stopped.standardError)
     }
 
     func testSysExIsDroppedAndCountedWhenOff() throws {
@@ -376,7 +378,8 @@ final class OSCToMIDIALSATests: XCTestCase {
             "on its own port the note waits behind the SysEx")
         raw.stop()
         through.stop()
-        bridge.stop()
+        let (stopped, _) = bridge.stop()
+        XCTAssertEqual(stopped.status, 0, stopped.standardError)
     }
 
     func testSendersOutsideTheAllowListAreDroppedAndCounted() throws {
