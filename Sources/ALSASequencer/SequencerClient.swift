@@ -1,6 +1,7 @@
 import CALSA
 import Glibc
 import MIDI
+import Synchronization
 
 /// The direction of a port aseqosc creates on its own client.
 public enum BridgePortDirection: Sendable {
@@ -23,6 +24,12 @@ public final class SequencerClient: @unchecked Sendable {
     let handle: OpaquePointer
     /// This client's number, as other clients see it.
     public let clientID: UInt8
+    /// The port ``subscribeToAnnouncements()`` created, or -1: where ``SequencerReader`` sends
+    /// the event that wakes its blocking `read`.
+    private let announcements = Atomic<Int>(-1)
+    /// Whether reads of the descriptor wait (``setReadsWait(_:)``); the lock also keeps a write
+    /// that must not wait (``withWritesNotWaiting(_:)``) from interleaving with a change of mode.
+    private let readsWait = Mutex<Bool>(false)
 
     /// Opens a sequencer client named `name`.
     ///
@@ -244,6 +251,42 @@ extension SequencerClient {
                 handle, "announcements", capabilities, UInt32(SND_SEQ_PORT_TYPE_APPLICATION)),
             "snd_seq_create_simple_port")
         try connect(from: .systemAnnounce, to: UInt8(truncatingIfNeeded: port))
+        announcements.store(Int(port), ordering: .releasing)
         return UInt8(truncatingIfNeeded: port)
+    }
+
+    /// The port receiving announcements, once ``subscribeToAnnouncements()`` made it. Only we
+    /// can write to it (no other client may subscribe, and it is hidden), so an event there
+    /// from our own client is one we sent ourselves.
+    var announcementPort: UInt8? {
+        let port = announcements.load(ordering: .acquiring)
+        return port < 0 ? nil : UInt8(truncatingIfNeeded: port)
+    }
+
+    /// Makes a `read` of the kernel descriptor wait for an event (or not, the default). The
+    /// flag is the descriptor's and so also covers writes, which is harmless for direct events
+    /// (the kernel delivers those at once and never waits) but not for scheduled ones, which
+    /// wait for room in the output pool: those go through ``withWritesNotWaiting(_:)``.
+    func setReadsWait(_ wait: Bool) {
+        guard let descriptor = kernelDescriptor else { return }
+        readsWait.withLock { readsWait in
+            readsWait = wait
+            let flags = fcntl(descriptor, F_GETFL)
+            _ = fcntl(descriptor, F_SETFL, wait ? flags & ~O_NONBLOCK : flags | O_NONBLOCK)
+        }
+    }
+
+    /// Runs `write` with the descriptor non-blocking even while reads wait: a scheduled event
+    /// meeting a full output pool then fails with `-EAGAIN` rather than stopping the thread.
+    /// A read starting meanwhile answers `-EAGAIN`, which ``SequencerReader`` takes as a cue to
+    /// wait in `poll` once.
+    func withWritesNotWaiting<Result>(_ write: () throws(ALSAError) -> Result) throws(ALSAError) -> Result {
+        try readsWait.withLock { readsWait throws(ALSAError) -> Result in
+            guard readsWait, let descriptor = kernelDescriptor else { return try write() }
+            let flags = fcntl(descriptor, F_GETFL)
+            _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+            defer { _ = fcntl(descriptor, F_SETFL, flags) }
+            return try write()
+        }
     }
 }

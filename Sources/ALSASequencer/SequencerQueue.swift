@@ -95,7 +95,9 @@ extension SequencerClient {
             aseqosc_ev_set_source(&raw, port)
             aseqosc_ev_set_subs(&raw)
             aseqosc_ev_schedule_real(&raw, queue.id, 0, seconds, nanoseconds)
-            try check(snd_seq_event_output_direct(handle, &raw), "snd_seq_event_output_direct")
+            try withWritesNotWaiting { () throws(ALSAError) in
+                _ = try check(snd_seq_event_output_direct(handle, &raw), "snd_seq_event_output_direct")
+            }
         }
         if event.kind == .sysex, let sysexBytes, sysexBytes.count > Self.sysexChunkSize {
             var offset = 0

@@ -4,10 +4,17 @@ import Glibc
 import MIDI
 import Synchronization
 
-/// The input loop: waits in `poll()` on the sequencer and on a wake-up descriptor, reads the
-/// pending events without blocking (one `read` per wake-up brings what the kernel holds, up to
-/// a buffer's worth: ``SequencerInputBuffer``), decodes each, stamps it with the monotonic
-/// clock and hands it to a handler, all on the thread that calls ``run(_:)``.
+/// The input loop: waits for the sequencer, reads the pending events (one `read` per wake-up
+/// brings what the kernel holds, up to a buffer's worth: ``SequencerInputBuffer``), decodes
+/// each, stamps it with the monotonic clock and hands it to a handler, all on the thread that
+/// calls ``run(_:)``.
+///
+/// On a `hw` handle with an announcements port, the wait is the `read` itself, which the
+/// kernel ends at the first event and which then takes all that are waiting: one system call
+/// per wake-up where `poll()` and a `read` are two (a bare forwarder measured 1.04x the
+/// latency with the two, BENCHMARKS.md). ``stop()`` ends that wait by sending our own client an
+/// event on the announcements port. Otherwise, and while the caller has a timeout pending, it
+/// waits in `poll()` on the sequencer and on a wake-up pipe, and reads without blocking.
 ///
 /// It also keeps the notes held per source, so that when a source port or client disappears
 /// the handler receives the note-offs that source still owed: an unplugged keyboard never
@@ -31,6 +38,9 @@ public final class SequencerReader: @unchecked Sendable {
         var batched = 0
         /// On a `hw` handle, the events read from its descriptor; otherwise libasound reads.
         var input: SequencerInputBuffer?
+        /// A waiting `read` answered `-EAGAIN` (a scheduled write had made the descriptor
+        /// non-blocking for a moment): the next wait is in `poll()`.
+        var pollNext = false
     }
     /// The MIDI events of a batch being decoded, and the port each came from.
     private let batchEvents = UnsafeMutablePointer<MIDIEvent>.allocate(capacity: batchCapacity)
@@ -39,6 +49,13 @@ public final class SequencerReader: @unchecked Sendable {
     private let wakeReader: Int32
     private let wakeWriter: Int32
     private let stopRequested = Atomic<Bool>(false)
+    /// While ``run(midiBatch:other:afterBatch:)`` waits in `read`, the port ``stop()`` sends the
+    /// wake-up event to; -1 otherwise. Sequentially consistent with `stopRequested`: the
+    /// reader stores this and then loads that, ``stop()`` the reverse, and one of them must
+    /// see the other's store.
+    private let wakePort = Atomic<Int>(-1)
+    /// The type of the wake-up event; it comes from our own client to our announcements port.
+    private static let wakeUpType = UInt8(SND_SEQ_EVENT_USR9.rawValue)
 
     /// The notes one source holds on one of our ports.
     private struct HeldBySource {
@@ -88,9 +105,19 @@ public final class SequencerReader: @unchecked Sendable {
 
     /// Makes ``run(_:)`` return soon; callable from any thread or a signal handler's thread.
     public func stop() {
-        stopRequested.store(true, ordering: .releasing)
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
         var byte: UInt8 = 1
         _ = write(wakeWriter, &byte, 1)
+        let port = wakePort.load(ordering: .sequentiallyConsistent)
+        guard port >= 0 else { return }
+        // Direct delivery to our own port: the kernel puts it in our input queue at once (or,
+        // with that queue full, refuses it, but then the `read` is not waiting).
+        var event = snd_seq_event_t()
+        aseqosc_ev_set_bare(&event, snd_seq_event_type_t(Self.wakeUpType))
+        aseqosc_ev_set_source(&event, UInt8(truncatingIfNeeded: port))
+        aseqosc_ev_set_dest(&event, client.clientID, UInt8(truncatingIfNeeded: port))
+        aseqosc_ev_set_direct(&event)
+        _ = snd_seq_event_output_direct(client.handle, &event)
     }
 
     /// Lets ``run(_:afterBatch:)`` be called again after a ``stop()`` (a paused input thread
@@ -155,9 +182,26 @@ public final class SequencerReader: @unchecked Sendable {
         descriptors[Int(filled)] = pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
         let total = nfds_t(filled + 1)
 
+        let readsWait = state.pointee.input != nil && client.announcementPort != nil
+        if readsWait, let port = client.announcementPort {
+            client.setReadsWait(true)
+            wakePort.store(Int(port), ordering: .sequentiallyConsistent)
+        }
+        defer {
+            if readsWait {
+                wakePort.store(-1, ordering: .sequentiallyConsistent)
+                client.setReadsWait(false)
+            }
+        }
         var timeout = afterBatch()
-        // Acquiring: pairs with the releasing store in `stop()`.
-        while !stopRequested.load(ordering: .acquiring) {
+        while !stopRequested.load(ordering: .sequentiallyConsistent) {
+            if readsWait && timeout < 0 && !state.pointee.pollNext {
+                // The first `read` of `drain` waits for the first event.
+                try drain(midiBatch, other)
+                timeout = afterBatch()
+                continue
+            }
+            state.pointee.pollNext = false
             // Made directly, not through libc: see CSyscall.
             let ready = aseqosc_poll_now(descriptors, UInt(total), timeout)
             if ready < 0 {
@@ -175,20 +219,24 @@ public final class SequencerReader: @unchecked Sendable {
         _ midiBatch: (UnsafeBufferPointer<MIDIEvent>, UnsafeBufferPointer<PortAddress>) -> Void,
         _ other: (DecodedSequencerEvent) -> Void
     ) throws(ALSAError) {
-        let now = Self.now()
         var read = 0
         defer {
             handOver(midiBatch)
             readCount.add(read, ordering: .relaxed)
         }
         var firstRead = true
-        while let event = try nextEvent(firstRead: &firstRead) {
+        guard var event = try nextEvent(firstRead: &firstRead) else { return }
+        // After the first read, which in the waiting mode is the wait.
+        let now = Self.now()
+        while true {
             read &+= 1
             // Notes and controllers, nearly everything a player sends, skip the decoded enum.
             if let midi = SequencerEventDecoder.decodeNoteOrController(event, timestamp: now) {
                 let source = PortAddress(client: event.pointee.source.client, port: event.pointee.source.port)
                 trackHeldNotes(midi, from: source)
                 add(midi, source, midiBatch)
+            } else if event.pointee.type == Self.wakeUpType && event.pointee.source.client == client.clientID {
+                read &-= 1  // our own, from stop(): nothing to hand over
             } else {
                 switch state.pointee.decoder.decode(event, timestamp: now) {
                 case .midi(let midi, let source):
@@ -208,6 +256,8 @@ public final class SequencerReader: @unchecked Sendable {
                     other(.none)
                 }
             }
+            guard let next = try nextEvent(firstRead: &firstRead) else { return }
+            event = next
         }
     }
 
@@ -222,7 +272,11 @@ public final class SequencerReader: @unchecked Sendable {
             guard firstRead else { return nil }
             firstRead = false
             let result = state.pointee.input!.fill()
-            if result == -EAGAIN { return nil }
+            if result == -EAGAIN {
+                state.pointee.pollNext = true
+                return nil
+            }
+            if result == -EINTR { return nil }
             if result == -ENOSPC {
                 // The kernel's input pool overflowed and it dropped events; reading resumes at
                 // the next wake-up.

@@ -1,0 +1,151 @@
+import Foundation
+import Glibc
+import MIDI
+import Synchronization
+import TestSupport
+import XCTest
+
+@testable import ALSASequencer
+
+/// The reader's wait on a real sequencer: with an announcements port it waits in a blocking
+/// `read`, which ``SequencerReader/stop()`` must end however often it is paused and resumed,
+/// and which must not make a scheduled write wait for a full output pool.
+final class SequencerReaderALSATests: XCTestCase {
+    override func setUpWithError() throws {
+        try TestEnvironment.requireSequencer()
+    }
+
+    /// What a reader running on its own thread has seen.
+    private final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var midi: [MIDIEvent] = []
+        private var others: [DecodedSequencerEvent] = []
+
+        func add(_ event: MIDIEvent) { lock.withLock { midi.append(event) } }
+        func add(_ event: DecodedSequencerEvent) { lock.withLock { others.append(event) } }
+        var notes: [UInt8] { lock.withLock { midi.map(\.note) } }
+        var lastTimestamp: UInt64? { lock.withLock { midi.last?.timestamp } }
+        var otherCount: Int { lock.withLock { others.count } }
+    }
+
+    /// Runs `reader` on a new thread until it stops; the semaphore is signalled then.
+    private func start(_ reader: SequencerReader, into seen: Seen) -> DispatchSemaphore {
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            do {
+                try reader.run(midi: { event, _ in seen.add(event) }, other: { seen.add($0) })
+            } catch {
+                XCTFail("reader: \(error)")
+            }
+            finished.signal()
+        }.start()
+        return finished
+    }
+
+    private func isBlocking(_ client: SequencerClient) throws -> Bool {
+        let descriptor = try XCTUnwrap(client.kernelDescriptor)
+        return fcntl(descriptor, F_GETFL) & O_NONBLOCK == 0
+    }
+
+    func testStopEndsAWaitingReadEveryTimeAndTheWakeUpIsNotAnEvent() throws {
+        let client = try SequencerClient(name: "reader-wait")
+        let input = try client.createPort(name: "in", direction: .input)
+        _ = try client.subscribeToAnnouncements()
+        let keys = try SequencerClient(name: "reader-keys")
+        let output = try keys.createPort(name: "out", direction: .output)
+        try keys.connect(from: output, to: PortAddress(client: client.clientID, port: input))
+        let reader = try SequencerReader(client: client, sysexStore: SysExStore(slots: 2, capacity: 64))
+        let seen = Seen()
+        XCTAssertFalse(try isBlocking(client), "the descriptor blocks before the reader runs")
+        // The kernel's announcements of the keyboard's client, port and connection come before
+        // the first note.
+        var othersAtFirstNote = 0
+
+        for cycle in 0..<20 {
+            reader.rearm()
+            let finished = start(reader, into: seen)
+            XCTAssertTrue(
+                waitUntil { (try? self.isBlocking(client)) == true },
+                "cycle \(cycle): the reader does not wait in read")
+            let note = UInt8(30 + cycle)
+            Thread.sleep(forTimeInterval: 0.02)
+            let sent = SequencerReader.now()
+            try keys.send(.noteOn(channel: 0, note: note, velocity: 90), from: output)
+            XCTAssertTrue(waitUntil { seen.notes.last == note }, "cycle \(cycle): \(seen.notes)")
+            // Stamped when the read returned, not when the reader began to wait.
+            XCTAssertGreaterThanOrEqual(seen.lastTimestamp ?? 0, sent, "cycle \(cycle)")
+            // Idle now: the reader is inside `read` with nothing to read.
+            Thread.sleep(forTimeInterval: 0.02)
+            reader.stop()
+            XCTAssertEqual(finished.wait(timeout: .now() + 5), .success, "cycle \(cycle): stop() did not end the read")
+            XCTAssertFalse(try isBlocking(client), "cycle \(cycle): the descriptor still blocks after run returned")
+            if cycle == 0 { othersAtFirstNote = seen.otherCount }
+        }
+        XCTAssertEqual(seen.notes, (0..<20).map { UInt8(30 + $0) })
+        // Every event read is handed over, as MIDI or as another event; a wake-up is neither.
+        // Other clients coming and going meanwhile (other tests' processes ending) add a few
+        // announcements, never one per cycle.
+        XCTAssertEqual(reader.eventsRead, seen.notes.count + seen.otherCount, "the wake-ups were counted as read")
+        XCTAssertLessThan(seen.otherCount - othersAtFirstNote, 19, "the wake-ups were handed over")
+
+        // A note sent while the reader is stopped waits in the kernel and arrives on resuming.
+        try keys.send(.noteOn(channel: 0, note: 99, velocity: 90), from: output)
+        reader.rearm()
+        let finished = start(reader, into: seen)
+        XCTAssertTrue(waitUntil { seen.notes.last == 99 }, "\(seen.notes)")
+        reader.stop()
+        XCTAssertEqual(finished.wait(timeout: .now() + 5), .success)
+    }
+
+    func testAStopRightAfterTheStartIsNotLost() throws {
+        let client = try SequencerClient(name: "reader-race")
+        _ = try client.subscribeToAnnouncements()
+        let reader = try SequencerReader(client: client, sysexStore: SysExStore(slots: 2, capacity: 64))
+        let seen = Seen()
+        for cycle in 0..<200 {
+            reader.rearm()
+            let finished = start(reader, into: seen)
+            reader.stop()
+            XCTAssertEqual(finished.wait(timeout: .now() + 5), .success, "cycle \(cycle): stop() was lost")
+        }
+        XCTAssertEqual(reader.eventsRead, seen.otherCount, "the wake-ups were counted as read")
+    }
+
+    func testAScheduledWriteMeetingAFullPoolFailsWhileTheReaderWaits() throws {
+        let client = try SequencerClient(name: "reader-schedule")
+        let output = try client.createPort(name: "out", direction: .output)
+        _ = try client.subscribeToAnnouncements()
+        let queue = try SequencerQueue(client: client, name: "reader-schedule")
+        let reader = try SequencerReader(client: client, sysexStore: SysExStore(slots: 2, capacity: 64))
+        let finished = start(reader, into: Seen())
+        defer {
+            reader.stop()
+            XCTAssertEqual(finished.wait(timeout: .now() + 5), .success)
+        }
+        XCTAssertTrue(waitUntil { (try? self.isBlocking(client)) == true })
+
+        // A minute ahead: nothing leaves the output pool while this runs.
+        let later = try queue.now() + 60_000_000_000
+        let scheduler = DispatchSemaphore(value: 0)
+        let outcome = Mutex<(scheduled: Int, error: ALSAError?)>((0, nil))
+        Thread {
+            for note in 0..<2000 {
+                do throws(ALSAError) {
+                    try client.send(
+                        .noteOn(channel: 0, note: UInt8(note % 128), velocity: 1), from: output, on: queue, at: later)
+                    outcome.withLock { $0.scheduled += 1 }
+                } catch {
+                    outcome.withLock { $0.error = error }
+                    break
+                }
+            }
+            scheduler.signal()
+        }.start()
+        XCTAssertEqual(scheduler.wait(timeout: .now() + 10), .success, "a scheduled write waited for the full pool")
+        let (scheduled, error) = outcome.withLock { $0 }
+        XCTAssertEqual(error?.code, -EAGAIN, "\(scheduled) scheduled, then \(String(describing: error))")
+        XCTAssertGreaterThan(scheduled, 100)
+        XCTAssertTrue(try isBlocking(client), "the reader's wait was switched off by the write")
+        queue.removePendingEvents()
+    }
+}
