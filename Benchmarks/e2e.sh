@@ -4,7 +4,7 @@
 # BENCHMARKS.md for what is measured and how to read it).
 #
 #   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION]
-#                     [--trace-only] [--bundles-only] [--here] [--out DIR]
+#                     [--trace-only] [--bundles-only] [--against BINARY] [--here] [--out DIR]
 #
 #   --reverse       also OSC -> MIDI (aseqosc, o2m and the bare forwarder)
 #   --no-callgrind  skip the instruction counts (the slow part: every bridge runs twice under
@@ -29,6 +29,12 @@
 #   --bundles-only  only OSC -> MIDI with chords: each datagram a bundle of 4 messages, paced and
 #                   windowed, aseqosc and o2m (--rounds times); prints each run's result and the
 #                   bridge's write system calls per event (/proc/PID/io): about 1 minute a round
+#   --against BINARY
+#                   only paired paced runs of this tree's aseqosc and another build of it (e.g.
+#                   one saved from an earlier commit), MIDI -> OSC (and OSC -> MIDI with
+#                   --reverse), 2 pairs per --rounds, each build once as stream a; prints each
+#                   pair's p50 ratio (this / other) and their median: an A/B of a change, about
+#                   10 s a pair
 #   --here          run on this machine's own /dev/snd/seq instead of in the VM: no emulator, so
 #                   wall-clock latency and rate mean what they say (needs osmid and valgrind
 #                   installed, the UDP ports 57120-57121 and 57200-57201 free, and root for
@@ -42,7 +48,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/bench
 vm_args=()
-trace_only=0 bundles_only=0 here=0
+trace_only=0 bundles_only=0 against_only=0 here=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --reverse|--no-callgrind|--quick|--paired) vm_args+=("$1"); shift ;;
@@ -58,6 +64,9 @@ while [ $# -gt 0 ]; do
         aseqosc.m2o|m2o.m2o|bare.m2o|aseqosc.o2m|o2m.o2m|bare.o2m) vm_args+=("$1" "$2"); shift 2 ;;
         *) echo "e2e.sh: --callgrind-only takes BRIDGE.DIRECTION, e.g. aseqosc.o2m (try --help)" >&2; exit 64 ;;
       esac ;;
+    --against)
+      [ -x "${2:-}" ] || { echo "e2e.sh: --against takes an aseqosc binary (try --help)" >&2; exit 64; }
+      vm_args+=("$1" "$(realpath "$2")"); against_only=1; shift 2 ;;
     --here) here=1; shift ;;
     --out) out=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -141,6 +150,8 @@ if [ "$trace_only" = 1 ]; then
   python3 Benchmarks/e2e/trace-segments.py "$out"/trace.*.txt
 elif [ "$bundles_only" = 1 ]; then
   python3 Benchmarks/e2e/bundles.py "$out/results.txt"
+elif [ "$against_only" = 1 ]; then
+  python3 Benchmarks/e2e/against.py "$out/results.txt"
 else
   python3 Benchmarks/e2e/summarise.py "$out"
 fi

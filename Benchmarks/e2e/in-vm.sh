@@ -3,14 +3,14 @@
 # to be run by hand (e2e.sh builds what it needs and calls it):
 #
 #   in-vm.sh OUT [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION]
-#             [--trace-only] [--bundles-only]
+#             [--trace-only] [--bundles-only] [--against BINARY]
 #
 # OUT holds loadgen, bare-forwarder and aseqosc.json5 (built by e2e.sh) and receives
 # results.txt (one RESULT or CALLGRIND line per run) and every program's log.
 set -u
 out=$1
 shift
-reverse=0 callgrind=1 quick=0 only="" rounds=1 paired=0 trace=0 bundles=0
+reverse=0 callgrind=1 quick=0 only="" rounds=1 paired=0 trace=0 bundles=0 against=""
 while [ $# -gt 0 ]; do
   case $1 in
     --reverse) reverse=1 ;;
@@ -26,6 +26,8 @@ while [ $# -gt 0 ]; do
     --trace-only) trace=1 ;;
     # Only OSC -> MIDI with chords: bundles of 4 messages, aseqosc and o2m, N rounds.
     --bundles-only) bundles=1 ;;
+    # Only paired paced runs of this aseqosc and another build (BINARY), N rounds of 2 pairs.
+    --against) against=$2; shift ;;
     *) echo "in-vm.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift
@@ -161,6 +163,11 @@ aseqosc_forward_b() { exec "$aseqosc" run --config "$out/aseqosc-b.json5" --log-
 bare_forward_b() { exec "$out/bare-forwarder" --connect loadgen:1 $((forward_port + 1)); }
 aseqosc_reverse_b() { exec "$aseqosc" run --config "$out/aseqosc-reverse-b.json5" --log-level warning; }
 bare_reverse_b() { exec "$out/bare-forwarder" --reverse --connect loadgen:1 $((reverse_port + 1)); }
+# The other build of an --against run, as stream a or b.
+other_forward() { exec "$against" run --config "$out/aseqosc.json5" --log-level warning; }
+other_forward_b() { exec "$against" run --config "$out/aseqosc-b.json5" --log-level warning; }
+other_reverse() { exec "$against" run --config "$out/aseqosc-reverse.json5" --log-level warning; }
+other_reverse_b() { exec "$against" run --config "$out/aseqosc-reverse-b.json5" --log-level warning; }
 stop_signal() { case $1 in m2o|o2m) echo INT ;; *) echo TERM ;; esac; }
 
 forward="aseqosc m2o bare"
@@ -190,6 +197,26 @@ if [ "$trace" = 1 ]; then
       --direction $direction $format --udp-port $port --rate 500 --count 1500 --warmup-ms 100 -- \
       bare_$kind -- aseqosc_${kind}_b
   done
+fi
+
+if [ -n "$against" ]; then
+  # Each round: this build as stream a, then the other one; labels BUILD.DIRECTION.ab.ROUND.PAIR.
+  for direction in $([ "$reverse" = 1 ] && echo m2o o2m || echo m2o); do
+    if [ $direction = m2o ]; then kind=forward port=$forward_port format=""
+    else kind=reverse port=$reverse_port format="--format osmid"; fi
+    round=1
+    while [ $round -le "$rounds" ]; do
+      echo "== $direction: this build and $against at once, round $round of $rounds" >&2
+      run_pair "aseqosc.$direction.ab.$round.1" "other.$direction.ab.$round.1" \
+        --direction $direction $format --udp-port $port --rate 500 --count $paced_n --warmup-ms 100 -- \
+        aseqosc_$kind -- other_${kind}_b
+      run_pair "other.$direction.ab.$round.2" "aseqosc.$direction.ab.$round.2" \
+        --direction $direction $format --udp-port $port --rate 500 --count $paced_n --warmup-ms 100 -- \
+        other_$kind -- aseqosc_${kind}_b
+      round=$((round + 1))
+    done
+  done
+  rounds=0 callgrind=0
 fi
 
 if [ "$bundles" = 1 ]; then
