@@ -11,25 +11,33 @@ public enum BridgePortDirection: Sendable {
     case output
 }
 
-/// A client of the ALSA sequencer: owns one `snd_seq_t` handle, opened non-blocking.
+/// A client of the ALSA sequencer: owns one `snd_seq_t` handle, opened non-blocking (a
+/// ``SequencerReader`` makes its reads wait while it runs).
 ///
 /// Methods are not thread-safe by themselves: the bridge confines each client to its threads
-/// (one reader, one writer) as libasound allows for a duplex handle.
+/// (one reader, one writer) as libasound allows for a duplex handle. The one exception is the
+/// reader's `stop()`, which may write one fixed-size event from any thread: a single `write`
+/// of a whole event, which the kernel takes whole.
 public final class SequencerClient: @unchecked Sendable {
     // @unchecked Sendable: libasound allows one thread reading and another writing the same
-    // duplex handle; the callers keep to that and nothing here has Swift-side mutable state
-    // beyond what libasound itself guards.
+    // duplex handle; the callers keep to that, and the Swift-side state (the announcements
+    // port, the reads' mode) is atomic or behind a lock.
 
     /// The raw handle, for the modules in this package that read and write events.
     let handle: OpaquePointer
     /// This client's number, as other clients see it.
     public let clientID: UInt8
+    /// The kernel sequencer's descriptor behind a `hw` handle (always so for `default`), which
+    /// ``DirectOutput`` writes and ``SequencerReader`` reads themselves, as libasound's `hw`
+    /// backend does; nil for any other handle type.
+    let kernelDescriptor: Int32?
     /// The port ``subscribeToAnnouncements()`` created, or -1: where ``SequencerReader`` sends
     /// the event that wakes its blocking `read`.
     private let announcements = Atomic<Int>(-1)
-    /// Whether reads of the descriptor wait (``setReadsWait(_:)``); the lock also keeps a write
-    /// that must not wait (``withWritesNotWaiting(_:)``) from interleaving with a change of mode.
-    private let readsWait = Mutex<Bool>(false)
+    /// While reads of the descriptor wait (``setReadsWait(_:)``), its flags from before; the
+    /// lock also keeps a write that must not wait (``withWritesNotWaiting(_:)``) and a change
+    /// of the input pool from interleaving with a change of mode.
+    private let flagsBeforeWaiting = Mutex<Int32?>(nil)
 
     /// Opens a sequencer client named `name`.
     ///
@@ -49,21 +57,14 @@ public final class SequencerClient: @unchecked Sendable {
             throw error
         }
         handle = opened
+        var descriptor = pollfd()
+        let isKernel = snd_seq_type(opened) == SND_SEQ_TYPE_HW
+        kernelDescriptor =
+            isKernel && snd_seq_poll_descriptors(opened, &descriptor, 1, Int16(POLLIN)) == 1 ? descriptor.fd : nil
     }
 
     deinit {
         snd_seq_close(handle)
-    }
-
-    /// The kernel sequencer's descriptor behind a `hw` handle (always so for `default`), which
-    /// ``DirectOutput`` writes and ``SequencerReader`` reads themselves, as libasound's `hw`
-    /// backend does; nil for any other handle type.
-    var kernelDescriptor: Int32? {
-        var descriptor = pollfd()
-        guard snd_seq_type(handle) == SND_SEQ_TYPE_HW,
-            snd_seq_poll_descriptors(handle, &descriptor, 1, Int16(POLLIN)) == 1
-        else { return nil }
-        return descriptor.fd
     }
 
     /// Changes the name other clients see for this client.
@@ -225,8 +226,17 @@ extension SequencerClient {
     /// The most events the kernel queues for this client to read (its input pool); past it,
     /// senders get `-EAGAIN` and the events are lost. The kernel's default is 200, its maximum
     /// 2000.
+    ///
+    /// - Throws: `ALSAError`, `-EBUSY` while a ``SequencerReader`` waits in `read`: the kernel
+    ///   resizes the queue only when no read is under way, and would hold this client's other
+    ///   calls (writes among them) until the next event arrived.
     public func setInputPool(_ events: Int) throws(ALSAError) {
-        try check(snd_seq_set_client_pool_input(handle, events), "snd_seq_set_client_pool_input")
+        try flagsBeforeWaiting.withLock { flagsBeforeWaiting throws(ALSAError) in
+            guard flagsBeforeWaiting == nil else {
+                throw ALSAError(code: -EBUSY, call: "snd_seq_set_client_pool_input")
+            }
+            try check(snd_seq_set_client_pool_input(handle, events), "snd_seq_set_client_pool_input")
+        }
     }
 
     /// Switches between non-blocking (the default: the bridge never waits on the kernel) and
@@ -251,6 +261,7 @@ extension SequencerClient {
                 handle, "announcements", capabilities, UInt32(SND_SEQ_PORT_TYPE_APPLICATION)),
             "snd_seq_create_simple_port")
         try connect(from: .systemAnnounce, to: UInt8(truncatingIfNeeded: port))
+        // Releasing: pairs with the acquiring load in `announcementPort`.
         announcements.store(Int(port), ordering: .releasing)
         return UInt8(truncatingIfNeeded: port)
     }
@@ -259,33 +270,43 @@ extension SequencerClient {
     /// can write to it (no other client may subscribe, and it is hidden), so an event there
     /// from our own client is one we sent ourselves.
     var announcementPort: UInt8? {
+        // Acquiring: pairs with the releasing store in `subscribeToAnnouncements`.
         let port = announcements.load(ordering: .acquiring)
         return port < 0 ? nil : UInt8(truncatingIfNeeded: port)
     }
 
-    /// Makes a `read` of the kernel descriptor wait for an event (or not, the default). The
-    /// flag is the descriptor's and so also covers writes, which is harmless for direct events
-    /// (the kernel delivers those at once and never waits) but not for scheduled ones, which
-    /// wait for room in the output pool: those go through ``withWritesNotWaiting(_:)``.
-    func setReadsWait(_ wait: Bool) {
-        guard let descriptor = kernelDescriptor else { return }
-        readsWait.withLock { readsWait in
-            readsWait = wait
-            let flags = fcntl(descriptor, F_GETFL)
-            _ = fcntl(descriptor, F_SETFL, wait ? flags & ~O_NONBLOCK : flags | O_NONBLOCK)
+    /// Makes a `read` of the kernel descriptor wait for an event, or (`false`) gives the
+    /// descriptor back its flags from before; whether reads now wait (never on a handle that
+    /// is not `hw`). The flag is the descriptor's and so also covers writes, which is harmless
+    /// for direct events (the kernel delivers those at once and never waits) but not for
+    /// scheduled ones, which wait for room in the output pool: those go through
+    /// ``withWritesNotWaiting(_:)``.
+    @discardableResult
+    func setReadsWait(_ wait: Bool) -> Bool {
+        guard let descriptor = kernelDescriptor else { return false }
+        return flagsBeforeWaiting.withLock { flagsBeforeWaiting in
+            if wait, flagsBeforeWaiting == nil {
+                let flags = fcntl(descriptor, F_GETFL)
+                guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else { return false }
+                flagsBeforeWaiting = flags
+            } else if !wait, let flags = flagsBeforeWaiting {
+                _ = fcntl(descriptor, F_SETFL, flags)
+                flagsBeforeWaiting = nil
+            }
+            return flagsBeforeWaiting != nil
         }
     }
 
     /// Runs `write` with the descriptor non-blocking even while reads wait: a scheduled event
     /// meeting a full output pool then fails with `-EAGAIN` rather than stopping the thread.
     /// A read starting meanwhile answers `-EAGAIN`, which ``SequencerReader`` takes as a cue to
-    /// wait in `poll` once.
-    func withWritesNotWaiting<Result>(_ write: () throws(ALSAError) -> Result) throws(ALSAError) -> Result {
-        try readsWait.withLock { readsWait throws(ALSAError) -> Result in
-            guard readsWait, let descriptor = kernelDescriptor else { return try write() }
-            let flags = fcntl(descriptor, F_GETFL)
+    /// wait in `poll` once. Scheduled events are rare (bundles with a future time tag), so the
+    /// lock and the two `fcntl` calls are not on the path of a played note.
+    func withWritesNotWaiting<Value>(_ write: () throws(ALSAError) -> Value) throws(ALSAError) -> Value {
+        try flagsBeforeWaiting.withLock { flagsBeforeWaiting throws(ALSAError) -> Value in
+            guard let flags = flagsBeforeWaiting, let descriptor = kernelDescriptor else { return try write() }
             _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
-            defer { _ = fcntl(descriptor, F_SETFL, flags) }
+            defer { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
             return try write()
         }
     }

@@ -20,8 +20,9 @@ import Synchronization
 /// the handler receives the note-offs that source still owed: an unplugged keyboard never
 /// leaves a note hanging downstream.
 public final class SequencerReader: @unchecked Sendable {
-    // @unchecked Sendable: everything but the wake-up pipe and the counters is touched only by
-    // the thread inside `run`; `stop()` only writes to the eventfd.
+    // @unchecked Sendable: everything but the wake-up pipe, the atomics and the counters is
+    // touched only by the thread inside `run`; `stop()` writes to the pipe and, while a read
+    // waits, one fixed-size event on the client's descriptor.
 
     private let client: SequencerClient
     /// What the input thread changes per event, in plain memory rather than stored `var`s: a
@@ -49,10 +50,12 @@ public final class SequencerReader: @unchecked Sendable {
     private let wakeReader: Int32
     private let wakeWriter: Int32
     private let stopRequested = Atomic<Bool>(false)
-    /// While ``run(midiBatch:other:afterBatch:)`` waits in `read`, the port ``stop()`` sends the
-    /// wake-up event to; -1 otherwise. Sequentially consistent with `stopRequested`: the
-    /// reader stores this and then loads that, ``stop()`` the reverse, and one of them must
-    /// see the other's store.
+    /// While ``run(midiBatch:other:afterBatch:)`` waits in `read`, and only then, the port
+    /// ``stop()`` sends the wake-up event to; -1 otherwise. Only then: while a batch is being
+    /// handled the input queue may be full, and an event the kernel refuses there marks an
+    /// overflow, for which the next read drops the whole queue. Sequentially consistent with
+    /// `stopRequested`: the reader stores this and then loads that, ``stop()`` the reverse, and
+    /// one of them sees the other's store.
     private let wakePort = Atomic<Int>(-1)
     /// The type of the wake-up event; it comes from our own client to our announcements port.
     private static let wakeUpType = UInt8(SND_SEQ_EVENT_USR9.rawValue)
@@ -105,13 +108,16 @@ public final class SequencerReader: @unchecked Sendable {
 
     /// Makes ``run(_:)`` return soon; callable from any thread or a signal handler's thread.
     public func stop() {
+        // Pairs with the loads in `run`: the loop's, and the one after publishing `wakePort`.
         stopRequested.store(true, ordering: .sequentiallyConsistent)
         var byte: UInt8 = 1
         _ = write(wakeWriter, &byte, 1)
+        // Pairs with the stores in `run` and `drain` around the waiting read.
         let port = wakePort.load(ordering: .sequentiallyConsistent)
         guard port >= 0 else { return }
-        // Direct delivery to our own port: the kernel puts it in our input queue at once (or,
-        // with that queue full, refuses it, but then the `read` is not waiting).
+        // Direct delivery to our own port: the kernel puts it in our input queue at once. That
+        // queue is empty while the read waits, or was just emptied by the read that ended the
+        // wait, so there is room for it.
         var event = snd_seq_event_t()
         aseqosc_ev_set_bare(&event, snd_seq_event_type_t(Self.wakeUpType))
         aseqosc_ev_set_source(&event, UInt8(truncatingIfNeeded: port))
@@ -182,11 +188,8 @@ public final class SequencerReader: @unchecked Sendable {
         descriptors[Int(filled)] = pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
         let total = nfds_t(filled + 1)
 
-        let readsWait = state.pointee.input != nil && client.announcementPort != nil
-        if readsWait, let port = client.announcementPort {
-            client.setReadsWait(true)
-            wakePort.store(Int(port), ordering: .sequentiallyConsistent)
-        }
+        let wakeUpPort = state.pointee.input == nil ? nil : client.announcementPort
+        let readsWait = wakeUpPort != nil && client.setReadsWait(true)
         defer {
             if readsWait {
                 wakePort.store(-1, ordering: .sequentiallyConsistent)
@@ -194,10 +197,14 @@ public final class SequencerReader: @unchecked Sendable {
             }
         }
         var timeout = afterBatch()
+        // Pairs with the store in `stop()`.
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
-            if readsWait && timeout < 0 && !state.pointee.pollNext {
+            if readsWait && timeout < 0 && !state.pointee.pollNext, let wakeUpPort {
+                wakePort.store(Int(wakeUpPort), ordering: .sequentiallyConsistent)
+                // Pairs with the store in `stop()`: a stop() from now on sends the wake-up.
+                if stopRequested.load(ordering: .sequentiallyConsistent) { break }
                 // The first `read` of `drain` waits for the first event.
-                try drain(midiBatch, other)
+                try drain(midiBatch, other, waiting: true)
                 timeout = afterBatch()
                 continue
             }
@@ -208,16 +215,30 @@ public final class SequencerReader: @unchecked Sendable {
                 if ready == -Int(EINTR) { continue }
                 throw ALSAError(code: Int32(truncatingIfNeeded: ready), call: "poll")
             }
-            if ready > 0 { try drain(midiBatch, other) }
+            // With reads that wait, only a sequencer with events may be read: the wake-up pipe
+            // alone (a stop) would leave the read waiting for the next event.
+            if ready > 0 && (!readsWait || Self.hasInput(descriptors, count: Int(filled))) {
+                try drain(midiBatch, other, waiting: false)
+            }
             timeout = afterBatch()
         }
     }
 
+    private static func hasInput(_ descriptors: UnsafeMutablePointer<pollfd>, count: Int) -> Bool {
+        var index = 0
+        while index < count {
+            if descriptors[index].revents & Int16(POLLIN) != 0 { return true }
+            index += 1
+        }
+        return false
+    }
+
     /// Reads until the sequencer has nothing more for us. The events read in one pass share one
     /// receive time, that of the wake-up: they were all waiting by then.
+    /// `waiting`: the first read is the wait, with `wakePort` published for it.
     private func drain(
         _ midiBatch: (UnsafeBufferPointer<MIDIEvent>, UnsafeBufferPointer<PortAddress>) -> Void,
-        _ other: (DecodedSequencerEvent) -> Void
+        _ other: (DecodedSequencerEvent) -> Void, waiting: Bool
     ) throws(ALSAError) {
         var read = 0
         defer {
@@ -225,7 +246,10 @@ public final class SequencerReader: @unchecked Sendable {
             readCount.add(read, ordering: .relaxed)
         }
         var firstRead = true
-        guard var event = try nextEvent(firstRead: &firstRead) else { return }
+        let first = try nextEvent(firstRead: &firstRead)
+        // Pairs with the load in `stop()`.
+        if waiting { wakePort.store(-1, ordering: .sequentiallyConsistent) }
+        guard var event = first else { return }
         // After the first read, which in the waiting mode is the wait.
         let now = Self.now()
         while true {
@@ -262,8 +286,9 @@ public final class SequencerReader: @unchecked Sendable {
     }
 
     /// The next event of this wake-up, or nil when there is none. The kernel is read once per
-    /// wake-up (`firstRead`); once that is taken, back to `poll`, which sees whether it holds
-    /// more: a played note costs one `read`, not a second one answering EAGAIN.
+    /// wake-up (`firstRead`); once that is taken, back to waiting (in the next `read` or in
+    /// `poll`), which sees whether it holds more: a played note costs one `read`, not a second
+    /// one answering EAGAIN.
     @inline(__always)
     private func nextEvent(firstRead: inout Bool) throws(ALSAError) -> UnsafeMutablePointer<snd_seq_event_t>? {
         guard state.pointee.input != nil else { return try nextEventFromLibasound(firstRead: &firstRead) }

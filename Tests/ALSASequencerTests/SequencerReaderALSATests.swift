@@ -97,18 +97,92 @@ final class SequencerReaderALSATests: XCTestCase {
         XCTAssertEqual(finished.wait(timeout: .now() + 5), .success)
     }
 
-    func testAStopRightAfterTheStartIsNotLost() throws {
+    func testAStopAtAnyMomentOfTheStartIsNotLost() throws {
         let client = try SequencerClient(name: "reader-race")
         _ = try client.subscribeToAnnouncements()
         let reader = try SequencerReader(client: client, sysexStore: SysExStore(slots: 2, capacity: 64))
         let seen = Seen()
+        var random = SplitMix64(seed: 7)
         for cycle in 0..<200 {
             reader.rearm()
             let finished = start(reader, into: seen)
+            // From before the thread runs to well inside the waiting read.
+            let spinUntil = SequencerReader.now() + random.next() % 2_000_000
+            while SequencerReader.now() < spinUntil {}
             reader.stop()
             XCTAssertEqual(finished.wait(timeout: .now() + 5), .success, "cycle \(cycle): stop() was lost")
         }
         XCTAssertEqual(reader.eventsRead, seen.otherCount, "the wake-ups were counted as read")
+    }
+
+    func testATimeoutPendingIsKeptAndAStopEndsItsWait() throws {
+        let client = try SequencerClient(name: "reader-timeout")
+        _ = try client.subscribeToAnnouncements()
+        let reader = try SequencerReader(client: client, sysexStore: SysExStore(slots: 2, capacity: 64))
+        // The caller asks for 1 ms waits (as for owed note-offs) until told otherwise.
+        let calls = Atomic<Int>(0)
+        let wantsTimeout = Atomic<Bool>(true)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            do {
+                try reader.run(
+                    midi: { _, _ in }, other: { _ in },
+                    afterBatch: {
+                        calls.add(1, ordering: .relaxed)
+                        return wantsTimeout.load(ordering: .relaxed) ? 1 : -1
+                    })
+            } catch {
+                XCTFail("reader: \(error)")
+            }
+            finished.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertGreaterThan(calls.load(ordering: .relaxed), 10, "the 1 ms timeout was not kept")
+        // Then waiting in read: no more calls without an event.
+        wantsTimeout.store(false, ordering: .relaxed)
+        XCTAssertTrue(waitUntil { (try? self.isBlocking(client)) == true })
+        Thread.sleep(forTimeInterval: 0.1)
+        let waiting = calls.load(ordering: .relaxed)
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(calls.load(ordering: .relaxed), waiting, "the read did not wait")
+        // A stop while a timeout is pending ends the poll, not a read left waiting.
+        wantsTimeout.store(true, ordering: .relaxed)
+        reader.stop()  // a wake-up for the read; the next waits are polls
+        XCTAssertEqual(finished.wait(timeout: .now() + 5), .success)
+        reader.rearm()
+        let again = DispatchSemaphore(value: 0)
+        Thread {
+            try? reader.run(midi: { _, _ in }, other: { _ in }, afterBatch: { 1 })
+            again.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        reader.stop()
+        XCTAssertEqual(again.wait(timeout: .now() + 5), .success, "a stop during a poll left the reader waiting")
+    }
+
+    func testTheInputPoolIsNotResizedWhileAReadWaitsAndTheFlagsComeBack() throws {
+        let client = try SequencerClient(name: "reader-pool")
+        _ = try client.subscribeToAnnouncements()
+        try client.setBlocking(true)  // as `aseqosc send` has it: kept after the reader stops
+        let reader = try SequencerReader(client: client, sysexStore: SysExStore(slots: 2, capacity: 64))
+        let finished = start(reader, into: Seen())
+        // Refused from the moment the reader waits (the descriptor blocked before it started).
+        var refusal: ALSAError?
+        XCTAssertTrue(
+            waitUntil {
+                do throws(ALSAError) {
+                    try client.setInputPool(500)
+                    return false
+                } catch {
+                    refusal = error
+                    return true
+                }
+            })
+        XCTAssertEqual(refusal?.code, -EBUSY)
+        reader.stop()
+        XCTAssertEqual(finished.wait(timeout: .now() + 5), .success)
+        XCTAssertTrue(try isBlocking(client), "the reader made a blocking descriptor non-blocking")
+        XCTAssertNoThrow(try client.setInputPool(500))
     }
 
     func testAScheduledWriteMeetingAFullPoolFailsWhileTheReaderWaits() throws {
