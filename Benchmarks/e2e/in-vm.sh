@@ -163,11 +163,12 @@ aseqosc_forward_b() { exec "$aseqosc" run --config "$out/aseqosc-b.json5" --log-
 bare_forward_b() { exec "$out/bare-forwarder" --connect loadgen:1 $((forward_port + 1)); }
 aseqosc_reverse_b() { exec "$aseqosc" run --config "$out/aseqosc-reverse-b.json5" --log-level warning; }
 bare_reverse_b() { exec "$out/bare-forwarder" --reverse --connect loadgen:1 $((reverse_port + 1)); }
-# The other build of an --against run, as stream a or b.
-other_forward() { exec "$against" run --config "$out/aseqosc.json5" --log-level warning; }
-other_forward_b() { exec "$against" run --config "$out/aseqosc-b.json5" --log-level warning; }
-other_reverse() { exec "$against" run --config "$out/aseqosc-reverse.json5" --log-level warning; }
-other_reverse_b() { exec "$against" run --config "$out/aseqosc-reverse-b.json5" --log-level warning; }
+# The other build of an --against run, as stream a or b: the same bridges with its binary
+# (each runs in a background subshell, so the assignment stays there).
+other_forward() { aseqosc=$against; aseqosc_forward; }
+other_forward_b() { aseqosc=$against; aseqosc_forward_b; }
+other_reverse() { aseqosc=$against; aseqosc_reverse; }
+other_reverse_b() { aseqosc=$against; aseqosc_reverse_b; }
 stop_signal() { case $1 in m2o|o2m) echo INT ;; *) echo TERM ;; esac; }
 
 forward="aseqosc m2o bare"

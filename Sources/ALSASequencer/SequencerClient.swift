@@ -223,6 +223,21 @@ extension SequencerClient {
         try check(snd_seq_event_output_direct(handle, &raw), "snd_seq_event_output_direct")
     }
 
+    /// Sends an event of `type` with no data from our port `port` to that same port, straight
+    /// into our own input queue (``SequencerReader/stop()``'s wake-up); false if the kernel
+    /// refused it. Any thread: one fixed-size event in a single `write`.
+    @discardableResult
+    func sendToOurselves(_ type: UInt8, port: UInt8) -> Bool {
+        var raw = snd_seq_event_t()
+        aseqosc_ev_set_bare(&raw, snd_seq_event_type_t(type))
+        do {
+            try write(&raw, from: port, to: PortAddress(client: clientID, port: port))
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// The most events the kernel queues for this client to read (its input pool); past it,
     /// senders get `-EAGAIN` and the events are lost. The kernel's default is 200, its maximum
     /// 2000.

@@ -115,15 +115,9 @@ public final class SequencerReader: @unchecked Sendable {
         // Pairs with the stores in `run` and `drain` around the waiting read.
         let port = wakePort.load(ordering: .sequentiallyConsistent)
         guard port >= 0 else { return }
-        // Direct delivery to our own port: the kernel puts it in our input queue at once. That
-        // queue is empty while the read waits, or was just emptied by the read that ended the
-        // wait, so there is room for it.
-        var event = snd_seq_event_t()
-        aseqosc_ev_set_bare(&event, snd_seq_event_type_t(Self.wakeUpType))
-        aseqosc_ev_set_source(&event, UInt8(truncatingIfNeeded: port))
-        aseqosc_ev_set_dest(&event, client.clientID, UInt8(truncatingIfNeeded: port))
-        aseqosc_ev_set_direct(&event)
-        _ = snd_seq_event_output_direct(client.handle, &event)
+        // Our input queue is empty while the read waits, or was just emptied by the read that
+        // ended the wait, so there is room for it.
+        client.sendToOurselves(Self.wakeUpType, port: UInt8(truncatingIfNeeded: port))
     }
 
     /// Lets ``run(_:afterBatch:)`` be called again after a ``stop()`` (a paused input thread
@@ -188,8 +182,12 @@ public final class SequencerReader: @unchecked Sendable {
         descriptors[Int(filled)] = pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
         let total = nfds_t(filled + 1)
 
-        let wakeUpPort = state.pointee.input == nil ? nil : client.announcementPort
-        let readsWait = wakeUpPort != nil && client.setReadsWait(true)
+        // The port of the wake-up event when reads wait; nil when the waits are in `poll()`.
+        var wakeUpPort: UInt8?
+        if state.pointee.input != nil, let port = client.announcementPort, client.setReadsWait(true) {
+            wakeUpPort = port
+        }
+        let readsWait = wakeUpPort != nil
         defer {
             if readsWait {
                 wakePort.store(-1, ordering: .sequentiallyConsistent)
@@ -199,7 +197,7 @@ public final class SequencerReader: @unchecked Sendable {
         var timeout = afterBatch()
         // Pairs with the store in `stop()`.
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
-            if readsWait && timeout < 0 && !state.pointee.pollNext, let wakeUpPort {
+            if let wakeUpPort, timeout < 0 && !state.pointee.pollNext {
                 wakePort.store(Int(wakeUpPort), ordering: .sequentiallyConsistent)
                 // Pairs with the store in `stop()`: a stop() from now on sends the wake-up.
                 if stopRequested.load(ordering: .sequentiallyConsistent) { break }
