@@ -159,12 +159,14 @@ public final class UDPSender {
         precondition(
             destination >= 0 && destination < destinationCount && byteCount <= slotSize,
             "UDPSender: no destination \(destination), or \(byteCount) bytes past the slot")
-        slotLengths[queued] = byteCount
-        slotVectors[queued].iov_len = byteCount
-        slotDestinations[queued] = destination
-        pending[destination] += 1
+        // `queued` read once: the stores below could alias it as far as the compiler knows.
+        let slot = queued
+        slotLengths[slot] = byteCount
+        slotVectors[slot].iov_len = byteCount
+        slotDestinations[slot] = destination
+        pending[destination] &+= 1
         queuedBytes.pointee &+= byteCount
-        queued += 1
+        queued = slot &+ 1
     }
 
     /// Sends everything queued: one `sendmmsg` per destination with packets (a `send` for a

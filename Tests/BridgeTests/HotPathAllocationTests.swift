@@ -69,6 +69,25 @@ final class HotPathAllocationTests: XCTestCase {
                 + "\(path.delivered[0]) packets received, \(allocations) allocations")
     }
 
+    /// A played note or chord while the pipeline thread is idle: the input thread runs the batch
+    /// itself, straight from its buffer, around the ring (``MIDIToOSCWorker/runInline(_:beforehand:)``).
+    func testABatchRunAroundTheRingAllocatesNothingAndLeavesTheRingUntouched() throws {
+        try requireOptimizedBuild()
+        let path = try HotPath(config: Self.config, destinations: 3, aroundRing: true)
+        path.pump(2_000)
+
+        let events = 100_000
+        let allocations = path.allocations(pumping: events)
+
+        XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
+        XCTAssertEqual(path.worker.eventsIn.load(ordering: .relaxed), events + 2_000)
+        XCTAssertEqual(path.ring.highWater, 0, "no event went onto the ring")
+        XCTAssertGreaterThan(path.delivered.reduce(0, +), events, "packets reached the loopback sockets")
+        print(
+            "allocation test: ALSA decode -> batch -> operators -> OSC x3 -> UDP, around the ring, \(events) "
+                + "events, \(path.delivered.reduce(0, +)) packets received, \(allocations) allocations")
+    }
+
     /// A varied stream of sequencer events: notes (some off as note-on 0), controllers, bends,
     /// pressure, program changes and clocks.
     static func fill(_ raw: inout snd_seq_event_t, sequence: Int) {
@@ -103,9 +122,15 @@ final class HotPathAllocationTests: XCTestCase {
 /// The MIDI -> OSC hot path in one thread, for the allocation tests: synthetic sequencer events
 /// (``HotPathAllocationTests/fill(_:sequence:)``) through the decoder and the ring feeder, the
 /// worker every 16 events, and loopback sockets, one per destination, drained as it goes.
+/// `aroundRing`: the events go in batches of 16 straight to the worker, as the input thread
+/// runs a small batch when the pipeline thread is idle.
 final class HotPath {
     let receivers: [UDPReceiverSocket]
     let worker: MIDIToOSCWorker
+    let ring: SPSCRing<MIDIEvent>
+    private let aroundRing: Bool
+    private let batch = UnsafeMutablePointer<MIDIEvent>.allocate(capacity: 16)
+    private var batched = 0
     /// Datagrams each receiver got since the last ``resetDelivered()``.
     private(set) var delivered: [Int]
     private var decoder: SequencerEventDecoder
@@ -113,14 +138,15 @@ final class HotPath {
     private var raw = snd_seq_event_t()
 
     /// `config` names its destination ports `PORT1`, `PORT2`, ...: `destinations` of them.
-    init(config: String, destinations: Int) throws {
+    init(config: String, destinations: Int, aroundRing: Bool = false) throws {
+        self.aroundRing = aroundRing
         receivers = try (0..<destinations).map { _ in try UDPReceiverSocket() }
         var text = config
         for (index, receiver) in receivers.enumerated() {
             text = text.replacingOccurrences(of: "PORT\(index + 1)", with: String(receiver.port))
         }
         let parsed = try ConfigParser.parse(Data(text.utf8))
-        let ring = SPSCRing<MIDIEvent>(capacity: 1024)
+        ring = SPSCRing<MIDIEvent>(capacity: 1024)
         let store = SysExStore(slots: 4, capacity: 1024)
         let routes = try parsed.routes.map {
             try RouteRuntime(config: $0, inputPorts: [0], portNames: ["keys"], sysexStore: store)
@@ -129,6 +155,13 @@ final class HotPath {
         decoder = SequencerEventDecoder(sysexStore: store)
         feeder = RingFeeder(ring: ring)
         delivered = [Int](repeating: 0, count: destinations)
+        // The input thread runs a batch only while the pipeline thread runs and is idle.
+        if aroundRing { worker.start() }
+    }
+
+    deinit {
+        worker.pause()
+        batch.deallocate()
     }
 
     /// Zeroes ``delivered`` in place: a new array (even a literal) would be copied on its first
@@ -150,16 +183,36 @@ final class HotPath {
         return Int(aseqosc_allocations_stop())
     }
 
+    private func track(_ events: UnsafeBufferPointer<MIDIEvent>) {
+        var index = 0
+        while index < events.count {
+            feeder.deliveredAroundRing(events[index])
+            index += 1
+        }
+    }
+
     /// Runs `count` events through, adding what arrives to ``delivered``.
     func pump(_ count: Int) {
         var i = 0
         while i < count {
             HotPathAllocationTests.fill(&raw, sequence: i)
             if case .midi(let event, _) = decoder.decode(&raw, timestamp: UInt64(i) * 1000) {
-                _ = feeder.push(event, now: event.timestamp)
+                if aroundRing {
+                    batch[batched] = event
+                    batched += 1
+                } else {
+                    _ = feeder.push(event, now: event.timestamp)
+                }
             }
             if i & 15 == 15 {
-                worker.processPending()
+                if aroundRing {
+                    let events = UnsafeBufferPointer(start: batch, count: batched)
+                    // The pipeline thread takes its turn now and then (it wakes once a second).
+                    while !worker.runInline(events, beforehand: { track(events) }) { sched_yield() }
+                    batched = 0
+                } else {
+                    worker.processPending()
+                }
                 var r = 0
                 while r < receivers.count {
                     delivered[r] += receivers[r].drain()

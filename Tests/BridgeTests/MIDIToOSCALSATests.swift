@@ -141,6 +141,42 @@ final class MIDIToOSCALSATests: XCTestCase {
         }
     }
 
+    /// Chords played one at a time, as a player does, while the pipeline thread is idle: the
+    /// input thread sends each itself, straight from what it read, without the ring (which
+    /// stays empty), in order; a chord in the middle ended by all-notes-off still ends.
+    func testChordsPlayedOneAtATimeGoOutInOrderWithoutTheRing() throws {
+        let bridge = try RunningBridge(
+            config: """
+                { inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
+                  routes: [{ destinations: [{ host: "127.0.0.1", port: 9141 }] }] }
+                """, oscPorts: [9141])
+        var expected: [String] = []
+        for chord in 0..<30 {
+            let notes = [48 + chord, 52 + chord, 55 + chord]
+            try play(notes.map { String(format: "90 %02X 50", $0) }.joined(separator: " "))
+            expected += notes.map { "/midi/keys/1/note_on ii \($0) 80" }
+            if chord == 15 {
+                try play("B0 7B 00")
+                expected.append("/midi/keys/1/cc ii 123 0")
+            } else {
+                try play(notes.map { String(format: "80 %02X 00", $0) }.joined(separator: " "))
+                expected += notes.map { "/midi/keys/1/note_off ii \($0) 0" }
+            }
+            usleep(20_000)
+        }
+        XCTAssertTrue(bridge.waitForMessages(port: 9141, count: expected.count), "\(bridge.messages(port: 9141).count)")
+        XCTAssertEqual(bridge.messages(port: 9141), expected)
+
+        let json = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--json", "--control", bridge.controlPath])
+        XCTAssertEqual(json.status, 0, json.standardError)
+        let status = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual(status["eventsIn"] as? Int, expected.count)
+        // Through the ring, each chord would have left 3 behind it; only a chord that met the
+        // pipeline thread's idle pass (a few microseconds a second) would.
+        XCTAssertEqual(status["ringHighWater"] as? Int, 0, "\(status)")
+        XCTAssertEqual(status["ringDrops"] as? Int, 0)
+    }
+
     func testSourceUnpluggedMidChordReleasesItsNotes() throws {
         let bridge = try RunningBridge(
             config: """

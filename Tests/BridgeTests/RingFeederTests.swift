@@ -94,6 +94,31 @@ import Testing
         }
         #expect(ports == [3, 200])
     }
+
+    /// Notes the consumer took around the ring (a small batch run on the input thread) sound
+    /// downstream all the same: their note-offs, refused by a full ring, are owed; a note-off
+    /// for a note that never started is not.
+    @Test func noteDeliveredAroundTheRingIsOwedItsNoteOff() {
+        let ring = SPSCRing<MIDIEvent>(capacity: 2)
+        let feeder = Feeder(ring: ring)
+        var played = MIDIEvent.noteOn(channel: 1, note: 60, velocity: 100)
+        played.port = 7
+        feeder.feeder.deliveredAroundRing(played)
+        _ = feeder.push(.controlChange(channel: 0, controller: 1, value: 1), now: 1)
+        _ = feeder.push(.controlChange(channel: 0, controller: 1, value: 2), now: 2)
+        var neverStarted = MIDIEvent.noteOff(channel: 1, note: 61)
+        neverStarted.port = 7
+        #expect(!feeder.push(neverStarted, now: 3))
+        #expect(!feeder.isOwing, "note 61 was never delivered")
+        var end = MIDIEvent.noteOff(channel: 1, note: 60)
+        end.port = 7
+        #expect(!feeder.push(end, now: 4))
+        #expect(feeder.isOwing && feeder.noteOffsOwed == 1)
+        _ = Self.drain(ring)
+        feeder.payOwed(now: 5)
+        let paid = ring.pop()
+        #expect(paid?.kind == .noteOff && paid?.port == 7 && paid?.channel == 1 && paid?.data1 == 60)
+    }
 }
 
 /// A RingFeeder in a class, so that `#expect` can call its mutating methods.

@@ -68,6 +68,7 @@ final class RunningBridge {
     }
 
     /// Stops the bridge with SIGTERM; returns its result and how long it took to exit.
+    @discardableResult
     func stop() -> (ProcessResult, TimeInterval) {
         let start = Date()
         let result = bridge.stop(grace: 5)

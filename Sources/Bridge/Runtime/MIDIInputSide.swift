@@ -42,6 +42,8 @@ final class MIDIInputSide: @unchecked Sendable {
         var feeder: RingFeeder
         /// Events pushed since the last batch ended.
         var pushed = 0
+        /// Events the consumer ran on this thread, around the ring, since the last batch ended.
+        var ranAroundRing = 0
     }
 
     /// The ring feeder, for tests and counters (input thread, or while it is paused).
@@ -149,9 +151,42 @@ final class MIDIInputSide: @unchecked Sendable {
     }
 
     private func handle(_ events: UnsafeBufferPointer<MIDIEvent>, from sources: UnsafeBufferPointer<PortAddress>) {
+        // A small batch with nothing before it on the ring this time round, while the pipeline
+        // thread is idle (the paced case: a note or a chord), runs here at once, without the
+        // copies onto the ring and off it. Anything bigger goes through the ring, as below, so
+        // the pipeline thread works on it while this thread goes back to reading.
+        if hot.pointee.pushed == 0 && !hot.pointee.feeder.isOwing
+            && hot.pointee.ranAroundRing &+ events.count <= Self.inlineBatchLimit && allForInputPorts(events)
+            && consumer.runInline(events, beforehand: { track(events) })
+        {
+            hot.pointee.ranAroundRing &+= events.count
+            return
+        }
         var index = 0
         while index < events.count {
             handle(events[index])
+            index &+= 1
+        }
+    }
+
+    /// Whether every event arrived on one of our input ports (nearly always: anything else goes
+    /// through ``handle(_:)``, which drops it).
+    @inline(__always)
+    private func allForInputPorts(_ events: UnsafeBufferPointer<MIDIEvent>) -> Bool {
+        var index = 0
+        while index < events.count {
+            guard hot.pointee.isInputPort[Int(events[index].port & 0xFF)] else { return false }
+            index &+= 1
+        }
+        return true
+    }
+
+    /// What pushing would have recorded of `events`, which the consumer takes around the ring.
+    @inline(__always)
+    private func track(_ events: UnsafeBufferPointer<MIDIEvent>) {
+        var index = 0
+        while index < events.count {
+            hot.pointee.feeder.deliveredAroundRing(events[index])
             index &+= 1
         }
     }
@@ -188,7 +223,11 @@ final class MIDIInputSide: @unchecked Sendable {
     private func afterBatch() -> Int32 {
         if hot.pointee.feeder.isOwing { hot.pointee.feeder.payOwed(now: SequencerReader.now()) }
         let pushed = hot.pointee.pushed
+        let ranAroundRing = hot.pointee.ranAroundRing
         hot.pointee.pushed = 0
+        hot.pointee.ranAroundRing = 0
+        // Everything ran here already (and nothing owed was pushed meanwhile): no one to wake.
+        if ranAroundRing > 0 && pushed == 0 && !hot.pointee.feeder.isOwing && ring.count == 0 { return -1 }
         if pushed == 0 || pushed > Self.inlineBatchLimit || hot.pointee.feeder.isOwing || !consumer.runInline() {
             wake.notify()
         }

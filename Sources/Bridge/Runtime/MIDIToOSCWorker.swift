@@ -141,8 +141,20 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     /// unless the pipeline thread is consuming or paused; returns whether it did. Wakes the
     /// pipeline thread if a throttle now falls due before it would wake by itself.
     func runInline() -> Bool {
+        runInline(UnsafeBufferPointer(start: nil, count: 0)) {}
+    }
+
+    /// Input thread: like ``runInline()``, and then runs all of `events` too, straight from the
+    /// caller's buffer: a small batch read while the pipeline thread is idle need not be copied
+    /// onto the ring and off it again. `beforehand` runs once the right to consume is taken,
+    /// before any event (the caller does there what pushing would have done, such as tracking
+    /// sounding notes). Returns false, having run nothing, if the pipeline thread is consuming
+    /// or paused.
+    @inline(__always)
+    func runInline(_ events: UnsafeBufferPointer<MIDIEvent>, beforehand: () -> Void) -> Bool {
         guard tryConsuming() else { return false }
-        processPending()
+        beforehand()
+        processPending(then: events)
         let deadline = earliestDeadline()
         stopConsuming()
         if deadline < plannedWake.load(ordering: .relaxed) { wake.notify() }
@@ -197,6 +209,13 @@ final class MIDIToOSCWorker: @unchecked Sendable {
 
     /// Runs everything on the ring through the routes, then due throttled values; flushes.
     func processPending() {
+        processPending(then: UnsafeBufferPointer(start: nil, count: 0))
+    }
+
+    /// Runs everything on the ring through the routes, then `events` (after the ring: they were
+    /// read later), then due throttled values; flushes.
+    @inline(__always)
+    private func processPending(then events: UnsafeBufferPointer<MIDIEvent>) {
         var handled = 0
         var failed = 0
         let count = hotRouteCount.pointee
@@ -207,14 +226,24 @@ final class MIDIToOSCWorker: @unchecked Sendable {
                     failed &+= runtime.run(event, packet: packet)
                     finish(event, &handled)
                 }
+                var next = 0
+                while next < events.count {
+                    let event = events[next]
+                    next &+= 1
+                    failed &+= runtime.run(event, packet: packet)
+                    finish(event, &handled)
+                }
             }
         } else {
             while let event = ring.pop() {
-                var index = 0
-                while index < count {
-                    failed &+= hotRoutes[index]._withUnsafeGuaranteedRef { $0.run(event, packet: packet) }
-                    index += 1
-                }
+                failed &+= runAllRoutes(event, count)
+                finish(event, &handled)
+            }
+            var next = 0
+            while next < events.count {
+                let event = events[next]
+                next &+= 1
+                failed &+= runAllRoutes(event, count)
                 finish(event, &handled)
             }
         }
@@ -222,6 +251,17 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         if hotHasDeadlines.pointee { failed &+= flushDueThrottles(count) }
         if failed > 0 { unformatted.add(failed, ordering: .relaxed) }
         flushAll()
+    }
+
+    @inline(__always)
+    private func runAllRoutes(_ event: MIDIEvent, _ count: Int) -> Int {
+        var failed = 0
+        var index = 0
+        while index < count {
+            failed &+= hotRoutes[index]._withUnsafeGuaranteedRef { $0.run(event, packet: packet) }
+            index += 1
+        }
+        return failed
     }
 
     /// After every route ran `event`: frees its SysEx, counts it, and sends every 64 events, so

@@ -57,6 +57,14 @@ struct RingFeeder {
         return false
     }
 
+    /// Records an event the consumer took from the input thread directly, around the ring
+    /// (``MIDIToOSCWorker/runInline(_:admitting:)``): its notes sound downstream as if pushed, so
+    /// a later note-off that finds the ring full is owed for them.
+    @inline(__always)
+    mutating func deliveredAroundRing(_ event: MIDIEvent) {
+        sounding[Int(event.port & 0xFF)].track(event)
+    }
+
     /// Pushes owed note-offs, stamped `now`, while the ring has room.
     mutating func payOwed(now: UInt64) {
         let ring = ring  // the closure below must not read `self` while `owed` is being changed
