@@ -26,6 +26,13 @@
  *     --warmup-ms MS        leave the events sent in the first MS ms out of p50/p99/max (the first
  *                           event's latency is reported on its own as first_us): a cold start is
  *                           not steady-state latency (default 0)
+ *     --jitter-us J         paced: each gap between sends is the period moved by up to J µs either
+ *                           way (uniform, fixed seed, so the mean rate stays R). Default: a quarter
+ *                           of the gap; 0 sends strictly periodically. A strict period locks the
+ *                           sends to the kernel's 4 ms scheduler tick: under emulation a tick costs
+ *                           ~60 µs, and it then lands on every other event of one stream of a pair
+ *                           and on none of the other's, so that p50 measures the phase, not the
+ *                           bridge (BENCHMARKS.md, tenth round).
  *     --pair LABEL          drive two bridges at once, taking turns event by event. The second one
  *                           ("stream b", reported as LABEL) uses our second port "loadgen-b" and
  *                           UDP_PORT + 1; --count, --rate and --window are per bridge. Paced, the
@@ -60,6 +67,16 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The jitter's random numbers: xorshift64, the same sequence every run. */
+static uint64_t jitter_state = 0x9E3779B97F4A7C15u;
+static int64_t jitter_ns(int64_t bound_ns) {
+    if (bound_ns <= 0) return 0;
+    jitter_state ^= jitter_state << 13;
+    jitter_state ^= jitter_state >> 7;
+    jitter_state ^= jitter_state << 17;
+    return (int64_t)(jitter_state % (uint64_t)(2 * bound_ns + 1)) - bound_ns;
+}
 
 static uint64_t now_ns(void) {
     struct timespec t;
@@ -238,7 +255,7 @@ int main(int argc, char **argv) {
     const char *direction = "m2o", *format = "osmid", *connect = NULL, *label = "run", *pid_file = NULL,
                *latencies_path = NULL, *pair_label = NULL;
     int udp_port = 57120, window = 16, bridge_pid = 0, bundle = 1;
-    long count = 3000, settle_ms = 1000, idle_ms = 3000, warmup_ms = 0;
+    long count = 3000, settle_ms = 1000, idle_ms = 3000, warmup_ms = 0, jitter_us = -1;
     double rate = 0;
     for (int i = 1; i < argc; i++) {
         const char *option = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -259,6 +276,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(option, "--idle-ms")) idle_ms = atol(value);
         else if (!strcmp(option, "--latencies")) latencies_path = value;
         else if (!strcmp(option, "--warmup-ms")) warmup_ms = atol(value);
+        else if (!strcmp(option, "--jitter-us")) jitter_us = atol(value);
         else if (!strcmp(option, "--pair")) pair_label = value;
         else { fprintf(stderr, "loadgen: unknown option %s (see the header of loadgen.c)\n", option); return 64; }
     }
@@ -339,6 +357,8 @@ int main(int argc, char **argv) {
     uint64_t start = now_ns(), last_output = start, next_send = start;
     /* Paired, the two bridges' sends alternate, each bridge's `rate` apart. */
     uint64_t period = rate > 0 ? (uint64_t)(1e9 / rate / streams) : 0;
+    int64_t jitter = jitter_us < 0 ? (int64_t)period / 4 : jitter_us * 1000;
+    if (jitter > (int64_t)period) jitter = (int64_t)period;
     unsigned char datagram[2048];
     long total = count * streams, sent = 0, received = 0;
     stream[0].last_output = stream[1].last_output = start;
@@ -403,7 +423,7 @@ int main(int argc, char **argv) {
             }
             s->sent++;
             sent++;
-            next_send += period;
+            next_send += period + jitter_ns(jitter);
             if (rate > 0) now = now_ns();
         }
         /* Wait for outputs, or until the next paced send (never spin: the VM has one CPU and the
