@@ -71,7 +71,7 @@ final class HotPathAllocationTests: XCTestCase {
 
     /// A played note or chord while the pipeline thread is idle: the input thread runs the batch
     /// itself, straight from its buffer, around the ring (``MIDIToOSCWorker/runInline(_:beforehand:)``).
-    func testABatchRunAroundTheRingAllocatesNothingAndLeavesTheRingUntouched() throws {
+    func testABatchRunAroundTheRingAllocatesNothing() throws {
         try requireOptimizedBuild()
         let path = try HotPath(config: Self.config, destinations: 3, aroundRing: true)
         path.pump(2_000)
@@ -81,7 +81,6 @@ final class HotPathAllocationTests: XCTestCase {
 
         XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
         XCTAssertEqual(path.worker.eventsIn.load(ordering: .relaxed), events + 2_000)
-        XCTAssertEqual(path.ring.highWater, 0, "no event went onto the ring")
         XCTAssertGreaterThan(path.delivered.reduce(0, +), events, "packets reached the loopback sockets")
         print(
             "allocation test: ALSA decode -> batch -> operators -> OSC x3 -> UDP, around the ring, \(events) "
@@ -119,15 +118,14 @@ final class HotPathAllocationTests: XCTestCase {
     }
 }
 
-/// The MIDI -> OSC hot path in one thread, for the allocation tests: synthetic sequencer events
-/// (``HotPathAllocationTests/fill(_:sequence:)``) through the decoder and the ring feeder, the
-/// worker every 16 events, and loopback sockets, one per destination, drained as it goes.
+/// The MIDI -> OSC hot path on the calling thread, for the allocation tests: synthetic sequencer
+/// events (``HotPathAllocationTests/fill(_:sequence:)``) through the decoder and the ring feeder,
+/// the worker every 16 events, and loopback sockets, one per destination, drained as it goes.
 /// `aroundRing`: the events go in batches of 16 straight to the worker, as the input thread
-/// runs a small batch when the pipeline thread is idle.
+/// runs a small batch when the pipeline thread is idle (which then runs, asleep, beside it).
 final class HotPath {
     let receivers: [UDPReceiverSocket]
     let worker: MIDIToOSCWorker
-    let ring: SPSCRing<MIDIEvent>
     private let aroundRing: Bool
     private let batch = UnsafeMutablePointer<MIDIEvent>.allocate(capacity: 16)
     private var batched = 0
@@ -146,7 +144,7 @@ final class HotPath {
             text = text.replacingOccurrences(of: "PORT\(index + 1)", with: String(receiver.port))
         }
         let parsed = try ConfigParser.parse(Data(text.utf8))
-        ring = SPSCRing<MIDIEvent>(capacity: 1024)
+        let ring = SPSCRing<MIDIEvent>(capacity: 1024)
         let store = SysExStore(slots: 4, capacity: 1024)
         let routes = try parsed.routes.map {
             try RouteRuntime(config: $0, inputPorts: [0], portNames: ["keys"], sysexStore: store)

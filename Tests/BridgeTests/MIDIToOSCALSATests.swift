@@ -177,6 +177,33 @@ final class MIDIToOSCALSATests: XCTestCase {
         XCTAssertEqual(status["ringDrops"] as? Int, 0)
     }
 
+    /// A note played alone goes around the ring; its note-off, at the end of a burst that
+    /// overflows a small ring, is dropped: the input side still owes it (the note counts as
+    /// sounding) and sends it once there is room.
+    func testANoteStartedAroundTheRingEndsWhenItsNoteOffFindsTheRingFull() throws {
+        let bridge = try RunningBridge(
+            config: """
+                { ring: { capacity: 16 },
+                  inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
+                  routes: [{ destinations: [{ host: "127.0.0.1", port: 9142 }] }] }
+                """, oscPorts: [9142])
+        try play("90 3C 64")
+        XCTAssertTrue(bridge.waitForMessages(port: 9142, count: 1))
+        // One write: the bridge reads the whole burst at once, and the pipeline thread, asleep,
+        // empties the ring only after the input thread has pushed (or dropped) all of it.
+        let burst = (0..<300).map { String(format: "B0 01 %02X", $0 % 128) }.joined(separator: " ")
+        try play(burst + " 80 3C 00")
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 5) {
+                bridge.messages(port: 9142).contains("/midi/keys/1/note_off ii 60 0")
+            }, "the note-off never came: \(bridge.messages(port: 9142).suffix(3))")
+        XCTAssertEqual(bridge.messages(port: 9142).last, "/midi/keys/1/note_off ii 60 0")
+
+        let json = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--json", "--control", bridge.controlPath])
+        let status = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        XCTAssertGreaterThan(status["ringDrops"] as? Int ?? 0, 0, "the burst overflowed the ring: \(status)")
+    }
+
     func testSourceUnpluggedMidChordReleasesItsNotes() throws {
         let bridge = try RunningBridge(
             config: """

@@ -151,10 +151,11 @@ final class MIDIInputSide: @unchecked Sendable {
     }
 
     private func handle(_ events: UnsafeBufferPointer<MIDIEvent>, from sources: UnsafeBufferPointer<PortAddress>) {
-        // A small batch with nothing before it on the ring this time round, while the pipeline
-        // thread is idle (the paced case: a note or a chord), runs here at once, without the
-        // copies onto the ring and off it. Anything bigger goes through the ring, as below, so
-        // the pipeline thread works on it while this thread goes back to reading.
+        // A small batch with nothing pushed before it in this wake-up, while the pipeline thread
+        // is idle (the paced case: a note or a chord), runs here at once, without the copies
+        // onto the ring and off it. Beyond the first 64 events of a wake-up everything goes
+        // through the ring, as below, so the pipeline thread works on a burst while this thread
+        // goes back to reading.
         if hot.pointee.pushed == 0 && !hot.pointee.feeder.isOwing
             && hot.pointee.ranAroundRing &+ events.count <= Self.inlineBatchLimit && allForInputPorts(events)
             && consumer.runInline(events, beforehand: { track(events) })

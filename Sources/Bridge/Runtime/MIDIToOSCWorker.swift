@@ -5,7 +5,8 @@ import OSC
 import Pipeline
 import Synchronization
 
-/// The consumer side of the MIDI -> OSC path: takes events off the ring, runs every route,
+/// The consumer side of the MIDI -> OSC path: takes events off the ring (or, for a small batch
+/// on an idle bridge, straight from the input thread's buffer), runs every route,
 /// formats each output for its destination and queues it on that route's UDP sender, which
 /// sends a whole batch with one `sendmmsg`. In steady state nothing here allocates, locks, logs
 /// or blocks (HotPathAllocationTests drives this loop and counts).
@@ -53,7 +54,8 @@ final class MIDIToOSCWorker: @unchecked Sendable {
 
     /// Loop passes so far; the watchdog pings systemd only while this moves.
     let progress = Atomic<UInt64>(0)
-    /// Events taken off the ring.
+    /// Events run through the routes: taken off the ring, or handed over around it by
+    /// ``runInline(_:beforehand:)``.
     let eventsIn = Atomic<Int>(0)
     /// Outputs that the destination's scheme does not send, or that did not fit a packet.
     let unformatted = Atomic<Int>(0)

@@ -58,7 +58,7 @@ struct RingFeeder {
     }
 
     /// Records an event the consumer took from the input thread directly, around the ring
-    /// (``MIDIToOSCWorker/runInline(_:admitting:)``): its notes sound downstream as if pushed, so
+    /// (``MIDIToOSCWorker/runInline(_:beforehand:)``): its notes sound downstream as if pushed, so
     /// a later note-off that finds the ring full is owed for them.
     @inline(__always)
     mutating func deliveredAroundRing(_ event: MIDIEvent) {
