@@ -220,6 +220,9 @@ final class MIDIToOSCALSATests: XCTestCase {
         XCTAssertEqual(
             Array(bridge.messages(port: 9131).dropFirst(3)),
             ["/midi/keys/1/note_off ii 60 0", "/midi/keys/1/note_off ii 64 0", "/midi/keys/1/note_off ii 67 0"])
-        XCTAssertTrue(bridge.bridge.standardError.contains("'ChordKeys' lost"), bridge.bridge.standardError)
+        // Logged after the note-offs went out (the reader sends them first, then reconciles).
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 5) { bridge.bridge.standardError.contains("'ChordKeys' lost") },
+            bridge.bridge.standardError)
     }
 }
