@@ -47,6 +47,10 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     /// When the sleeping pipeline thread will wake by itself (monotonic ns), so that a consumer
     /// on the input thread that leaves an earlier throttle deadline behind can wake it.
     private let plannedWake = Atomic<UInt64>(.max)
+    /// Set by a consumer on the input thread that left a throttle deadline earlier than
+    /// `plannedWake`: the pipeline thread, about to sleep, looks at it after announcing its
+    /// sleep (``WakeSignal``'s pattern), so the wake-up is not lost if it comes first.
+    private let deadlineMoved = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
     /// The longest the thread sleeps without work, so `progress` moves for the watchdog.
@@ -159,7 +163,10 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         processPending(then: events)
         let deadline = earliestDeadline()
         stopConsuming()
-        if deadline < plannedWake.load(ordering: .relaxed) { wake.notify() }
+        if deadline < plannedWake.load(ordering: .relaxed) {
+            deadlineMoved.store(true, ordering: .relaxed)
+            wake.notify()
+        }
         return true
     }
 
@@ -201,11 +208,16 @@ final class MIDIToOSCWorker: @unchecked Sendable {
             }
             processPending()
             let timeout = sleepTimeout()
-            stopConsuming()
-            if stopping { return }
+            // Published before the right to consume is given back: the next consumer on the input
+            // thread, which takes it with an acquiring exchange, compares its deadlines with this
+            // wake, not with the one before (it would then miss one that falls in between).
             plannedWake.store(
                 timeout < 0 ? .max : SequencerReader.now() &+ UInt64(timeout) &* 1_000_000, ordering: .relaxed)
-            wake.sleep(timeoutMilliseconds: timeout) { ring.count > 0 }
+            stopConsuming()
+            if stopping { return }
+            wake.sleep(timeoutMilliseconds: timeout) {
+                ring.count > 0 || deadlineMoved.exchange(false, ordering: .relaxed)
+            }
         }
     }
 
