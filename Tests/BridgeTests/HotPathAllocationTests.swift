@@ -184,7 +184,7 @@ final class HotPath {
     private func track(_ events: UnsafeBufferPointer<MIDIEvent>) {
         var index = 0
         while index < events.count {
-            feeder.deliveredAroundRing(events[index])
+            feeder.recordSounding(events[index])
             index += 1
         }
     }

@@ -103,7 +103,7 @@ import Testing
         let feeder = Feeder(ring: ring)
         var played = MIDIEvent.noteOn(channel: 1, note: 60, velocity: 100)
         played.port = 7
-        feeder.feeder.deliveredAroundRing(played)
+        feeder.feeder.recordSounding(played)
         _ = feeder.push(.controlChange(channel: 0, controller: 1, value: 1), now: 1)
         _ = feeder.push(.controlChange(channel: 0, controller: 1, value: 2), now: 2)
         var neverStarted = MIDIEvent.noteOff(channel: 1, note: 61)

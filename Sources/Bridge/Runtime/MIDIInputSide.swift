@@ -187,7 +187,7 @@ final class MIDIInputSide: @unchecked Sendable {
     private func track(_ events: UnsafeBufferPointer<MIDIEvent>) {
         var index = 0
         while index < events.count {
-            hot.pointee.feeder.deliveredAroundRing(events[index])
+            hot.pointee.feeder.recordSounding(events[index])
             index &+= 1
         }
     }

@@ -236,27 +236,13 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         if count == 1 {
             // One route, the usual config: taken once for the whole batch, not per event.
             hotRoutes[0]._withUnsafeGuaranteedRef { runtime in
-                while let event = ring.pop() {
-                    failed &+= runtime.run(event, packet: packet)
-                    finish(event, &handled)
-                }
-                var next = 0
-                while next < events.count {
-                    let event = events[next]
-                    next &+= 1
+                forEachPending(then: events) { event in
                     failed &+= runtime.run(event, packet: packet)
                     finish(event, &handled)
                 }
             }
         } else {
-            while let event = ring.pop() {
-                failed &+= runAllRoutes(event, count)
-                finish(event, &handled)
-            }
-            var next = 0
-            while next < events.count {
-                let event = events[next]
-                next &+= 1
+            forEachPending(then: events) { event in
                 failed &+= runAllRoutes(event, count)
                 finish(event, &handled)
             }
@@ -265,6 +251,17 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         if hotHasDeadlines.pointee { failed &+= flushDueThrottles(count) }
         if failed > 0 { unformatted.add(failed, ordering: .relaxed) }
         flushAll()
+    }
+
+    /// Calls `body` with each event on the ring, then each of `events`, in that order.
+    @inline(__always)
+    private func forEachPending(then events: UnsafeBufferPointer<MIDIEvent>, _ body: (MIDIEvent) -> Void) {
+        while let event = ring.pop() { body(event) }
+        var next = 0
+        while next < events.count {
+            body(events[next])
+            next &+= 1
+        }
     }
 
     @inline(__always)

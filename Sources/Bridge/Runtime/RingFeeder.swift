@@ -50,18 +50,19 @@ struct RingFeeder {
             }
         }
         if ring.push(event) {
-            sounding[Int(event.port & 0xFF)].track(event)
+            recordSounding(event)
             return true
         }
         owe(event)
         return false
     }
 
-    /// Records an event the consumer took from the input thread directly, around the ring
-    /// (``MIDIToOSCWorker/runInline(_:beforehand:)``): its notes sound downstream as if pushed, so
-    /// a later note-off that finds the ring full is owed for them.
+    /// Records what `event`, on its way downstream, does to the notes sounding there: after a
+    /// push, and for an event the consumer took from the input thread directly, around the ring
+    /// (``MIDIToOSCWorker/runInline(_:beforehand:)``), so that a later note-off that finds the
+    /// ring full is owed for its note.
     @inline(__always)
-    mutating func deliveredAroundRing(_ event: MIDIEvent) {
+    mutating func recordSounding(_ event: MIDIEvent) {
         sounding[Int(event.port & 0xFF)].track(event)
     }
 
