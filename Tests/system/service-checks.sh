@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# The aseqosc package under a real systemd, run by scripts/test-systemd inside scripts/systemd-vm
+# (systemd as PID 1, the ALSA sequencer with virmidi card 0 = clients 16-19, /opt/swift hidden).
+#
+#   Tests/system/service-checks.sh DEB OUTDIR
+#
+# Installs DEB, then checks the installed service as a user's machine would run it. Prints one
+# `ok - NAME` or `not ok - NAME: detail` line per check, `# ...` notes, and a last line
+# `systemd: N passed, M failed`; exits 1 when a check failed. OUTDIR receives the journal,
+# the oscdump captures and `security-score` (the number `systemd-analyze security` gives).
+# Every wait polls a condition with a timeout; independent waits overlap (the broken instances
+# run their 20 s while the other checks go on).
+set -uo pipefail
+deb=${1:?usage: service-checks.sh DEB OUTDIR}
+out=${2:?usage: service-checks.sh DEB OUTDIR}
+mkdir -p "$out"
+export SYSTEMD_PAGER= SYSTEMD_COLORS=0 LC_ALL=C.UTF-8
+t_start=$(date +%s.%N)
+
+passed=0 failed=0
+ok()     { echo "ok - $1"; passed=$((passed + 1)); }
+not_ok() { echo "not ok - $1: $2"; failed=$((failed + 1)); }
+check()  { if [ "$2" = 0 ]; then ok "$1"; else not_ok "$1" "$3"; fi; }   # NAME STATUS DETAIL
+note()   { echo "# $*"; }
+now()    { date +%s.%N; }
+since()  { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+oneline() { tr '\n' ' ' | sed -E 's/ +/ /g; s/ $//' | cut -c1-300; }
+
+# wait_for SECONDS COMMAND...: runs COMMAND every 0.3 s (each systemctl costs CPU under
+# emulation) until it succeeds (0) or time is up (1).
+wait_for() {
+  local limit=$1; shift
+  local end; end=$(awk -v n="$(now)" -v l="$limit" 'BEGIN { printf "%.2f", n + l }')
+  while :; do
+    "$@" >/dev/null 2>&1 && return 0
+    awk -v n="$(now)" -v e="$end" 'BEGIN { exit !(n >= e) }' && return 1
+    sleep 0.3
+  done
+}
+prop() { systemctl show -p "$2" --value "$1"; }   # UNIT PROPERTY
+in_file() { grep -Eq -- "$2" "$1"; }              # FILE REGEX
+# play_until FILE REGEX SECONDS HEX: plays HEX into virmidi 0-0 (seq client 16) once a second
+# until FILE (an oscdump capture) has a line matching REGEX; the first bytes may reach a bridge
+# that has not bound the port yet.
+play_until() {
+  local file=$1 re=$2 limit=$3 hex=$4 i=0
+  while [ "$i" -lt "$limit" ]; do
+    amidi -p hw:0,0 -S "$hex" 2>/dev/null
+    wait_for 1 in_file "$file" "$re" && return 0
+    i=$((i + 1))
+  done
+  return 1
+}
+osc_pids=()
+oscdump_on() {   # PORT FILE: oscdump in the background, once it listens
+  : > "$2"
+  oscdump -L "$1" > "$2" 2>&1 &
+  osc_pids+=($!)
+  wait_for 5 sh -c "ss -Hlun 'sport = :$1' | grep -q ." || note "oscdump on $1 is not listening"
+}
+cleanup() { for p in "${osc_pids[@]}"; do kill "$p" 2>/dev/null; done; }
+trap cleanup EXIT
+
+conf=/etc/aseqosc/aseqosc.json5
+# a config like the default one, for the instances: NAME PORT [EXTRA_DESTINATION]
+write_config() {
+  local extra=""
+  [ -z "${4:-}" ] || extra="{ host: \"127.0.0.1\", port: $4, scheme: \"default\" },"
+  cat > "$1" <<EOF
+{
+  client: "$2",
+  inputs: [{ name: "in", from: ["*"] }],
+  routes: [{ name: "to SuperCollider", from: ["in"],
+             destinations: [{ host: "127.0.0.1", port: $3, scheme: "default" }, $extra] }],
+}
+EOF
+}
+
+note "kernel $(uname -r), $(systemctl --version | head -n 1), /opt/swift: $(ls -A /opt/swift 2>/dev/null | wc -l) entries"
+
+# ---------------------------------------------------------------- the package
+dpkg_log=$out/dpkg.log
+dpkg -i "$deb" > "$dpkg_log" 2>&1
+st=$?
+check "dpkg -i $(basename "$deb") succeeds" "$st" "exit $st: $(tail -n 3 "$dpkg_log" | oneline)"
+systemctl daemon-reload
+
+bin=/usr/bin/aseqosc
+libs=$(ldd "$bin" 2>&1)
+echo "$libs" > "$out/ldd.txt"
+swiftlibs=$(echo "$libs" | grep -Eo 'lib(swift[A-Za-z_]*|Foundation[A-Za-z_]*|dispatch|BlocksRuntime)\.so[^ ]*' | sort -u | paste -sd' ')
+check "the binary loads no Swift, Foundation or dispatch library (ldd)" "$([ -z "$swiftlibs" ]; echo $?)" \
+  "loads $swiftlibs"
+runpath=$(readelf -d "$bin" 2>&1 | grep -E 'RUNPATH|RPATH' | sed -E 's/.*\[(.*)\].*/\1/' | paste -sd' ')
+check "the binary has no RUNPATH or RPATH" "$([ -z "$runpath" ]; echo $?)" "RUNPATH $runpath"
+version=$("$bin" --version 2>&1); st=$?
+if [ -z "$(ls -A /opt/swift 2>/dev/null)" ]; then where="without /opt/swift"; else where="(/opt/swift NOT hidden)"; fi
+check "aseqosc --version works $where" "$st" "exit $st: $(echo "$version" | oneline)"
+note "aseqosc --version: $(echo "$version" | head -n 1); $(stat -c %s "$bin") bytes"
+
+# ---------------------------------------------------------------- broken instances (in the background)
+# Both fail at start; they run their 20 s while the checks below go on.
+echo '{ bad json' > /etc/aseqosc/broken.json5
+write_config /etc/aseqosc/secret.json5 aseqosc-secret 57125
+chmod 600 /etc/aseqosc/secret.json5
+t_broken=$(now)
+systemctl start --no-block aseqosc@broken.service aseqosc@secret.service
+# Samples aseqosc@broken once it has failed (then NRestarts is final) or 20 s after its start.
+( wait_for 20 systemctl is-failed -q aseqosc@broken
+  echo "$(since "$t_broken") $(systemctl show -p ActiveState,Result,NRestarts aseqosc@broken | paste -sd' ')"
+) > "$out/broken-at-20s" &
+sampler=$!
+
+# ---------------------------------------------------------------- the service
+if systemctl is-active -q aseqosc; then note "the package started aseqosc.service"
+else note "the package did not start aseqosc.service: systemctl start"; systemctl start aseqosc; fi
+wait_for 10 systemctl is-active -q aseqosc
+check "aseqosc.service is active" "$?" "$(systemctl show -p ActiveState,SubState,Result aseqosc | oneline)"
+status_text=$(prop aseqosc StatusText)
+check "aseqosc.service has a StatusText (STATUS=)" "$([ -n "$status_text" ]; echo $?)" "StatusText is empty"
+note "StatusText: $status_text"
+
+osc_main=$out/oscdump-57120.txt
+oscdump_on 57120 "$osc_main"
+play_until "$osc_main" 'note_on .*60 100' 10 '90 3C 64 80 3C 00'
+check "MIDI played into virmidi reaches oscdump on 57120" "$?" \
+  "oscdump saw: $(head -n 5 "$osc_main" | oneline)"
+wait_for 3 in_file "$osc_main" 'note_off .*60'
+check "its note-off follows" "$?" "oscdump saw: $(head -n 5 "$osc_main" | oneline)"
+
+# ---------------------------------------------------------------- the template instance
+write_config /etc/aseqosc/studio.json5 aseqosc-studio 57121
+osc_studio=$out/oscdump-57121.txt
+oscdump_on 57121 "$osc_studio"
+systemctl start aseqosc@studio; st=$?
+wait_for 10 systemctl is-active -q aseqosc@studio
+check "aseqosc@studio (/etc/aseqosc/studio.json5) is active" "$?" \
+  "start exit $st, $(systemctl show -p ActiveState,Result aseqosc@studio | oneline)"
+play_until "$osc_studio" 'note_on .*61 100' 10 '90 3D 64 80 3D 00'
+check "aseqosc@studio sends to its own port (57121)" "$?" "oscdump on 57121 saw: $(head -n 3 "$osc_studio" | oneline)"
+several=$(aseqosc status 2>&1); st=$?
+echo "$several" > "$out/status-several.txt"
+# names aseqosc@studio, and the main instance by its unit, socket, client or as the default one
+check "aseqosc status (no options) lists both running instances" \
+  "$([ "$st" = 0 ] && echo "$several" | grep -q studio &&
+     echo "$several" | grep -Eq "aseqosc\.service|/run/aseqosc/control|client 'aseqosc'|default"; echo $?)" \
+  "exit $st: $(echo "$several" | head -n 4 | oneline)"
+
+# ---------------------------------------------------------------- reloads
+write_config "$conf" aseqosc 57120 57122
+journal_mark=$(date '+%Y-%m-%d %H:%M:%S')
+systemctl reload aseqosc; st=$?
+check "systemctl reload with a good config exits 0" "$st" "exit $st"
+wait_for 10 sh -c "aseqosc status --control /run/aseqosc/control | grep -q 127.0.0.1:57122"
+check "the good reload is applied (the new destination is in aseqosc status)" "$?" \
+  "$(aseqosc status --control /run/aseqosc/control 2>&1 | grep -- '->' | oneline)"
+wait_for 5 sh -c "journalctl -q -u aseqosc --since '$journal_mark' | grep -q reloaded"
+check "the journal says 'reloaded'" "$?" "$(journalctl -q -u aseqosc --since "$journal_mark" | tail -n 3 | oneline)"
+
+pid_before=$(prop aseqosc MainPID)
+echo '{ bad json' > "$conf"
+journal_mark=$(date '+%Y-%m-%d %H:%M:%S')
+reload_out=$(systemctl reload aseqosc 2>&1); st=$?
+check "systemctl reload with a broken config exits non-zero" "$([ "$st" != 0 ]; echo $?)" "exit 0"
+wait_for 5 sh -c "journalctl -q -u aseqosc --since '$journal_mark' | grep -Eqi 'refused|error'"
+sysstatus=$(systemctl status --no-pager -n 20 aseqosc 2>&1)
+echo "$sysstatus" > "$out/status-after-broken-reload.txt"
+check "systemctl status shows why the reload was refused" \
+  "$(echo "$sysstatus" | grep -Eqi 'refused|invalid|expected|json'; echo $?)" "$(echo "$sysstatus" | tail -n 3 | oneline)"
+check "the service stays active on its old config after the refused reload" \
+  "$([ "$(prop aseqosc ActiveState)" = active ] && [ "$(prop aseqosc MainPID)" = "$pid_before" ]; echo $?)" \
+  "$(systemctl show -p ActiveState,MainPID aseqosc | oneline), was MainPID=$pid_before"
+play_until "$osc_main" 'note_on .*62 100' 5 '90 3E 64 80 3E 00'
+check "MIDI still reaches oscdump after the refused reload" "$?" "no note 62 in $(tail -n 3 "$osc_main" | oneline)"
+aseqosc status --control /run/aseqosc/control 2>/dev/null | grep -q 127.0.0.1:57122
+check "the running config is still the last good one" "$?" "no 127.0.0.1:57122 in aseqosc status"
+write_config "$conf" aseqosc 57120 57122   # a good config again, for the restarts below
+
+# ---------------------------------------------------------------- watchdog
+restarts=$(prop aseqosc NRestarts)
+watchdog_us=$(prop aseqosc WatchdogUSec)
+mainpid=$(prop aseqosc MainPID)
+t_stop=$(now)
+kill -STOP "$mainpid"
+wait_for 40 sh -c "[ \"\$(systemctl show -p NRestarts --value aseqosc)\" -gt $restarts ]"
+st=$?; took=$(since "$t_stop")
+check "kill -STOP brings a watchdog restart" "$st" \
+  "NRestarts still $(prop aseqosc NRestarts) after ${took}s, $(systemctl show -p ActiveState,Result aseqosc | oneline)"
+lim=$(awk -v w="${watchdog_us%s}" 'BEGIN { print w + 5 }')
+check "the watchdog restart is prompt (NRestarts up within WatchdogSec $watchdog_us + 5 s)" \
+  "$(awk -v t="$took" -v l="$lim" 'BEGIN { exit !(t <= l) }'; echo $?)" "took ${took}s"
+note "watchdog restart counted ${took}s after kill -STOP ($(systemctl show -p Result aseqosc | oneline))"
+wait_for 20 systemctl is-active -q aseqosc
+st=$?
+check "the service is active again after the watchdog restart" "$st" "$(systemctl show -p ActiveState,Result aseqosc | oneline)"
+note "active again $(since "$t_stop")s after kill -STOP"
+journalctl -q -u aseqosc --since "@${t_stop%.*}" > "$out/journal-watchdog.txt"
+
+# ---------------------------------------------------------------- held notes on stop
+play_until "$osc_main" 'note_on .*65 100' 10 '90 41 64'
+check "a held note reaches oscdump" "$?" "no note 65 in $(tail -n 3 "$osc_main" | oneline)"
+systemctl stop aseqosc
+wait_for 5 in_file "$osc_main" 'note_off .*65'
+check "systemctl stop sends the held note's note-off" "$?" "oscdump saw: $(tail -n 3 "$osc_main" | oneline)"
+note "oscdump 57120 tail: $(tail -n 2 "$osc_main" | oneline)"
+
+one=$(aseqosc status 2>&1); st=$?
+echo "$one" > "$out/status-one.txt"
+check "aseqosc status (no options) finds the only running instance, aseqosc@studio" \
+  "$([ "$st" = 0 ] && echo "$one" | grep -q "client 'aseqosc-studio'"; echo $?)" "exit $st: $(echo "$one" | head -n 2 | oneline)"
+
+# ---------------------------------------------------------------- the broken instances, 20 s on
+wait "$sampler"
+read -r t_sample sample < "$out/broken-at-20s"
+note "aseqosc@broken ${t_sample}s after its start: $sample"
+echo "$sample" | grep -q 'ActiveState=failed'
+check "a broken config at start ends 'failed' (within 20 s)" "$?" "$sample after ${t_sample}s"
+n=$(echo "$sample" | grep -Eo 'NRestarts=[0-9]+' | cut -d= -f2)
+check "a broken config at start is restarted at most twice in 20 s" "$([ "${n:-99}" -le 2 ]; echo $?)" "NRestarts=$n"
+broken_log=$(journalctl -q -u aseqosc@broken)
+echo "$broken_log" > "$out/journal-broken.txt"
+check "the journal says why the config was refused" \
+  "$(echo "$broken_log" | grep -q 'broken.json5'; echo $?)" "$(echo "$broken_log" | tail -n 3 | oneline)"
+secret_log=$(journalctl -q -u aseqosc@secret)
+echo "$secret_log" > "$out/journal-secret.txt"
+check "a config only root can read: the error names the service's user and chmod" \
+  "$(echo "$secret_log" | grep 'secret.json5' | grep -Ei "user[^a-z]*['\"]?aseqosc" | grep -q chmod; echo $?)" \
+  "$(echo "$secret_log" | grep -m 1 'aseqosc\[.*secret.json5' | oneline)"
+note "aseqosc@secret: $(systemctl show -p ActiveState,Result,NRestarts aseqosc@secret | oneline)"
+
+# ---------------------------------------------------------------- systemd-analyze security
+systemd-analyze security --no-pager aseqosc.service > "$out/security.txt" 2>&1
+score=$(grep -Eo 'Overall exposure level for aseqosc.service: [0-9.]+ [A-Z]+' "$out/security.txt" | awk '{ print $(NF-1), $NF }')
+if [ -n "$score" ]; then
+  echo "${score%% *}" > "$out/security-score"
+  ok "systemd-analyze security aseqosc.service: $score"
+else
+  not_ok "systemd-analyze security aseqosc.service" "$(tail -n 2 "$out/security.txt" | oneline)"
+fi
+
+journalctl -q --no-pager -o short-monotonic -u 'aseqosc*' > "$out/journal.txt"
+note "checks took $(since "$t_start")s"
+echo "systemd: $passed passed, $failed failed"
+[ "$failed" = 0 ]
