@@ -18,6 +18,10 @@ let package = Package(
         // Pure Swift, no C, no Foundation.
         .target(name: "MIDI"),
         .target(name: "OSC"),
+        // JSON5 in (configs), JSON out (status, `ports --json`): what Foundation did, without it.
+        .target(name: "JSON"),
+        // Threads, environment, files, clocks and POSIX errors for the daemon and its commands.
+        .target(name: "Platform", dependencies: ["CSyscall"]),
         .target(name: "Pipeline", dependencies: ["MIDI", "OSC"]),
         // Both directions of the MIDI <-> OSC mapping: address schemes, templates, argument styles.
         .target(name: "MIDIOSC", dependencies: ["MIDI", "OSC"]),
@@ -27,18 +31,23 @@ let package = Package(
 
         // The only modules that touch the C libraries.
         .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "MIDI"]),
-        .target(name: "OSCTransport", dependencies: ["CLiblo", "CSyscall", "OSC"]),
+        .target(name: "OSCTransport", dependencies: ["CSyscall", "OSC"]),
 
         // Composition root and the command line.
         .target(
             name: "Bridge",
-            dependencies: ["MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport"]),
+            dependencies: [
+                "MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport", "JSON", "Platform",
+            ]),
         .executableTarget(
             name: "aseqosc",
-            dependencies: ["Bridge", "ALSASequencer", "MIDI", "OSC"],
+            dependencies: ["Bridge", "ALSASequencer", "MIDI", "OSC", "JSON", "Platform"],
             // Bind every symbol at start: lazy binding makes the first event down each path
             // wait for the dynamic linker (milliseconds under emulation), a played note.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"])]),
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"])],
+            // `aseqosc --version` and the package read the one VERSION file.
+            plugins: ["VersionPlugin"]),
+        .plugin(name: "VersionPlugin", capability: .buildTool()),
 
         // Benchmarks (BENCHMARKS.md): the in-process MIDI -> OSC hot path against liblo.
         .executableTarget(
@@ -52,6 +61,7 @@ let package = Package(
         .target(name: "TestSupport"),
 
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "MIDIOSCTests", dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
@@ -67,7 +77,7 @@ let package = Package(
         .testTarget(
             name: "BridgeTests",
             dependencies: [
-                "Bridge", "ALSASequencer", "MIDI", "MIDIOSC", "OSC", "OSCTransport", "Pipeline", "CALSA", "CLiblo",
+                "Bridge", "ALSASequencer", "MIDI", "MIDIOSC", "OSC", "OSCTransport", "Pipeline", "CALSA", "CLiblo", "JSON",
                 "TestSupport", "CAllocationCounter",
             ]),
     ],

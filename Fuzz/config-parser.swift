@@ -3,7 +3,6 @@
 // ConfigParser.parse must either return a config or throw a ConfigError with a message; a
 // config it accepts must summarise (`aseqosc check`), build every route, and run a few events
 // through each and release them, without trapping.
-import Foundation
 import MIDI
 
 @testable import Bridge
@@ -12,7 +11,7 @@ import MIDI
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let config: BridgeConfig
     do {
-        config = try ConfigParser.parse(Data(bytes: data, count: size))
+        config = try ConfigParser.parse(UnsafeBufferPointer(start: data, count: size))
     } catch {
         if error.message.isEmpty { fatalError("a config error without a message: \(error)") }
         return 0

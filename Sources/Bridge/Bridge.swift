@@ -1,18 +1,20 @@
 import ALSASequencer
-import Foundation
 import MIDI
 import MIDIOSC
 import OSC
 import OSCTransport
 import Pipeline
+import Platform
+import Synchronization
 
 /// The composition root: builds the running bridge from a config (ALSA client and ports,
 /// bindings, ring, routes, OSC formatters and sockets, threads), applies new configs without
 /// restarting the ALSA client, and takes it all down without leaving a note sounding.
 public final class Bridge: @unchecked Sendable {
-    // @unchecked Sendable: started, reloaded and stopped from one thread (the command's); the
-    // parts it owns synchronise their own threads, and status reads only atomics and values
-    // replaced under `lock`.
+    // @unchecked Sendable: started and stopped from one thread (the command's), reloaded one
+    // reload at a time (the command's Reloader) and never during a start or stop; the parts it
+    // owns synchronise their own threads, and status reads only atomics and values replaced
+    // under `lock`.
 
     public private(set) var config: BridgeConfig
     let log: Logger
@@ -23,18 +25,19 @@ public final class Bridge: @unchecked Sendable {
     let sysexStore: SysExStore
     /// The OSC -> MIDI direction, when the config has output ports (see OSCToMIDISide.swift).
     var oscInput: OSCToMIDISide?
-    let startTime = Date()
-    private let lock = NSLock()
+    /// When the bridge was built, on the monotonic clock (uptime in status).
+    let startTime = WallClock.monotonic
+    private let lock = Mutex(())
     private var routesForStatus: [RouteRuntime] = []
     private var oscInputForStatus: OSCToMIDISide?
 
     /// The OSC -> MIDI side as of the last start or reload, for status on another thread.
-    var oscInputSnapshot: OSCToMIDISide? { lock.withLock { oscInputForStatus } }
+    var oscInputSnapshot: OSCToMIDISide? { lock.withLock { _ in oscInputForStatus } }
 
     /// The routes as of the last start or reload, for status on another thread.
-    var routeSnapshot: [RouteRuntime] { lock.withLock { routesForStatus } }
+    var routeSnapshot: [RouteRuntime] { lock.withLock { _ in routesForStatus } }
     /// The config as of the last start or reload, for status on another thread.
-    var currentConfig: BridgeConfig { lock.withLock { config } }
+    var currentConfig: BridgeConfig { lock.withLock { _ in config } }
 
     /// Builds everything; nothing runs until ``start()``.
     public init(config: BridgeConfig, log: Logger, idleWakeMilliseconds: Int32 = 1000) throws(BridgeError) {
@@ -107,7 +110,7 @@ public final class Bridge: @unchecked Sendable {
         }
         worker.replaceRoutes(built.routes)
         try reloadOSCInput(from: config, to: new)
-        lock.withLock {
+        lock.withLock { _ in
             config = new
             routesForStatus = built.routes
             oscInputForStatus = oscInput

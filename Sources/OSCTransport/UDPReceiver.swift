@@ -1,4 +1,3 @@
-import CLiblo
 import CSyscall
 import Glibc
 import Synchronization

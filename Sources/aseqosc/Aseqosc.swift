@@ -4,13 +4,13 @@ import Glibc
 @main
 enum Aseqosc {
     /// The version `aseqosc --version` prints.
-    static let version = "0.1.0"
+    static let version = packageVersion
 
     /// Every subcommand, in the order `aseqosc --help` lists them.
     static var commands: [any Command.Type] {
         [
-            RunCommand.self, StatusCommand.self, PortsCommand.self, MonitorCommand.self, SendCommand.self,
-            CheckCommand.self,
+            RunCommand.self, StatusCommand.self, ReloadCommand.self, PortsCommand.self, MonitorCommand.self,
+            SendCommand.self, CheckCommand.self,
         ]
     }
 

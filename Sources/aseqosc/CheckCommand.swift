@@ -30,7 +30,7 @@ struct CheckCommand: Command {
             print("\(path): ok")
             return .ok
         } catch {
-            printError("\(path): \(error)")
+            printError(error.description)
             return .dataError
         }
     }

@@ -1,8 +1,7 @@
 import ALSASequencer
-import Dispatch
-import Foundation
 import Glibc
 import MIDI
+import Platform
 
 /// `aseqosc monitor`: prints every event from the given sources, like aseqdump, and keeps
 /// printing across unplug and replug because it binds by spec.
@@ -41,6 +40,8 @@ struct MonitorCommand: Command {
     }
 
     func run() -> ExitCode {
+        // Before anything else, so no thread takes the signals asynchronously.
+        let signals = SignalSet([SIGINT, SIGTERM])
         let sysexStore = SysExStore(slots: 16, capacity: 1 << 20)
         let client: SequencerClient
         let reader: SequencerReader
@@ -59,8 +60,8 @@ struct MonitorCommand: Command {
             printError(error.description)
             return .unavailable
         }
-        let signals = Self.stopOnSignals(reader)
-        defer { withExtendedLifetime(signals) {} }
+        let signalWaiter = Self.stop(reader, on: signals)
+        defer { withExtendedLifetime(signalWaiter) {} }
         for change in bindings.reconcile() { printError("monitor: \(change)") }
         for binding in bindings.bindings where binding.connected.isEmpty {
             printError("monitor: '\(binding.spec)' is waiting: \(binding.waitingReason ?? "no port yet")")
@@ -89,13 +90,10 @@ struct MonitorCommand: Command {
     }
 
     /// Ctrl-C and SIGTERM end the monitor cleanly (exit 0), as aseqdump does.
-    static func stopOnSignals(_ reader: SequencerReader) -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { reader.stop() }
-            source.resume()
-            return source
+    static func stop(_ reader: SequencerReader, on signals: SignalSet) -> SystemThread {
+        SystemThread(name: "aseqosc-signals") {
+            _ = signals.wait()
+            reader.stop()
         }
     }
 
@@ -129,8 +127,14 @@ struct MonitorCommand: Command {
             fields.append(("data", "\"" + store.withBytes(event.sysex) { Self.hex($0, limit: .max) } + "\""))
         default: break
         }
-        fields.append(("time", String(format: "%.6f", Double(event.timestamp) / 1e9)))
+        fields.append(("time", Self.seconds(event.timestamp)))
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    /// Nanoseconds as seconds with six decimals: `12.000345`.
+    static func seconds(_ nanoseconds: UInt64) -> String {
+        let micro = String(nanoseconds / 1000 % 1_000_000)
+        return "\(nanoseconds / 1_000_000_000)." + String(repeating: "0", count: 6 - micro.count) + micro
     }
 
     static func hex(_ bytes: UnsafeRawBufferPointer, limit: Int) -> String {

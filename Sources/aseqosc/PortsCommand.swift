@@ -1,5 +1,5 @@
 import ALSASequencer
-import Foundation
+import JSON
 
 /// `aseqosc ports`: every sequencer client and port, for people (a table) and scripts (JSON).
 struct PortsCommand: Command {
@@ -71,10 +71,7 @@ struct PortsCommand: Command {
                 clientName: port.clientName, portName: port.portName, direction: port.direction,
                 type: port.kind, capabilities: capabilities)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(entries)) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return JSONWriter.text((try? JSONValueEncoder.encode(entries)) ?? .array([]), pretty: true) + "\n"
     }
 }
 

@@ -1,8 +1,8 @@
 import ALSASequencer
 import Bridge
-import Dispatch
-import Foundation
 import Glibc
+import JSON
+import Platform
 import Synchronization
 
 /// `aseqosc run`: the daemon. Starts the bridge from a config; SIGHUP reloads it, SIGTERM and
@@ -16,10 +16,12 @@ struct RunCommand: Command {
         Starts the bridge: ALSA ports and their bindings, routes, OSC destinations.
           SIGHUP           re-reads the config; a broken one is refused and the running one kept;
                            a valid one is applied without restarting the ALSA client, and notes
-                           held on removed or changed routes get their note-offs
+                           held on removed or changed routes get their note-offs (`aseqosc reload`
+                           does the same and says whether the new config was taken)
           SIGTERM, SIGINT  sends a note-off for every held note, then exits 0
         Under systemd (Type=notify) it reports READY, STATUS, RELOADING, STOPPING and watchdog
-        pings driven by the pipeline thread's progress.
+        pings driven by the pipeline thread's progress. Exits 65 when the config is refused at
+        start, 69 when the sequencer or a needed resource is missing.
 
         options:
           --config FILE        default /etc/aseqosc/aseqosc.json5, else the packaged default
@@ -38,8 +40,7 @@ struct RunCommand: Command {
         if let path = try arguments.option("--config") {
             configPath = path
         } else {
-            configPath =
-                FileManager.default.fileExists(atPath: Self.systemConfig) ? Self.systemConfig : Self.packagedConfig
+            configPath = FileSystem.exists(Self.systemConfig) ? Self.systemConfig : Self.packagedConfig
         }
         let levelName = try arguments.option("--log-level") ?? "info"
         guard let level = LogLevel(name: levelName) else {
@@ -50,27 +51,28 @@ struct RunCommand: Command {
         try arguments.finish()
     }
 
-    /// The default config installed beside the binary (`make install`) or in the source tree.
+    /// The default config installed beside the binary (`make install`) or in the source tree
+    /// (`.build/release/aseqosc`, `.build/static/release/aseqosc`).
     static var packagedConfig: String {
-        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let candidates = [
-            binary.appendingPathComponent("../share/aseqosc/aseqosc.json5").standardized.path,
-            binary.appendingPathComponent("../../Config/aseqosc.json5").standardized.path,
-        ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? "Config/aseqosc.json5"
+        let folder = FileSystem.resolved("/proc/self/exe").map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) }
+        let candidates = ["../share/aseqosc", "../../Config", "../../../Config"].compactMap { relative in
+            folder.flatMap { FileSystem.resolved("\($0)/\(relative)/aseqosc.json5") }
+        }
+        return candidates.first ?? "Config/aseqosc.json5"
     }
 
     func run() -> ExitCode {
-        // First of all, so that a signal sent as soon as the bridge says it runs is never lost
-        // (or, for SIGHUP, fatal).
-        let signals = SignalQueue([SIGTERM, SIGINT, SIGHUP])
+        // First of all, before any thread starts, so that every thread inherits the blocked
+        // signals and a signal sent as soon as the bridge says it runs is never lost (or, for
+        // SIGHUP, fatal).
+        let signals = SignalSet([SIGTERM, SIGINT, SIGHUP])
         let log = Logger(level: logLevel)
         let notifier = ServiceNotifier()
         let config: BridgeConfig
         do {
             config = try ConfigParser.load(path: configPath)
         } catch {
-            log.error("\(configPath): \(error)")
+            log.error("config refused: \(error)")
             return .dataError
         }
         log.notice("aseqosc \(Aseqosc.version) starting with \(configPath)")
@@ -85,10 +87,11 @@ struct RunCommand: Command {
             return .unavailable
         }
         bridge.start()
+        let reloader = Reloader(bridge: bridge, configPath: configPath, log: log, notifier: notifier)
         let control: ControlSocket?
         do {
-            let socket = try ControlSocket(path: controlPath) {
-                (try? JSONEncoder.status.encode(bridge.status(version: Aseqosc.version))) ?? Data("{}".utf8)
+            let socket = try ControlSocket(path: controlPath) { request in
+                Self.answer(request, bridge: bridge, reloader: reloader)
             }
             socket.start()
             control = socket
@@ -100,105 +103,95 @@ struct RunCommand: Command {
         notifier.notify("READY=1\nSTATUS=\(bridge.statusLine)")
         log.notice("running: \(bridge.statusLine)")
 
-        let timers = Self.startTimers(bridge: bridge, notifier: notifier)
+        // Under a watchdog, a ping every half period, only while the pipeline moves; without
+        // one the main thread sleeps until a signal comes.
+        let pingPeriod = notifier.watchdogInterval.map { Double($0.milliseconds) / 2000 }
+        // STATUS= goes with a ping only when it changed.
+        var lastProgress = UInt64.max
+        var lastStatus = bridge.statusLine
         while true {
-            let number = signals.next()
+            guard let number = signals.wait(timeout: pingPeriod) else {
+                let progress = bridge.pipelineProgress
+                let status = bridge.statusLine
+                if progress != lastProgress {
+                    notifier.notify("WATCHDOG=1" + (status != lastStatus ? "\nSTATUS=\(status)" : ""))
+                    lastStatus = status
+                }
+                lastProgress = progress
+                continue
+            }
             if number == SIGHUP {
-                reload(bridge, log: log, notifier: notifier)
+                _ = reloader.reload()
                 continue
             }
             break
         }
         notifier.notify("STOPPING=1")
         log.notice("stopping: sending note-offs for held notes")
-        for timer in timers { timer.cancel() }
         control?.stop()
         bridge.stop()
         log.notice("stopped: \(bridge.statusLine)")
         return .ok
     }
 
-    private func reload(_ bridge: Bridge, log: Logger, notifier: ServiceNotifier) {
-        notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(SequencerReader.now() / 1000)")
-        log.notice("reloading \(configPath)")
-        do {
-            try bridge.reload(try ConfigParser.load(path: configPath))
-            log.notice("reloaded: \(bridge.statusLine)")
-        } catch {
-            log.error("reload refused, the running config stays: \(configPath): \(error)")
-        }
-        notifier.notify("READY=1\nSTATUS=\(bridge.statusLine)")
-    }
-
-    /// Under systemd: status every 2 s; watchdog pings at half the period, only while the
-    /// pipeline moves.
-    private static func startTimers(bridge: Bridge, notifier: ServiceNotifier) -> [any DispatchSourceTimer] {
-        // Both only talk to systemd; without it they would only wake a thread now and then.
-        guard notifier.isActive else { return [] }
-        let status = DispatchSource.makeTimerSource(queue: .global())
-        status.schedule(deadline: .now() + 2, repeating: 2)
-        status.setEventHandler { notifier.notify("STATUS=\(bridge.statusLine)") }
-        status.resume()
-        guard let interval = notifier.watchdogInterval else { return [status] }
-        let watchdog = DispatchSource.makeTimerSource(queue: .global())
-        let lastProgress = Mutex<UInt64>(.max)
-        let half = Double(interval.milliseconds) / 2000
-        watchdog.schedule(deadline: .now(), repeating: half)
-        watchdog.setEventHandler {
-            let progress = bridge.pipelineProgress
-            let moved = lastProgress.withLock { last in
-                defer { last = progress }
-                return last != progress
+    /// What the control socket answers: `reload`, `status` (text) or the status as JSON.
+    static func answer(_ request: String, bridge: Bridge, reloader: Reloader) -> [UInt8] {
+        switch request.split(separator: " ").map(String.init) {
+        case ["reload"]:
+            switch reloader.reload() {
+            case .success(let line): return Array("reloaded: \(line)\n".utf8)
+            case .failure(let reason): return Array("refused: \(reason)\n".utf8)
             }
-            if moved { notifier.notify("WATCHDOG=1") }
+        case ["status"]:
+            return Array((bridge.status(version: Aseqosc.version).text + "\n").utf8)
+        default:
+            let status = (try? JSONValueEncoder.encode(bridge.status(version: Aseqosc.version))) ?? .object([:])
+            return Array((JSONWriter.text(status, pretty: true) + "\n").utf8)
         }
-        watchdog.resume()
-        return [status, watchdog]
+    }
+}
+
+/// Applies the config file again (SIGHUP or `aseqosc reload`), one reload at a time: a refused
+/// config leaves the running one in place and says why.
+final class Reloader: Sendable {
+    let bridge: Bridge
+    let configPath: String
+    let log: Logger
+    let notifier: ServiceNotifier
+    private let lock = Mutex(())
+
+    init(bridge: Bridge, configPath: String, log: Logger, notifier: ServiceNotifier) {
+        self.bridge = bridge
+        self.configPath = configPath
+        self.log = log
+        self.notifier = notifier
     }
 
+    /// The new status line, or why the config was refused.
+    func reload() -> Result<String, ReloadRefused> {
+        lock.withLock { _ in
+            notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(SequencerReader.now() / 1000)")
+            log.notice("reloading \(configPath)")
+            defer { notifier.notify("READY=1\nSTATUS=\(bridge.statusLine)") }
+            do {
+                try bridge.reload(try ConfigParser.load(path: configPath))
+                log.notice("reloaded: \(bridge.statusLine)")
+                return .success(bridge.statusLine)
+            } catch {
+                log.error("reload refused, the running config stays: \(error)")
+                return .failure(ReloadRefused(reason: "\(error)"))
+            }
+        }
+    }
+}
+
+/// Why a reload did not happen, as the log and `aseqosc reload` say it.
+struct ReloadRefused: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
 }
 
 extension Duration {
     /// The duration in whole milliseconds.
     var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
-}
-
-extension JSONEncoder {
-    /// Status JSON: stable key order, readable.
-    static var status: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-}
-
-/// Turns signals into values a thread can wait for, one at a time and in order.
-final class SignalQueue: @unchecked Sendable {
-    // @unchecked Sendable: `pending` is guarded by `condition`.
-    private let condition = NSCondition()
-    private var pending: [Int32] = []
-    private var sources: [any DispatchSourceSignal] = []
-
-    init(_ numbers: [Int32]) {
-        for number in numbers {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [unowned self] in
-                condition.lock()
-                pending.append(number)
-                condition.signal()
-                condition.unlock()
-            }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    /// Waits for the next signal.
-    func next() -> Int32 {
-        condition.lock()
-        defer { condition.unlock() }
-        while pending.isEmpty { condition.wait() }
-        return pending.removeFirst()
-    }
 }

@@ -119,8 +119,8 @@ import Testing
         ("{ ring: { capacity: 1 } }", "ring.capacity: expected 16-1048576, found 1"),
         ("{ routs: [] }", "routs: unknown key; did you mean 'routes'?"),
         ("[1, 2]", "expected an object, found an array"),
-        ("{ inputs: [{ name: \"in\" }, }", "not valid JSON5 (look for a missing comma, quote or bracket)"),
-        ("", "not valid JSON5 (look for a missing comma, quote or bracket)"),
+        ("{ inputs: [{ name: \"in\" }, }", "not valid JSON5 at line 1, column 28: expected a value, found '}'"),
+        ("", "not valid JSON5 at line 1, column 1: the text ends where a value should be"),
         (
             "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, messages: { note_on: { address: \"synth/on\" } } }] }] }",
             "routes[0].destinations[0].messages.note_on.address: an OSC address starts with '/'"

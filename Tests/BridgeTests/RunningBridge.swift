@@ -12,13 +12,13 @@ final class RunningBridge {
     let controlPath: String
 
     init(
-        config: String, oscPorts: [UInt16], environment: [String: String]? = nil, file: StaticString = #filePath,
-        line: UInt = #line
+        config: String, oscPorts: [UInt16], environment: [String: String]? = nil, controlPath: String? = nil,
+        file: StaticString = #filePath, line: UInt = #line
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("aseqosc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         configFile = directory.appendingPathComponent("config.json5")
-        controlPath = directory.appendingPathComponent("control").path
+        self.controlPath = controlPath ?? directory.appendingPathComponent("control").path
         try config.write(to: configFile, atomically: true, encoding: .utf8)
 
         let oscdump = try TestEnvironment.tool("oscdump", package: "liblo-tools")
@@ -30,7 +30,7 @@ final class RunningBridge {
         }
         self.dumps = dumps
         bridge = BackgroundProcess(
-            TestEnvironment.aseqoscBinary, ["run", "--config", configFile.path, "--control", controlPath],
+            TestEnvironment.aseqoscBinary, ["run", "--config", configFile.path, "--control", self.controlPath],
             environment: environment)
         try bridge.start()
         let started = Self.waitUntil(timeout: 20) {

@@ -94,6 +94,54 @@ final class ServiceALSATests: XCTestCase {
         XCTAssertTrue(bridge.bridge.isRunning)
     }
 
+    func testReloadCommandSaysWhetherTheConfigWasTaken() throws {
+        let bridge = try RunningBridge(config: Self.config(routes: Self.keepRoute), oscPorts: [9201, 9202])
+        try Self.config(routes: Self.keepRoute + ", " + Self.dropRoute).write(
+            to: bridge.configFile, atomically: true, encoding: .utf8)
+        let good = try runProcess(TestEnvironment.aseqoscBinary, ["reload", "--control", bridge.controlPath])
+        XCTAssertEqual(good.status, 0, good.standardError)
+        XCTAssertTrue(good.standardOutput.hasPrefix("reloaded: 1/1 bindings"), good.standardOutput)
+        try play("90 3C 64")
+        XCTAssertTrue(bridge.waitForMessages(port: 9202, count: 1), "the added route plays")
+
+        try #"{ inputs: [{ name: "keys" }], routes: [{ destinations: [{ host: "a", port: 70000 }] }] }"#.write(
+            to: bridge.configFile, atomically: true, encoding: .utf8)
+        let bad = try runProcess(TestEnvironment.aseqoscBinary, ["reload", "--control", bridge.controlPath])
+        XCTAssertEqual(bad.status, 65)
+        XCTAssertEqual(
+            bad.standardError,
+            "aseqosc: reload refused: \(bridge.configFile.path): routes[0].destinations[0].port: "
+                + "expected 1-65535, found 70000\n")
+        try play("80 3C 00")
+        XCTAssertTrue(bridge.waitForMessages(port: 9202, count: 2), "the running config stays")
+        XCTAssertTrue(bridge.bridge.isRunning)
+    }
+
+    func testStatusFindsTheOneRunningInstanceAndListsSeveral() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root to make instance folders in /run") }
+        let folders = ["/run/aseqosc-alpha", "/run/aseqosc-beta"]
+        for folder in folders { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        defer { for folder in folders { try? FileManager.default.removeItem(atPath: folder) } }
+        let environment = ["XDG_RUNTIME_DIR": ""]
+        let alpha = try RunningBridge(
+            config: Self.config(routes: Self.keepRoute), oscPorts: [9201], controlPath: folders[0] + "/control")
+        let one = try runProcess(TestEnvironment.aseqoscBinary, ["status"], environment: environment)
+        XCTAssertEqual(one.status, 0, one.standardError)
+        XCTAssertTrue(one.standardOutput.contains("keys <- 'Virtual Raw MIDI 0-0'"), one.standardOutput)
+
+        let beta = try RunningBridge(
+            config: Self.config(routes: Self.dropRoute), oscPorts: [9202], controlPath: folders[1] + "/control")
+        let several = try runProcess(TestEnvironment.aseqoscBinary, ["status"], environment: environment)
+        XCTAssertEqual(several.status, 64)
+        XCTAssertTrue(several.standardError.contains("2 aseqosc instances are running; choose one:"), several.standardError)
+        XCTAssertTrue(several.standardError.contains("aseqosc@alpha.service   --instance alpha"), several.standardError)
+        XCTAssertTrue(several.standardError.contains("aseqosc@beta.service   --instance beta"), several.standardError)
+        let chosen = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--instance", "beta"])
+        XCTAssertEqual(chosen.status, 0, chosen.standardError)
+        XCTAssertTrue(chosen.standardOutput.contains("drop: in 0"), chosen.standardOutput)
+        withExtendedLifetime((alpha, beta)) {}
+    }
+
     func testStatusShowsBindingsRoutesAndCounters() throws {
         let bridge = try RunningBridge(config: Self.config(routes: Self.keepRoute), oscPorts: [9201])
         try play("90 3C 64 80 3C 00 B0 01 02")

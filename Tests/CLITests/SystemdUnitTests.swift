@@ -48,7 +48,8 @@ final class SystemdUnitTests: XCTestCase {
         let text = try String(
             contentsOf: Self.repository.appendingPathComponent("systemd/aseqosc.service"), encoding: .utf8)
         for line in [
-            "Type=notify", "WatchdogSec=10", "Restart=on-failure", "ExecReload=/bin/kill -HUP $MAINPID",
+            "Type=notify", "WatchdogSec=10", "Restart=on-failure", "ExecReload=/usr/local/bin/aseqosc reload",
+            "RestartPreventExitStatus=64 65", "Environment=SWIFT_BACKTRACE=enable=no", "StartLimitBurst=5",
             "DeviceAllow=/dev/snd/seq rw", "DevicePolicy=closed", "SupplementaryGroups=audio", "NoNewPrivileges=yes",
             "ProtectSystem=strict", "MemoryDenyWriteExecute=yes",
         ] {

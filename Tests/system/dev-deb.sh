@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # A throw-away .deb of the current build for scripts/test-systemd while developing, when
-# `make deb` is not wanted: `make install` of .build/release/aseqosc into a staging folder,
-# packed with dpkg-deb (no maintainer scripts, no man pages, not for distribution).
+# `make deb` is not wanted: `make install` of the built binary (BIN, default the static
+# .build/static/release/aseqosc, else .build/release/aseqosc; nothing is rebuilt) into a staging
+# folder, packed with dpkg-deb (no maintainer scripts, not for distribution).
 #
-#   Tests/system/dev-deb.sh [OUTDIR]     # prints the .deb's path as its last line
+#   [BIN=...] Tests/system/dev-deb.sh [OUTDIR]     # prints the .deb's path as its last line
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-.build/dev-deb}
-bin=.build/release/aseqosc
-[ -x "$bin" ] || { echo "dev-deb: $bin is missing: swift build -c release" >&2; exit 1; }
-stage=$(mktemp -d "${TMPDIR:-/tmp}/aseqosc-dev-deb.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
-make -s install DESTDIR="$stage" PREFIX=/usr UNITDIR=/lib/systemd/system >&2
+bin=${BIN:-.build/static/release/aseqosc}
+[ -n "${BIN:-}" ] || [ -x "$bin" ] || bin=.build/release/aseqosc
+[ -x "$bin" ] || { echo "dev-deb: $bin is missing: make build" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/aseqosc-dev-deb.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+stage=$tmp/root
+cp "$bin" "$tmp/aseqosc"   # a BIN the Makefile does not build: installed as it is
+echo "dev-deb: packing $bin" >&2
+make -s install BIN="$tmp/aseqosc" DESTDIR="$stage" PREFIX=/usr UNITDIR=/lib/systemd/system >&2
 version=$(cat VERSION 2>/dev/null || echo 0.0.0)
 arch=$(dpkg --print-architecture)
 mkdir -p "$stage/DEBIAN" "$out"

@@ -1,23 +1,44 @@
 import ALSASequencer
-import Foundation
+import Glibc
 import MIDI
 import MIDIOSC
+import Platform
 
 /// Reads a config file into a ``BridgeConfig``, checking everything and naming the key path of
 /// the first mistake.
 public enum ConfigParser {
     /// Reads and checks the file at `path`.
     public static func load(path: String) throws(ConfigError) -> BridgeConfig {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
-            throw ConfigError(path: "", message: "\(path) \(reason)")
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.contents(of: path)
+        } catch {
+            throw ConfigError(path: "", message: unreadable(path, error), file: path)
         }
-        return try parse(data)
+        do {
+            return try parse(bytes)
+        } catch {
+            throw ConfigError(path: error.path, message: error.message, file: path)
+        }
+    }
+
+    /// Why `path` cannot be read, and what to do about it: a file the service's user may not
+    /// read names that user, since under systemd it is not the one who wrote the file.
+    static func unreadable(_ path: String, _ error: Errno) -> String {
+        guard error == .permissionDenied else { return "cannot be read: \(error)" }
+        let uid = getuid()
+        let user = getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(uid)"
+        let service =
+            ProcessEnvironment.current["INVOCATION_ID"] != nil
+            ? " (the service runs as the dynamic user '\(user)', uid \(uid), which cannot own files: "
+                + "make the file readable by others, `sudo chmod 644 \(path)`)"
+            : " (make it readable: `chmod 644 \(path)`)"
+        return "cannot be read by user '\(user)': \(error)" + service
     }
 
     /// Checks JSON5 text.
-    public static func parse(_ data: Data) throws(ConfigError) -> BridgeConfig {
-        try parse(ConfigNode(ConfigValue.parseJSON5(data)))
+    public static func parse(_ bytes: some Sequence<UInt8>) throws(ConfigError) -> BridgeConfig {
+        try parse(ConfigNode(ConfigValue.parseJSON5(Array(bytes))))
     }
 
     static let topLevelKeys = ["client", "middleC", "inputs", "outputs", "mappings", "routes", "ring", "sysex", "osc"]
@@ -259,10 +280,21 @@ public enum ConfigParser {
                 + (MIDIEventKind.allCases.map(\.description) + kindGroups.keys.sorted()).joined(separator: ", "))
     }
 
+    /// The pieces of `text` between each `separator`, empty ones kept ("a....b" is three).
+    static func split(_ text: String, at separator: String) -> [String] {
+        var parts: [String] = []
+        var rest = Substring(text)
+        while let range = rest.firstRange(of: separator) {
+            parts.append(String(rest[..<range.lowerBound]))
+            rest = rest[range.upperBound...]
+        }
+        return parts + [String(rest)]
+    }
+
     /// `"C2..C5"`, `"36..72"`, `[36, 72]`, or one note (`"C4"`, `60`).
     static func noteRange(_ node: ConfigNode, _ context: Context) throws(ConfigError) -> ClosedRange<UInt8> {
         func note(_ text: Substring) throws(ConfigError) -> UInt8 {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
             guard let note = NoteName.parse(trimmed, middleCOctave: context.middleCOctave) else {
                 throw node.error("'\(trimmed)' is not a note (C-1..G9, F#3, Bb2 or 0-127)")
             }
@@ -273,7 +305,7 @@ public enum ConfigParser {
             let note = UInt8(try node.int(in: 0...127))
             return note...note
         case .string(let text):
-            let parts = text.components(separatedBy: "..")
+            let parts = Self.split(text, at: "..")
             guard parts.count <= 2 else { throw node.error("expected a note range like \"C2..C5\"") }
             let low = try note(Substring(parts[0]))
             let high = parts.count == 2 ? try note(Substring(parts[1])) : low

@@ -1,62 +1,22 @@
-import Foundation
+import JSON
 
 /// A parsed JSON5 value, before it is checked against what aseqosc expects.
-public indirect enum ConfigValue: Sendable, Equatable, Decodable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([ConfigValue])
-    case object([String: ConfigValue])
+public typealias ConfigValue = JSONValue
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        if let object = try? decoder.container(keyedBy: Key.self) {
-            var members: [String: ConfigValue] = [:]
-            for key in object.allKeys { members[key.stringValue] = try object.decode(ConfigValue.self, forKey: key) }
-            self = .object(members)
-        } else if var array = try? decoder.unkeyedContainer() {
-            var elements: [ConfigValue] = []
-            while !array.isAtEnd { elements.append(try array.decode(ConfigValue.self)) }
-            self = .array(elements)
-        } else {
-            let single = try decoder.singleValueContainer()
-            if single.decodeNil() {
-                self = .null
-            } else if let bool = try? single.decode(Bool.self) {
-                self = .bool(bool)
-            } else if let number = try? single.decode(Double.self) {
-                self = .number(number)
-            } else {
-                self = .string(try single.decode(String.self))
-            }
-        }
-    }
-
+extension JSONValue {
     /// Parses JSON5 text: comments, trailing commas, unquoted keys, single quotes, hex numbers.
-    public static func parseJSON5(_ data: Data) throws(ConfigError) -> ConfigValue {
-        // Before the decoder: Foundation's JSON5 reader traps (CodableUtilities.swift:685) on an
-        // unquoted key holding three or more invalid UTF-8 bytes, and a reload must never take
-        // the daemon down. A config is text, so anything that is not UTF-8 is refused here.
-        try checkUTF8(data)
-        let decoder = JSONDecoder()
-        decoder.allowsJSON5 = true
+    public static func parseJSON5(_ bytes: [UInt8]) throws(ConfigError) -> ConfigValue {
+        // A config is text: anything that is not UTF-8 is refused with its place first.
+        try checkUTF8(bytes)
         do {
-            return try decoder.decode(ConfigValue.self, from: data)
+            return try JSON5Reader.parse(bytes)
         } catch {
-            throw ConfigError(
-                path: "", message: "not valid JSON5 (look for a missing comma, quote or bracket)")
+            throw ConfigError(path: "", message: "not valid JSON5 at \(error)")
         }
     }
 
     /// Throws, naming the line and column, unless `data` is valid UTF-8.
-    static func checkUTF8(_ data: Data) throws(ConfigError) {
+    static func checkUTF8(_ data: [UInt8]) throws(ConfigError) {
         var bytes = data.makeIterator()
         var parser = Unicode.UTF8.ForwardParser()
         var line = 1
@@ -101,11 +61,16 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
     /// The key path from the top of the file; empty for the file as a whole.
     public var path: String
     public var message: String
+    /// The config file, when the text came from one.
+    public var file: String?
 
-    public init(path: String, message: String) {
+    public init(path: String, message: String, file: String? = nil) {
         self.path = path
         self.message = message
+        self.file = file
     }
 
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+    public var description: String {
+        (file.map { "\($0): " } ?? "") + (path.isEmpty ? message : "\(path): \(message)")
+    }
 }

@@ -1,7 +1,7 @@
 import ALSASequencer
-import Foundation
 import MIDI
 import Pipeline
+import Platform
 import Synchronization
 
 /// The ALSA side of the MIDI -> OSC path: our input ports, their bindings, and the input thread
@@ -49,8 +49,7 @@ final class MIDIInputSide: @unchecked Sendable {
     /// The ring feeder, for tests and counters (input thread, or while it is paused).
     var feeder: RingFeeder { hot.pointee.feeder }
     private var subscribed = false
-    private var thread: Thread?
-    private let finished = DispatchSemaphore(value: 0)
+    private var thread: SystemThread?
 
     init(
         client: SequencerClient, ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, wake: WakeSignal,
@@ -129,24 +128,20 @@ final class MIDIInputSide: @unchecked Sendable {
     /// Starts (or resumes) the input thread.
     func start() {
         reader.rearm()
-        let thread = Thread { [self] in
+        self.thread = SystemThread(name: "aseqosc-input") { [self] in
             do {
                 try reader.run(midiBatch: handle, other: handle, afterBatch: afterBatch)
             } catch {
                 log.error("input thread stopped: \(error)")
             }
-            finished.signal()
         }
-        thread.name = "aseqosc-input"
-        thread.start()
-        self.thread = thread
     }
 
     /// Stops the input thread and waits for it; events arriving meanwhile wait in the kernel.
     func pause() {
         guard thread != nil else { return }
         reader.stop()
-        finished.wait()
+        thread?.join()
         thread = nil
     }
 

@@ -1,8 +1,9 @@
 import ALSASequencer
-import Foundation
+import Glibc
 import MIDI
 import OSC
 import Pipeline
+import Platform
 import Synchronization
 
 /// The consumer side of the MIDI -> OSC path: takes events off the ring (or, for a small batch
@@ -51,8 +52,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     /// `plannedWake`: the pipeline thread, about to sleep, looks at it after announcing its
     /// sleep (``WakeSignal``'s pattern), so the wake-up is not lost if it comes first.
     private let deadlineMoved = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    private var thread: SystemThread?
     /// The longest the thread sleeps without work, so `progress` moves for the watchdog.
     private let idleWakeMilliseconds: Int32
 
@@ -109,13 +109,9 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         // Releasing: pairs with the acquiring exchanges in `tryConsuming`; whatever the owner
         // did while paused (new routes, released notes) is seen by the next consumer.
         consuming.store(false, ordering: .releasing)
-        let thread = Thread { [self] in
+        self.thread = SystemThread(name: "aseqosc-pipe") { [self] in
             run()
-            finished.signal()
         }
-        thread.name = "aseqosc-pipeline"
-        thread.start()
-        self.thread = thread
     }
 
     /// Stops the thread after it has handled what is queued. Held notes stay held (a reload
@@ -124,7 +120,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         guard thread != nil else { return }
         stopRequested.store(true, ordering: .releasing)
         wake.wake()
-        finished.wait()
+        thread?.join()
         thread = nil
         // The input thread may be consuming (a bridge pauses it first, so this rarely waits).
         while !tryConsuming() { sched_yield() }

@@ -1,10 +1,11 @@
 import ALSASequencer
-import Foundation
+import Glibc
 import MIDI
 import MIDIOSC
 import OSC
 import OSCTransport
 import Pipeline
+import Platform
 import Synchronization
 
 /// Counters of the OSC -> MIDI direction, readable from any thread (relaxed: statistics only).
@@ -60,8 +61,7 @@ final class OSCToMIDISide: @unchecked Sendable {
     private let client: SequencerClient
     private let bindings: PortBindings
     private let ports: [UInt8]
-    private var thread: Thread?
-    private let finished = DispatchSemaphore(value: 0)
+    private var thread: SystemThread?
 
     // Per message being handled: its arrival time (read once per receive batch), and the queue
     // time its bundle asks for.
@@ -135,15 +135,11 @@ final class OSCToMIDISide: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
+        self.thread = SystemThread(name: "aseqosc-osc-in") { [self] in
             // One clock reading per batch of packets: they arrived together.
             receiver.run(tick: tick, beforeBatch: { now = SequencerReader.now() }, handle)
             receiver.close()
-            finished.signal()
         }
-        thread.name = "aseqosc-osc-in"
-        thread.start()
-        self.thread = thread
         log.info(
             "osc input: listening on \(listenURLs.joined(separator: " and ")) for outputs \(outputNames.map { "'\($0)'" }.joined(separator: ", "))"
         )
@@ -156,7 +152,7 @@ final class OSCToMIDISide: @unchecked Sendable {
     func stop() {
         guard thread != nil else { return }
         receiver.stop()
-        finished.wait()
+        thread?.join()
         thread = nil
         // First, so that nothing scheduled can start a note after the cutoff below.
         queue.removePendingEvents()

@@ -1,5 +1,5 @@
 import ALSASequencer
-import Foundation
+import Platform
 import OSCTransport
 import Pipeline
 
@@ -173,7 +173,7 @@ extension Bridge {
                 waiting: binding.connected.isEmpty ? binding.waitingReason : nil)
         }
         return BridgeStatus(
-            version: version, client: currentConfig.clientName, uptimeSeconds: Date().timeIntervalSince(startTime),
+            version: version, client: currentConfig.clientName, uptimeSeconds: WallClock.monotonic - startTime,
             bindings: bindings,
             routes: routes.map { runtime in
                 let counts = runtime.route.counters.snapshot
@@ -250,7 +250,7 @@ extension BridgeStatus.OSCInput {
         }
         let width = rows.map(\.0.count).max() ?? 0
         return ["osc input \(listen):"]
-            + rows.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }
+            + rows.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 }
     }
 }
 

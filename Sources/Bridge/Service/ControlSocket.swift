@@ -1,18 +1,23 @@
-import Foundation
 import Glibc
+import Platform
 
-/// The daemon's local control channel: a Unix stream socket that answers every connection with
-/// the bridge's status as one JSON document, then closes. `aseqosc status` is its client.
+/// The daemon's local control channel: a Unix stream socket. A client writes one request line
+/// (`status`, `status json` or `reload`) and reads the answer until the daemon closes; a client
+/// that writes nothing gets the status as JSON. `aseqosc status` and `aseqosc reload` are its
+/// clients.
 public final class ControlSocket: @unchecked Sendable {
     // @unchecked Sendable: the descriptor is set once; the accept thread owns the rest.
 
     public let path: String
     private let descriptor: Int32
-    private let respond: @Sendable () -> Data
-    private var thread: Thread?
+    private let respond: @Sendable (String) -> [UInt8]
+    private var thread: SystemThread?
+
+    /// The longest a client may take to send its request or read the answer.
+    static let clientTimeoutMilliseconds: Int32 = 1000
 
     /// Where the daemon listens by default: the service's runtime directory, else the user's.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func defaultPath(environment: [String: String] = ProcessEnvironment.current) -> String {
         if let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first {
             return "\(runtime)/control"
         }
@@ -20,16 +25,34 @@ public final class ControlSocket: @unchecked Sendable {
         return "/tmp/aseqosc-\(getuid()).control"
     }
 
-    /// Where `aseqosc status` looks, in order, when not told.
-    public static func candidatePaths(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
-        var paths = ["/run/aseqosc/control"]
+    /// The socket of the systemd instance `name`: `aseqosc.service` for "" (or "aseqosc"),
+    /// `aseqosc@NAME.service` otherwise (the units' `RuntimeDirectory`).
+    public static func instancePath(_ name: String) -> String {
+        name.isEmpty || name == "aseqosc" ? "/run/aseqosc/control" : "/run/aseqosc-\(name)/control"
+    }
+
+    /// Every place a daemon may listen, the systemd instances first, then a user's own run.
+    public static func candidatePaths(environment: [String: String] = ProcessEnvironment.current) -> [String] {
+        var paths = [instancePath("")]
+        for name in FileSystem.names(in: "/run") where name.hasPrefix("aseqosc-") {
+            paths.append("/run/\(name)/control")
+        }
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { paths.append("\(runtime)/aseqosc.control") }
         paths.append("/tmp/aseqosc-\(getuid()).control")
         return paths
     }
 
-    /// Listens on `path` (replacing a stale socket left by a crashed run).
-    public init(path: String, respond: @escaping @Sendable () -> Data) throws(BridgeError) {
+    /// The instance name a socket path belongs to, as `--instance` takes it ("" for the main
+    /// service, nil for a socket outside `/run`).
+    public static func instanceName(of path: String) -> String? {
+        if path == instancePath("") { return "" }
+        guard path.hasPrefix("/run/aseqosc-"), path.hasSuffix("/control") else { return nil }
+        return String(path.dropFirst("/run/aseqosc-".count).dropLast("/control".count))
+    }
+
+    /// Listens on `path` (replacing a stale socket left by a crashed run). `respond` gets each
+    /// request line and returns the answer.
+    public init(path: String, respond: @escaping @Sendable (String) -> [UInt8]) throws(BridgeError) {
         self.path = path
         self.respond = respond
         guard path.utf8.count < 108 else { throw .system("control socket path too long: \(path)", ENAMETOOLONG) }
@@ -47,46 +70,41 @@ public final class ControlSocket: @unchecked Sendable {
             close(fd)
             throw .system("bind \(path)", code)
         }
-        chmod(path, 0o666)  // read-only status for every local user
+        chmod(path, 0o666)  // status for every local user; a reload changes nothing the file does not say
         descriptor = fd
     }
 
     /// Starts answering on a thread of its own.
     public func start() {
-        let thread = Thread { [self] in
+        thread = SystemThread(name: "aseqosc-control") { [self] in
             while true {
                 let connection = accept(descriptor, nil, nil)
                 if connection < 0 {
-                    if errno == EINTR { continue }
+                    if errno == EINTR || errno == ECONNABORTED { continue }
                     return  // closed by stop()
                 }
-                let data = respond()
-                data.withUnsafeBytes { bytes in
-                    var offset = 0
-                    while offset < bytes.count {
-                        let sent = send(
-                            connection, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                        if sent <= 0 { break }
-                        offset += sent
-                    }
-                }
+                serve(connection)
                 close(connection)
             }
         }
-        thread.name = "aseqosc-control"
-        thread.start()
-        self.thread = thread
+    }
+
+    private func serve(_ connection: Int32) {
+        Self.setTimeouts(connection)
+        let request = Self.readRequest(connection)
+        Self.sendAll(respond(request), to: connection)
     }
 
     /// Stops answering and removes the socket file.
     public func stop() {
         shutdown(descriptor, Int32(SHUT_RDWR))
         close(descriptor)
+        thread?.join()
         unlink(path)
     }
 
-    /// Connects to a daemon's socket and returns what it sent.
-    public static func query(path: String) throws(BridgeError) -> Data {
+    /// Connects to a daemon's socket, sends `request` and returns what it answered.
+    public static func query(path: String, request: String = "status json") throws(BridgeError) -> [UInt8] {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
         defer { close(fd) }
@@ -97,15 +115,63 @@ public final class ControlSocket: @unchecked Sendable {
             }
         }
         guard connected == 0 else { throw .system("connect \(path)", errno) }
-        var data = Data()
+        sendAll(Array((request + "\n").utf8), to: fd)
+        shutdown(fd, Int32(SHUT_WR))
+        var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { break }
-            data.append(contentsOf: buffer[0..<count])
+            answer.append(contentsOf: buffer[0..<count])
         }
-        return data
+        return answer
+    }
+
+    /// Whether a daemon answers on `path` (a socket file left by a killed run does not).
+    public static func isLive(_ path: String) -> Bool {
+        guard FileSystem.exists(path) else { return false }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = address(path)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+    }
+
+    /// The first line the client sent, up to 256 bytes; empty when it sent nothing in time.
+    private static func readRequest(_ connection: Int32) -> String {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while line.count < 256 {
+            let count = recv(connection, &byte, 1, 0)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1, byte != UInt8(ascii: "\n") else { break }
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    private static func setTimeouts(_ connection: Int32) {
+        var timeout = timeval(tv_sec: Int(clientTimeoutMilliseconds / 1000), tv_usec: 0)
+        let size = socklen_t(MemoryLayout<timeval>.size)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, size)
+        setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, size)
+    }
+
+    private static func sendAll(_ bytes: [UInt8], to connection: Int32) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let sent = send(connection, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if sent < 0 && errno == EINTR { continue }
+                if sent <= 0 { break }
+                offset += sent
+            }
+        }
     }
 
     private static func address(_ path: String) -> sockaddr_un {

@@ -1,5 +1,5 @@
-import Foundation
 import Glibc
+import Platform
 import Synchronization
 
 /// Severity of a log line; the raw values are syslog's priorities, which journald reads from a
@@ -26,7 +26,7 @@ public final class Logger: Sendable {
     private let forJournal: Bool
     private let lock = Mutex(())
 
-    public init(level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(level: LogLevel, environment: [String: String] = ProcessEnvironment.current) {
         minimum = level
         forJournal = environment["JOURNAL_STREAM"] != nil
     }
@@ -38,7 +38,7 @@ public final class Logger: Sendable {
             prefix = "<\(level.rawValue)>"
         } else {
             prefix =
-                Self.timestamp() + " " + "\(level)".uppercased().padding(toLength: 7, withPad: " ", startingAt: 0) + " "
+                WallClock.timestamp() + " " + Self.label(level) + " "
         }
         let line = prefix + message() + "\n"
         lock.withLock { _ in
@@ -53,14 +53,9 @@ public final class Logger: Sendable {
     public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
     public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
 
-    static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var parts = tm()
-        var seconds = now.tv_sec
-        gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-            parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
+    /// `INFO   `: the level in capitals, padded to one width so messages line up.
+    static func label(_ level: LogLevel) -> String {
+        let name = "\(level)".uppercased()
+        return name + String(repeating: " ", count: max(0, 7 - name.count))
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import Glibc
+import Platform
 
 /// Speaks systemd's notify protocol: datagrams such as `READY=1` to the Unix socket named by
 /// `$NOTIFY_SOCKET` (a path, or an abstract name starting with `@`). Without the variable every
@@ -11,7 +11,7 @@ public final class ServiceNotifier: Sendable {
     /// The watchdog interval systemd asked for (`WATCHDOG_USEC`), if any.
     public let watchdogInterval: Duration?
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment: [String: String] = ProcessEnvironment.current) {
         if let usec = environment["WATCHDOG_USEC"].flatMap(UInt64.init),
             environment["WATCHDOG_PID"].flatMap(Int32.init).map({ $0 == getpid() }) ?? true
         {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 static inline long aseqosc_syscall6(long number, long a, long b, long c, long d, long e, long f) {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(ASEQOSC_GENERIC_SYSCALLS)
     long result;
     register long r10 __asm__("r10") = d;
     register long r8 __asm__("r8") = e;
@@ -53,11 +53,28 @@ static inline long aseqosc_send_now(int fd, const void *bytes, unsigned long len
 
 /// poll(2).
 static inline long aseqosc_poll_now(struct pollfd *descriptors, unsigned long count, int timeout) {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(ASEQOSC_GENERIC_SYSCALLS)
     return aseqosc_syscall6(SYS_poll, (long)descriptors, (long)count, timeout, 0, 0, 0);
 #else
     int ready = poll(descriptors, count, timeout);
     return ready < 0 ? -errno : ready;
 #endif
 }
+// `sendmmsg`, `recvmmsg` and `struct mmsghdr` exist only under _GNU_SOURCE, which Swift's Glibc
+// module is not built with. The struct has glibc's layout under its own name, and the asm labels
+// bind the declarations to glibc's symbols, so nothing clashes with a GNU-mode header.
+struct aseqosc_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+
+int aseqosc_sendmmsg(int fd, struct aseqosc_mmsghdr *messages, unsigned int count, int flags)
+    __asm__("sendmmsg");
+
+struct timespec;
+int aseqosc_recvmmsg(int fd, struct aseqosc_mmsghdr *messages, unsigned int count, int flags,
+                     struct timespec *timeout) __asm__("recvmmsg");
+// `pthread_setname_np` is also _GNU_SOURCE only; bound to glibc's symbol the same way.
+#include <pthread.h>
+int aseqosc_pthread_setname(pthread_t thread, const char *name) __asm__("pthread_setname_np");
 #endif

@@ -1,0 +1,30 @@
+import Glibc
+
+/// Time of day (CLOCK_REALTIME) and time since boot (CLOCK_MONOTONIC), in seconds.
+public enum WallClock {
+    /// Seconds since the Unix epoch.
+    public static var now: Double { seconds(CLOCK_REALTIME) }
+
+    /// Seconds on a clock that never jumps, for durations.
+    public static var monotonic: Double { seconds(CLOCK_MONOTONIC) }
+
+    private static func seconds(_ clock: clockid_t) -> Double {
+        var time = timespec()
+        clock_gettime(clock, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// `2026-12-01T20:33:05.123Z`: UTC, milliseconds.
+    public static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let milliseconds = Int(now.tv_nsec / 1_000_000)
+        let fraction = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
+            + "\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
+    }
+}

@@ -1,0 +1,60 @@
+import Bridge
+
+/// Finds the control socket of a running `aseqosc run` for `status` and `reload`: the one
+/// named with `--control` or `--instance`, else the only one running.
+struct RunningDaemon {
+    static let optionsHelp = """
+          --instance NAME   the systemd instance aseqosc@NAME (its socket /run/aseqosc-NAME/control)
+          --control PATH    the daemon's socket; without either option, the one daemon running
+                            (systemd's /run/aseqosc/control and /run/aseqosc-*/control,
+                            $XDG_RUNTIME_DIR/aseqosc.control, /tmp/aseqosc-UID.control)
+        """
+
+    var controlPath: String?
+
+    init(arguments: inout ArgumentScanner) throws(UsageError) {
+        let control = try arguments.option("--control")
+        let instance = try arguments.option("--instance")
+        if control != nil && instance != nil { throw UsageError("--control and --instance name the same thing; give one") }
+        controlPath = control ?? instance.map(ControlSocket.instancePath)
+    }
+
+    /// The socket to talk to, or the message and exit status that say why there is none.
+    func locate() -> Result<String, Failure> {
+        if let controlPath {
+            guard ControlSocket.isLive(controlPath) else {
+                return .failure(Failure(message: "no aseqosc answers on \(controlPath)", status: .unavailable))
+            }
+            return .success(controlPath)
+        }
+        let candidates = ControlSocket.candidatePaths()
+        let live = candidates.filter(ControlSocket.isLive)
+        switch live.count {
+        case 0:
+            return .failure(
+                Failure(
+                    message: "no running aseqosc found (looked for \(candidates.joined(separator: ", "))); "
+                        + "start it with `aseqosc run` or `systemctl start aseqosc`",
+                    status: .unavailable))
+        case 1:
+            return .success(live[0])
+        default:
+            let list = live.map { path in
+                switch ControlSocket.instanceName(of: path) {
+                case "": "  aseqosc.service           --instance aseqosc  (\(path))"
+                case let name?: "  aseqosc@\(name).service   --instance \(name)  (\(path))"
+                case nil: "  --control \(path)"
+                }
+            }
+            return .failure(
+                Failure(
+                    message: "\(live.count) aseqosc instances are running; choose one:\n" + list.joined(separator: "\n"),
+                    status: .usage))
+        }
+    }
+
+    struct Failure: Error {
+        var message: String
+        var status: ExitCode
+    }
+}
