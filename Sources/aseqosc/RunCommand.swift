@@ -178,8 +178,10 @@ final class Reloader: Sendable {
                 log.notice("reloaded: \(bridge.statusLine)")
                 return .success(bridge.statusLine)
             } catch {
-                log.error("reload refused, the running config stays: \(error)")
-                return .failure(ReloadRefused(reason: "\(error)"))
+                // A config mistake names its file itself; what the system refused does not.
+                let reason = (error as? ConfigError).map(\.description) ?? "\(configPath): \(error)"
+                log.error("reload refused, the running config stays: \(reason)")
+                return .failure(ReloadRefused(reason: reason))
             }
         }
     }
