@@ -7,7 +7,8 @@
 # Installs DEB, then checks the installed service as a user's machine would run it. Prints one
 # `ok - NAME` or `not ok - NAME: detail` line per check, `# ...` notes, and a last line
 # `systemd: N passed, M failed`; exits 1 when a check failed. OUTDIR receives the journal,
-# the oscdump captures and `security-score` (the number `systemd-analyze security` gives).
+# the oscdump captures, `timings.txt` (seconds into the run at each check) and `security-score`
+# (the number `systemd-analyze security` gives).
 # Every wait polls a condition with a timeout; independent waits overlap (the broken instances
 # run their 20 s while the other checks go on).
 set -uo pipefail
@@ -18,8 +19,8 @@ export SYSTEMD_PAGER= SYSTEMD_COLORS=0 LC_ALL=C.UTF-8
 t_start=$(date +%s.%N)
 
 passed=0 failed=0
-ok()     { echo "ok - $1"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $1: $2"; failed=$((failed + 1)); }
+ok()     { echo "ok - $1"; passed=$((passed + 1)); echo "$(since "$t_start") ok $1" >> "$out/timings.txt"; }
+not_ok() { echo "not ok - $1: $2"; failed=$((failed + 1)); echo "$(since "$t_start") not ok $1" >> "$out/timings.txt"; }
 check()  { if [ "$2" = 0 ]; then ok "$1"; else not_ok "$1" "$3"; fi; }   # NAME STATUS DETAIL
 note()   { echo "# $*"; }
 now()    { date +%s.%N; }
@@ -128,25 +129,6 @@ check "MIDI played into virmidi reaches oscdump on 57120" "$?" \
 wait_for 3 in_file "$osc_main" 'note_off .*60'
 check "its note-off follows" "$?" "oscdump saw: $(head -n 5 "$osc_main" | oneline)"
 
-# ---------------------------------------------------------------- the template instance
-write_config /etc/aseqosc/studio.json5 aseqosc-studio 57121
-osc_studio=$out/oscdump-57121.txt
-oscdump_on 57121 "$osc_studio"
-systemctl start aseqosc@studio; st=$?
-wait_for 10 systemctl is-active -q aseqosc@studio
-check "aseqosc@studio (/etc/aseqosc/studio.json5) is active" "$?" \
-  "start exit $st, $(systemctl show -p ActiveState,Result aseqosc@studio | oneline)"
-play_until "$osc_studio" 'note_on .*61 100' 10 '90 3D 64 80 3D 00'
-check "aseqosc@studio sends to its own port (57121)" "$?" "oscdump on 57121 saw: $(head -n 3 "$osc_studio" | oneline)"
-several=$(aseqosc status 2>&1); st=$?
-echo "$several" > "$out/status-several.txt"
-# names aseqosc@studio, and the main instance by its unit or its socket
-# (any exit status: a list where one status was asked for may well be a usage error, 64)
-check "aseqosc status (no options) lists both running instances" \
-  "$(echo "$several" | grep -q studio &&
-     echo "$several" | grep -Eq 'aseqosc\.service|/run/aseqosc/control'; echo $?)" \
-  "exit $st: $(echo "$several" | head -n 4 | oneline)"
-
 # ---------------------------------------------------------------- reloads
 write_config "$conf" aseqosc 57120 57122
 journal_mark=$(date '+%Y-%m-%d %H:%M:%S')
@@ -167,7 +149,7 @@ wait_for 5 sh -c "journalctl -q -u aseqosc --since '$journal_mark' | grep -Eqi '
 sysstatus=$(systemctl status --no-pager -n 20 aseqosc 2>&1)
 echo "$sysstatus" > "$out/status-after-broken-reload.txt"
 check "systemctl status shows why the reload was refused" \
-  "$(echo "$sysstatus" | grep -Eqi 'refused|invalid|expected|json'; echo $?)" "$(echo "$sysstatus" | tail -n 3 | oneline)"
+  "$(echo "$sysstatus" | grep -Eqi 'refused|not valid|invalid|expected'; echo $?)" "$(echo "$sysstatus" | tail -n 3 | oneline)"
 check "the service stays active on its old config after the refused reload" \
   "$([ "$(prop aseqosc ActiveState)" = active ] && [ "$(prop aseqosc MainPID)" = "$pid_before" ]; echo $?)" \
   "$(systemctl show -p ActiveState,MainPID aseqosc | oneline), was MainPID=$pid_before"
@@ -176,6 +158,34 @@ check "MIDI still reaches oscdump after the refused reload" "$?" "no note 62 in 
 aseqosc status --control /run/aseqosc/control 2>/dev/null | grep -q 127.0.0.1:57122
 check "the running config is still the last good one" "$?" "no 127.0.0.1:57122 in aseqosc status"
 write_config "$conf" aseqosc 57120 57122   # a good config again, for the restarts below
+
+# ---------------------------------------------------------------- the template instance
+write_config /etc/aseqosc/studio.json5 aseqosc-studio 57121
+osc_studio=$out/oscdump-57121.txt
+oscdump_on 57121 "$osc_studio"
+systemctl start aseqosc@studio; st=$?
+wait_for 10 systemctl is-active -q aseqosc@studio
+check "aseqosc@studio (/etc/aseqosc/studio.json5) is active" "$?" \
+  "start exit $st, $(systemctl show -p ActiveState,Result aseqosc@studio | oneline)"
+play_until "$osc_studio" 'note_on .*61 100' 10 '90 3D 64 80 3D 00'
+check "aseqosc@studio sends to its own port (57121)" "$?" "oscdump on 57121 saw: $(head -n 3 "$osc_studio" | oneline)"
+several=$(aseqosc status 2>&1); st=$?
+echo "$several" > "$out/status-several.txt"
+# names aseqosc@studio, and the main instance by its unit or its socket
+# (any exit status: a list where one status was asked for may well be a usage error, 64)
+check "aseqosc status (no options) lists both running instances" \
+  "$(echo "$several" | grep -q studio &&
+     echo "$several" | grep -Eq 'aseqosc\.service|/run/aseqosc/control'; echo $?)" \
+  "exit $st: $(echo "$several" | head -n 4 | oneline)"
+
+# ExecReload must reach its own instance, also when others run
+journal_mark=$(date '+%Y-%m-%d %H:%M:%S')
+systemctl reload aseqosc; st=$?
+check "systemctl reload aseqosc exits 0 while aseqosc@studio runs too" "$st" \
+  "exit $st: $(journalctl -q -u aseqosc --since "$journal_mark" | tail -n 2 | oneline)"
+systemctl reload aseqosc@studio; st=$?
+check "systemctl reload aseqosc@studio exits 0" "$st" \
+  "exit $st: $(journalctl -q -u aseqosc@studio --since "$journal_mark" | tail -n 2 | oneline)"
 
 # ---------------------------------------------------------------- watchdog
 restarts=$(prop aseqosc NRestarts)
