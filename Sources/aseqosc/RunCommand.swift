@@ -77,8 +77,8 @@ struct RunCommand: Command {
         }
         log.notice("aseqosc \(Aseqosc.version) starting with \(configPath)")
         // With a watchdog, the pipeline thread wakes at least four times per period even when
-        // idle, so its progress counter shows it is alive.
-        let idleWake = notifier.watchdogInterval.map { Int32(max(10, min(1000, $0.milliseconds / 4))) } ?? 1000
+        // idle, so its progress counter shows it is alive; without one, an idle bridge sleeps.
+        let idleWake = notifier.watchdogInterval.map { Int32(max(10, min(1000, $0.milliseconds / 4))) } ?? -1
         let bridge: Bridge
         do {
             bridge = try Bridge(config: config, log: log, idleWakeMilliseconds: idleWake)

@@ -53,7 +53,8 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     /// sleep (``WakeSignal``'s pattern), so the wake-up is not lost if it comes first.
     private let deadlineMoved = Atomic<Bool>(false)
     private var thread: SystemThread?
-    /// The longest the thread sleeps without work, so `progress` moves for the watchdog.
+    /// The longest the thread sleeps without work, so `progress` moves for the watchdog; -1:
+    /// no limit (no watchdog, an idle bridge sleeps until an event).
     private let idleWakeMilliseconds: Int32
 
     /// Loop passes so far; the watchdog pings systemd only while this moves.
@@ -329,7 +330,8 @@ final class MIDIToOSCWorker: @unchecked Sendable {
         guard earliest != .max else { return idleWakeMilliseconds }
         let now = SequencerReader.now()
         guard earliest > now else { return 0 }
-        return Int32(min((earliest - now) / 1_000_000 + 1, UInt64(idleWakeMilliseconds)))
+        let cap = idleWakeMilliseconds < 0 ? UInt64(Int32.max) : UInt64(idleWakeMilliseconds)
+        return Int32(min((earliest - now) / 1_000_000 + 1, cap))
     }
 
 }
