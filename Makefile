@@ -5,16 +5,51 @@ SYSCONFDIR ?= /etc
 UNITDIR ?= $(SYSCONFDIR)/systemd/system
 JOBS ?= 2
 CONFIG ?= Config/aseqosc.json5
-BIN ?= .build/release/aseqosc
 
-.PHONY: run build test test-vm bootstrap install uninstall clean
+# The product: the Swift runtime linked in, so the binary runs where no toolchain is installed.
+# Its own scratch path, beside the test suite's .build/release (built with other flags by
+# scripts/test): switching between the two rebuilds nothing.
+STATIC_BIN := .build/static/release/aseqosc
+BIN ?= $(STATIC_BIN)
+# --disable-local-rpath: no RUNPATH $ORIGIN, which a static binary has no use for (and lintian
+# reports as custom-library-search-path).
+SWIFT_BUILD_FLAGS := -c release -j $(JOBS) --static-swift-stdlib --disable-local-rpath --scratch-path .build/static \
+  --product aseqosc
+# `make install` builds when the binary is missing or older than a source (only the binary
+# this Makefile builds: BIN=other is installed as it is). debian/rules empties it.
+ifeq ($(BIN),$(STATIC_BIN))
+BIN_SOURCES ?= $(shell find Sources Package.swift VERSION $(wildcard Plugins) -type f 2>/dev/null)
+endif
+
+# swift, wherever it is, even under sudo (whose PATH has no toolchain): scripts/bootstrap knows.
+SWIFT ?= $(shell scripts/bootstrap --find-swift 2>/dev/null || echo swift)
+# Under `sudo make install`, build as the user who ran sudo, so .build does not end up owned
+# by root (only when that user owns the checkout; debian/rules sets SUDO_USER empty).
+ifeq ($(shell id -u),0)
+ifneq ($(filter-out root,$(SUDO_USER)),)
+ifeq ($(shell stat -c %U .),$(SUDO_USER))
+AS_USER := sudo -u $(SUDO_USER) -H --
+endif
+endif
+endif
+
+# `make install` strips (install -s); the package leaves that to dh_strip, which keeps the
+# symbols in aseqosc-dbgsym.
+INSTALL_STRIP ?= -s
+# Man pages: `make man` renders them here (needs pandoc; `make run` does not).
+MANOUT ?= .build/man
+MANPAGES ?= $(wildcard $(MANOUT)/aseqosc.1 $(MANOUT)/aseqosc.json5.5)
+
+.PHONY: run build test test-vm bootstrap install uninstall man deb clean
 
 ## make run: install what is missing, build in release, start the bridge on the default config.
 run: build
 	$(BIN) run --config $(CONFIG)
 
 build: bootstrap
-	swift build -c release -j $(JOBS)
+	$(AS_USER) $(SWIFT) build $(SWIFT_BUILD_FLAGS)
+	@# SwiftPM leaves an up-to-date binary untouched; make compares times with the sources.
+	$(AS_USER) touch $(STATIC_BIN)
 
 bootstrap:
 	scripts/bootstrap
@@ -29,13 +64,18 @@ test-vm:
 	scripts/bootstrap --test
 	scripts/alsa-vm -- sh -c '$(CMD)'
 
-$(BIN):
+$(BIN): $(BIN_SOURCES)
 	$(MAKE) build
 
-## make install: the binary, the units (pointing at it), the default config (an edited
-## /etc/aseqosc/aseqosc.json5 is never overwritten) and the docs.
+## make man: aseqosc(1) from the binary's own --help, aseqosc.json5(5) from docs/CONFIG.md.
+man: $(BIN)
+	scripts/bootstrap --man
+	scripts/manpages $(BIN) $(MANOUT)
+
+## make install: the binary (stripped), the units (pointing at it), the default config (an
+## edited /etc/aseqosc/aseqosc.json5 is never overwritten), the docs, the man pages if built.
 install: $(BIN)
-	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/aseqosc
+	install -D -m 755 $(INSTALL_STRIP) $(BIN) $(DESTDIR)$(PREFIX)/bin/aseqosc
 	install -d $(DESTDIR)$(UNITDIR)
 	for unit in systemd/aseqosc.service systemd/aseqosc@.service; do \
 	  sed -e 's|/usr/local/bin/aseqosc|$(PREFIX)/bin/aseqosc|' -e 's|/usr/local/share|$(PREFIX)/share|' \
@@ -43,24 +83,70 @@ install: $(BIN)
 	  chmod 644 $(DESTDIR)$(UNITDIR)/$$(basename "$$unit"); \
 	done
 	install -D -m 644 Config/aseqosc.json5 $(DESTDIR)$(PREFIX)/share/aseqosc/aseqosc.json5
-	install -d $(DESTDIR)$(PREFIX)/share/aseqosc/examples
-	install -m 644 Config/examples/*.json5 $(DESTDIR)$(PREFIX)/share/aseqosc/examples/
 	install -d $(DESTDIR)$(SYSCONFDIR)/aseqosc
 	[ -e $(DESTDIR)$(SYSCONFDIR)/aseqosc/aseqosc.json5 ] || \
 	  install -m 644 Config/aseqosc.json5 $(DESTDIR)$(SYSCONFDIR)/aseqosc/aseqosc.json5
 	install -D -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/aseqosc/README.md
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/aseqosc/
+	@# The examples (configs, and receivers to try them with) are documentation, where Debian
+	@# keeps it; share/aseqosc/examples, where they used to be, links there.
+	find Config/examples -type f | while read -r f; do \
+	  mode=644; [ ! -x "$$f" ] || mode=755; \
+	  install -D -m $$mode "$$f" "$(DESTDIR)$(PREFIX)/share/doc/aseqosc/examples/$${f#Config/examples/}"; \
+	done
+	[ -L $(DESTDIR)$(PREFIX)/share/aseqosc/examples ] || rm -rf $(DESTDIR)$(PREFIX)/share/aseqosc/examples
+	ln -sfn ../doc/aseqosc/examples $(DESTDIR)$(PREFIX)/share/aseqosc/examples
+	$(if $(filter %.1,$(MANPAGES)),install -D -m 644 $(filter %.1,$(MANPAGES)) -t $(DESTDIR)$(PREFIX)/share/man/man1/)
+	$(if $(filter %.5,$(MANPAGES)),install -D -m 644 $(filter %.5,$(MANPAGES)) -t $(DESTDIR)$(PREFIX)/share/man/man5/)
 
-## make uninstall: everything install put there, except a config you may have edited.
+## make uninstall: everything install put there, except a config you may have edited. Units
+## enabled with systemctl are disabled (and stopped) first, so no .wants link is left dangling.
 uninstall:
+	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null; then \
+	  now=; [ -d /run/systemd/system ] && now=--now; \
+	  units=$$( { systemctl list-units --all --plain --no-legend 'aseqosc@*.service' 2>/dev/null | awk '{ print $$1 }'; \
+	              for link in $(SYSCONFDIR)/systemd/system/*.wants/aseqosc@*.service; do \
+	                [ -L "$$link" ] && basename "$$link"; done; } | sort -u); \
+	  for unit in aseqosc.service $$units; do \
+	    if systemctl is-enabled --quiet "$$unit" 2>/dev/null || systemctl is-active --quiet "$$unit" 2>/dev/null; then \
+	      echo "systemctl disable $${now:+$$now }$$unit"; systemctl disable $$now --quiet "$$unit" || true; \
+	    fi; \
+	  done; \
+	fi
 	rm -f $(DESTDIR)$(PREFIX)/bin/aseqosc
 	rm -f $(DESTDIR)$(UNITDIR)/aseqosc.service $(DESTDIR)$(UNITDIR)/aseqosc@.service
+	@# What systemctl did not remove (a DESTDIR, no systemd running): links to the removed units.
+	@for link in $(DESTDIR)$(SYSCONFDIR)/systemd/system/*.wants/aseqosc*.service; do \
+	  [ -L "$$link" ] || continue; \
+	  case "$$(readlink "$$link")" in \
+	    $(UNITDIR)/aseqosc.service|$(UNITDIR)/aseqosc@.service|$(DESTDIR)$(UNITDIR)/aseqosc*.service) \
+	      echo "removed $$link"; rm -f "$$link"; rmdir "$$(dirname "$$link")" 2>/dev/null || true;; \
+	    *) echo "left $$link -> $$(readlink "$$link") (not a unit make install put there)";; \
+	  esac; \
+	done
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
 	rm -rf $(DESTDIR)$(PREFIX)/share/aseqosc $(DESTDIR)$(PREFIX)/share/doc/aseqosc
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/aseqosc.1 $(DESTDIR)$(PREFIX)/share/man/man5/aseqosc.json5.5
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/aseqosc/aseqosc.json5 ]; then \
 	  if cmp -s Config/aseqosc.json5 $(DESTDIR)$(SYSCONFDIR)/aseqosc/aseqosc.json5; then \
 	    rm -f $(DESTDIR)$(SYSCONFDIR)/aseqosc/aseqosc.json5; rmdir $(DESTDIR)$(SYSCONFDIR)/aseqosc 2>/dev/null || true; \
 	  else echo "kept $(SYSCONFDIR)/aseqosc/aseqosc.json5 (edited)"; fi; \
 	fi
+
+## make deb: the Debian package (debian/), checked by lintian; its path is the last line.
+## dpkg-buildpackage writes into the parent folder; the results are moved to .build/deb/.
+DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
+DEB_VERSION = $(shell dpkg-parsechangelog -SVersion)
+deb:
+	scripts/bootstrap --deb
+	dpkg-buildpackage -b -us -uc
+	mkdir -p .build/deb
+	for f in ../aseqosc_$(DEB_VERSION)_$(DEB_ARCH).deb ../aseqosc-dbgsym_$(DEB_VERSION)_$(DEB_ARCH).deb \
+	         ../aseqosc_$(DEB_VERSION)_$(DEB_ARCH).buildinfo ../aseqosc_$(DEB_VERSION)_$(DEB_ARCH).changes; do \
+	  [ ! -e "$$f" ] || mv -f "$$f" .build/deb/; \
+	done
+	lintian --display-info .build/deb/aseqosc_$(DEB_VERSION)_$(DEB_ARCH).deb
+	@echo "$(CURDIR)/.build/deb/aseqosc_$(DEB_VERSION)_$(DEB_ARCH).deb"
 
 clean:
 	rm -rf .build
