@@ -11,8 +11,8 @@ CONFIG ?= Config/aseqosc.json5
 # scripts/test): switching between the two rebuilds nothing.
 STATIC_BIN := .build/static/release/aseqosc
 BIN ?= $(STATIC_BIN)
-# --disable-local-rpath: no RUNPATH $ORIGIN, which a static binary has no use for (and lintian
-# reports as custom-library-search-path).
+# --disable-local-rpath: no RUNPATH $ORIGIN; with the runtime linked in, nothing is loaded from
+# beside the binary.
 SWIFT_BUILD_FLAGS := -c release -j $(JOBS) --static-swift-stdlib --disable-local-rpath --scratch-path .build/static \
   --product aseqosc
 # `make install` builds when the binary is missing or older than a source (only the binary
