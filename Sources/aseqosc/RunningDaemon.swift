@@ -1,11 +1,13 @@
 import Bridge
+import Platform
 
 /// Finds the control socket of a running `aseqosc run` for `status` and `reload`: the one
 /// named with `--control` or `--instance`, else the only one running.
 struct RunningDaemon {
     static let optionsHelp = """
           --instance NAME   the systemd instance aseqosc@NAME (its socket /run/aseqosc-NAME/control)
-          --control PATH    the daemon's socket; without either option, the one daemon running
+          --control PATH    the daemon's socket; without either option, $RUNTIME_DIRECTORY/control
+                            when set (a unit's own instance), else the one daemon running
                             (systemd's /run/aseqosc/control and /run/aseqosc-*/control,
                             $XDG_RUNTIME_DIR/aseqosc.control, /tmp/aseqosc-UID.control)
         """
@@ -26,6 +28,15 @@ struct RunningDaemon {
                 return .failure(Failure(message: "no aseqosc answers on \(controlPath)", status: .unavailable))
             }
             return .success(controlPath)
+        }
+        // Run by a unit (its ExecReload): the daemon is the unit's own, in its runtime directory.
+        if let runtime = ProcessEnvironment.current["RUNTIME_DIRECTORY"], !runtime.isEmpty {
+            let own = ControlSocket.defaultPath()
+            guard ControlSocket.isLive(own) else {
+                let message = "no aseqosc answers on \(own) (RUNTIME_DIRECTORY=\(runtime))"
+                return .failure(Failure(message: message, status: .unavailable))
+            }
+            return .success(own)
         }
         let candidates = ControlSocket.candidatePaths()
         let live = candidates.filter(ControlSocket.isLive)

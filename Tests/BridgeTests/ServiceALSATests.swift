@@ -136,6 +136,11 @@ final class ServiceALSATests: XCTestCase {
         XCTAssertTrue(several.standardError.contains("2 aseqosc instances are running; choose one:"), several.standardError)
         XCTAssertTrue(several.standardError.contains("aseqosc@alpha.service   --instance alpha"), several.standardError)
         XCTAssertTrue(several.standardError.contains("aseqosc@beta.service   --instance beta"), several.standardError)
+        // A unit's ExecReload reloads its own instance, whoever else runs.
+        let own = try runProcess(
+            TestEnvironment.aseqoscBinary, ["reload"], environment: ["RUNTIME_DIRECTORY": folders[1]])
+        XCTAssertEqual(own.status, 0, own.standardError)
+        XCTAssertTrue(own.standardOutput.hasPrefix("reloaded: "), own.standardOutput)
         let chosen = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--instance", "beta"])
         XCTAssertEqual(chosen.status, 0, chosen.standardError)
         XCTAssertTrue(chosen.standardOutput.contains("drop: in 0"), chosen.standardOutput)
