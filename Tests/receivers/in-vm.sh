@@ -52,29 +52,29 @@ bridge=$!
 bridge_fluidsynth=$!
 
 ready=1
-wait_until 30 "oscdump listening" udp_bound 57120 || ready=0
-wait_until 30 "Pure Data listening" udp_bound 57121 || ready=0
-wait_until 40 "python-osc listening" has "$out/python-osc.log" '^listening on' || ready=0
-wait_until 30 "aseqosc running" has "$out/aseqosc.log" 'running: ' || ready=0
+wait_until 90 "oscdump listening" udp_bound 57120 || ready=0
+wait_until 90 "Pure Data listening" udp_bound 57121 || ready=0
+wait_until 90 "python-osc listening" has "$out/python-osc.log" '^listening on' || ready=0
+wait_until 90 "aseqosc running" has "$out/aseqosc.log" 'running: ' || ready=0
 
 if [ $ready = 1 ]; then
   # MIDI -> OSC: note on, note off, CC 7, pitch bend on channel 2, program change.
   amidi -p hw:0,0 -S '90 3C 64 80 3C 00 B0 07 64 E1 00 20 C0 05'
   echo "PLAYED" >> "$out/events.txt"
   log "played MIDI into hw:0,0"
-  wait_until 20 "oscdump got the program change" has "$out/oscdump.txt" '/program i 5'
-  wait_until 20 "Pure Data printed the program change" has "$out/pd.log" '^program: '
-  wait_until 20 "python-osc printed the program change" has "$out/python-osc.log" '^program '
+  wait_until 60 "oscdump got the program change" has "$out/oscdump.txt" '/program i 5'
+  wait_until 60 "Pure Data printed the program change" has "$out/pd.log" '^program: '
+  wait_until 60 "python-osc printed the program change" has "$out/python-osc.log" '^program '
 fi
 
 # OSC -> MIDI into fluidsynth: the binding, silence before, the note, its samples.
-if wait_until 40 "aseqosc bound to FLUID Synth" has "$out/aseqosc-fluidsynth.log" "bound to .*FLUID Synth" &&
-   wait_until 20 "aseqosc listening on 57200" udp_bound 57200 &&
-   wait_until 20 "fluidsynth rendering" grown "$out/fluidsynth.raw" 44100; then
+if wait_until 90 "aseqosc bound to FLUID Synth" has "$out/aseqosc-fluidsynth.log" "bound to .*FLUID Synth" &&
+   wait_until 60 "aseqosc listening on 57200" udp_bound 57200 &&
+   wait_until 60 "fluidsynth rendering" grown "$out/fluidsynth.raw" 44100; then
   bytes_per_second=176400   # 44100 frames of 2 x 16 bits
   before=$(stat -c %s "$out/fluidsynth.raw")
   oscsend 127.0.0.1 57200 /midi/fluidsynth/1/note_on ii 69 127
-  wait_until 20 "fluidsynth rendered 0.5 s of the note" grown "$out/fluidsynth.raw" $((before + bytes_per_second / 2))
+  wait_until 60 "fluidsynth rendered 0.5 s of the note" grown "$out/fluidsynth.raw" $((before + bytes_per_second / 2))
   oscsend 127.0.0.1 57200 /midi/fluidsynth/1/note_off ii 69 0
   after=$(stat -c %s "$out/fluidsynth.raw")
   echo "NOTE before=$before after=$after" >> "$out/events.txt"
