@@ -18,13 +18,34 @@ final class SystemdUnitTests: XCTestCase {
         return copy
     }
 
+    /// The man pages the units' `Documentation=` names, rendered as the package renders them
+    /// (scripts/manpages), in a folder `man` finds through `MANPATH`.
+    func renderedManPages() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("man-\(UUID().uuidString)")
+        let result = try runProcess(
+            Self.repository.appendingPathComponent("scripts/manpages").path,
+            [TestEnvironment.aseqoscBinary, folder.path], timeout: 120)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        for (page, section) in [("aseqosc.1", "man1"), ("aseqosc.json5.5", "man5")] {
+            let target = folder.appendingPathComponent(section)
+            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+            try FileManager.default.moveItem(
+                at: folder.appendingPathComponent(page), to: target.appendingPathComponent(page))
+        }
+        return folder
+    }
+
     func testUnitsPassSystemdAnalyzeVerify() throws {
         let analyze = try TestEnvironment.tool("systemd-analyze", package: "systemd")
+        _ = try TestEnvironment.tool("pandoc", package: "pandoc")
+        let manPages = try renderedManPages()
+        defer { try? FileManager.default.removeItem(at: manPages) }
         for (name, copyName) in [
             ("aseqosc.service", "aseqosc.service"), ("aseqosc@.service", "aseqosc@studio.service"),
         ] {
             let unit = try installedCopy(of: name, as: copyName)
-            let result = try runProcess(analyze, ["verify", unit.path], timeout: 60)
+            let result = try runProcess(
+                analyze, ["verify", unit.path], timeout: 60, environment: ["MANPATH": manPages.path])
             XCTAssertEqual(result.status, 0, "\(name): \(result.standardError)")
             let complaints = (result.standardOutput + result.standardError).split(separator: "\n")
                 .filter { $0.contains(copyName) }
