@@ -228,8 +228,21 @@ final class OSCToMIDISide: @unchecked Sendable {
                     reservedNoteOffs: port.reservedNoteOffs.load(ordering: .relaxed),
                     droppedAtStop: port.droppedAtStop.load(ordering: .relaxed),
                     failed: port.failed.load(ordering: .relaxed),
-                    queueHighWater: port.queueHighWater.load(ordering: .relaxed), queueCapacity: output.queueCapacity)
+                    queueHighWater: port.queueHighWater.load(ordering: .relaxed), queueCapacity: output.queueCapacity,
+                    scheduledHeld: port.scheduledHeld.load(ordering: .relaxed),
+                    scheduledHighWater: port.scheduledHighWater.load(ordering: .relaxed),
+                    droppedScheduled: Self.byKind(port.droppedScheduled))
             }, tcp: tcp)
+    }
+
+    /// The kinds counted in `counts` (indexed by raw value), by name.
+    private static func byKind(_ counts: borrowing InlineArray<32, Atomic<Int>>) -> [String: Int] {
+        var result: [String: Int] = [:]
+        for kind in MIDIEventKind.allCases {
+            let count = counts[Int(kind.rawValue)].load(ordering: .relaxed)
+            if count > 0 { result[kind.description] = count }
+        }
+        return result
     }
 
     /// `osc.udp://host:port`, `osc.tcp://host:port`, or both.
