@@ -6,11 +6,13 @@ import MIDI
 /// with a time tag): the kernel holds them and delivers each at its time, so timing does not
 /// depend on when our thread next runs.
 ///
-/// The queue starts when it is first asked the time (``now()``), not when it is made: a running
-/// queue keeps a kernel timer firing (1 kHz with the usual high-resolution timer) for as long
-/// as it runs, which costs every event the bridge forwards meanwhile (BENCHMARKS.md) and keeps
-/// an idle machine awake, for bundles most users never send. Its real-time clock starts at 0
-/// then; ``monotonicOrigin`` is where that 0 falls on `CLOCK_MONOTONIC`.
+/// The queue runs only while it is needed: a running queue keeps a kernel timer firing (1 kHz
+/// with the usual high-resolution timer) for as long as it runs, which costs every event the
+/// bridge forwards meanwhile (BENCHMARKS.md) and keeps an idle machine awake. It starts when
+/// first asked the time (``now()``) or ``start()``ed, and ``stop()`` stops it once nothing is
+/// left in it (``pendingEvents()``). Each start sets its real-time clock to 0 again;
+/// ``monotonicOrigin`` is where that 0 falls on `CLOCK_MONOTONIC`, so times kept on the
+/// monotonic clock (``time(atMonotonic:)``) stay right across a stop and a start.
 public final class SequencerQueue: @unchecked Sendable {
     // @unchecked Sendable: used by one thread (the OSC input thread) after creation.
 
@@ -38,16 +40,44 @@ public final class SequencerQueue: @unchecked Sendable {
         status = allocated!
     }
 
-    private func start() throws(ALSAError) {
+    /// Starts the queue, its clock at 0, unless it runs already. START also drops whatever our
+    /// client left in the queue, which is nothing when it was stopped by ``stop()``.
+    public func start() throws(ALSAError) {
+        guard !isRunning else { return }
         // snd_seq_start_queue is a macro over this: a START event for the queue, which sits in
-        // the output buffer until drained.
-        try check(
-            snd_seq_control_queue(client.handle, id, Int32(SND_SEQ_EVENT_START.rawValue), 0, nil),
-            "snd_seq_control_queue")
-        try check(snd_seq_drain_output(client.handle), "snd_seq_drain_output")
+        // the output buffer until drained; the kernel handles it during the drain.
+        try control(SND_SEQ_EVENT_START)
         isRunning = true
         let monotonic = SequencerReader.now()
         monotonicOrigin = monotonic - min(try realTime(), monotonic)
+    }
+
+    /// Stops the queue and its kernel timer (events still in it would wait; see
+    /// ``pendingEvents()``). The next ``start()`` or ``now()`` starts it again from 0.
+    public func stop() throws(ALSAError) {
+        guard isRunning else { return }
+        try control(SND_SEQ_EVENT_STOP)
+        isRunning = false
+    }
+
+    private func control(_ type: snd_seq_event_type) throws(ALSAError) {
+        try check(
+            snd_seq_control_queue(client.handle, id, Int32(type.rawValue), 0, nil), "snd_seq_control_queue")
+        try check(snd_seq_drain_output(client.handle), "snd_seq_drain_output")
+    }
+
+    /// How many events wait in the queue for their time (0 when it is not running).
+    public func pendingEvents() throws(ALSAError) -> Int {
+        guard isRunning else { return 0 }
+        try check(snd_seq_get_queue_status(client.handle, id, status), "snd_seq_get_queue_status")
+        return Int(snd_seq_queue_status_get_events(status))
+    }
+
+    /// The queue time (nanoseconds since it started) of `monotonic` nanoseconds on
+    /// `CLOCK_MONOTONIC`; 0 for a moment before the start. Meaningful while the queue runs.
+    @inline(__always)
+    public func time(atMonotonic monotonic: UInt64) -> UInt64 {
+        monotonic > monotonicOrigin ? monotonic - monotonicOrigin : 0
     }
 
     deinit {

@@ -19,10 +19,30 @@ final class RecordingWriter: MIDIPortWriter {
         written.append(event)
     }
 
+    /// How many more scheduled events the kernel's pool takes before refusing with `EAGAIN`
+    /// (nil: no limit).
+    var scheduleRoom: Int?
+    /// Whether the queue runs (a schedule starts it), and how often it was stopped.
+    var queueRunning = false
+    var queueStops = 0
+
     func schedule(_ event: MIDIEvent, from port: UInt8, at time: UInt64, sysexBytes: UnsafeRawBufferPointer?)
         throws(ALSAError)
     {
+        if let room = scheduleRoom {
+            guard room > 0 else { throw ALSAError(code: -EAGAIN, call: "snd_seq_event_output_direct") }
+            scheduleRoom = room - 1
+        }
+        queueRunning = true
+        var event = event
+        event.port = UInt16(port)
         scheduled.append((event, time))
+    }
+
+    func stopQueueIfEmpty() -> Bool {
+        if queueRunning { queueStops += 1 }
+        queueRunning = false
+        return true
     }
 
     /// The staging slots, and the writes of them (each a list of events), as the kernel got them.
@@ -148,7 +168,7 @@ final class RecordingWriter: MIDIPortWriter {
 
     @Test func aNoteOffForAScheduledNoteOnIsKeptWhenTheQueueIsFull() {
         let (writer, output) = Self.blockedOutput(capacity: 2)
-        output.schedule(Self.noteOn(3, 64), at: 5_000_000_000)
+        output.schedule(Self.noteOn(3, 64), at: 5_000_000_000, now: 1)
         output.send(.controlChange(channel: 0, controller: 1, value: 1), now: 1)
         output.send(.controlChange(channel: 0, controller: 1, value: 2), now: 1)
         output.flush(now: 1)
@@ -289,6 +309,91 @@ final class RecordingWriter: MIDIPortWriter {
         output.flush(now: 1)
         #expect(writer.written.map(\.kind) == [.noteOn, .rpn, .noteOn])
         #expect(writer.stagedWrites.map(\.count) == [1, 1])
+    }
+}
+
+/// Scheduled events the kernel's pool has no room for wait in our own time-ordered queue per
+/// port, go to the kernel as room frees or leave at their time, and never cost a needed note-off;
+/// the queue's timer stops once nothing scheduled is left.
+@Suite struct ScheduledOutputTests {
+    static let second: UInt64 = 1_000_000_000
+
+    static func output(room: Int?, scheduledCapacity: Int = 4096) -> (RecordingWriter, PacedMIDIOutput<RecordingWriter>) {
+        let writer = RecordingWriter()
+        writer.scheduleRoom = room
+        return (
+            writer,
+            PacedMIDIOutput(
+                writer: writer, ports: [5], sysexStore: nil, bytesPerSecond: 0, scheduledCapacity: scheduledCapacity)
+        )
+    }
+
+    @Test func eventsTheKernelRefusesWaitThenGoToItAsRoomFreesOrLeaveAtTheirTime() {
+        let (writer, output) = Self.output(room: 2)
+        for note in UInt8(60)..<63 { output.schedule(.noteOn(channel: 0, note: note, velocity: 100), at: Self.second, now: 0) }
+        for note in UInt8(60)..<63 { output.schedule(.noteOff(channel: 0, note: note), at: 3 * Self.second, now: 0) }
+        #expect(writer.scheduled.count == 2)
+        #expect(output.scheduledWaiting == 4)
+        #expect(output.counters[0].scheduledHeld.load(ordering: .relaxed) == 4)
+        // At its time the third note-on leaves as an event sent now; the pool is still full.
+        _ = output.service(now: Self.second)
+        #expect(writer.written == [MIDIEvent.noteOn(channel: 0, note: 62, velocity: 100).withPort(5)])
+        #expect(output.scheduledWaiting == 3)
+        // Room again: the note-offs go to the kernel for their time, in order.
+        writer.scheduleRoom = 10
+        _ = output.service(now: Self.second + PacedMIDIOutput<RecordingWriter>.kernelRetryInterval)
+        #expect(output.scheduledWaiting == 0)
+        #expect(writer.scheduled.suffix(3).map { "\($0.0.kind) \($0.0.note) \($0.1)" } == (60..<63).map { "note_off \($0) \(3 * Self.second)" })
+        #expect(output.counters[0].failed.load(ordering: .relaxed) == 0)
+        #expect(output.counters[0].sent.load(ordering: .relaxed) == 6)
+    }
+
+    @Test func aBundleForSoonTakesThePlaceOfTheLatestWhenTheScheduledQueueIsFull() {
+        let (writer, output) = Self.output(room: 0, scheduledCapacity: 4)
+        for index in 0..<6 {
+            output.schedule(.controlChange(channel: 0, controller: 1, value: UInt8(index)), at: 3600 * Self.second + UInt64(index), now: 0)
+        }
+        let counters = output.counters[0]
+        #expect(counters.droppedScheduled[Int(MIDIEventKind.controlChange.rawValue)].load(ordering: .relaxed) == 2)
+        output.schedule(.noteOn(channel: 0, note: 60, velocity: 100), at: Self.second * 3 / 10, now: 0)
+        #expect(counters.droppedScheduled[Int(MIDIEventKind.controlChange.rawValue)].load(ordering: .relaxed) == 3)
+        #expect(output.scheduledWaiting == 4)
+        _ = output.service(now: Self.second * 3 / 10)
+        #expect(writer.written == [MIDIEvent.noteOn(channel: 0, note: 60, velocity: 100).withPort(5)])
+    }
+
+    @Test func noteOffsOfScheduledNotesGetPastAFullScheduledQueueAndRedundantOnesAreCounted() {
+        let (writer, output) = Self.output(room: 0, scheduledCapacity: 4)
+        for note in UInt8(60)..<64 { output.schedule(.noteOn(channel: 0, note: note, velocity: 100), at: Self.second, now: 0) }
+        for note in UInt8(60)..<64 { output.schedule(.noteOff(channel: 0, note: note), at: 3 * Self.second, now: 0) }
+        // A second note-off for a note already given one, and one for a note never on.
+        output.schedule(.noteOff(channel: 0, note: 60), at: 4 * Self.second, now: 0)
+        output.schedule(.noteOff(channel: 0, note: 70), at: 4 * Self.second, now: 0)
+        // Another event, later than everything: no room.
+        output.schedule(.controlChange(channel: 0, controller: 1, value: 1), at: 5 * Self.second, now: 0)
+        let counters = output.counters[0]
+        #expect(counters.reservedNoteOffs.load(ordering: .relaxed) == 4)
+        #expect(counters.droppedScheduled[Int(MIDIEventKind.noteOff.rawValue)].load(ordering: .relaxed) == 2)
+        #expect(counters.droppedScheduled[Int(MIDIEventKind.controlChange.rawValue)].load(ordering: .relaxed) == 1)
+        var now: UInt64 = 0
+        while let next = output.service(now: now) { now = max(now + 1, next) }
+        #expect(writer.written.filter { $0.kind == .noteOn }.count == 4)
+        #expect(writer.written.filter { $0.kind == .noteOff }.map(\.note) == [60, 61, 62, 63])
+        #expect(output.isIdle)
+    }
+
+    @Test func theQueueStopsOnceNothingScheduledIsLeftAndStartsWithTheNext() {
+        let (writer, output) = Self.output(room: nil)
+        output.schedule(.noteOn(channel: 0, note: 60, velocity: 100), at: Self.second, now: 0)
+        #expect(writer.queueRunning)
+        #expect(!output.isIdle)
+        let next = output.service(now: Self.second / 2)
+        #expect(next == Self.second + PacedMIDIOutput<RecordingWriter>.queueStopDelay)
+        #expect(output.service(now: next!) == nil)
+        #expect(writer.queueStops == 1 && !writer.queueRunning)
+        #expect(output.isIdle)
+        output.schedule(.noteOff(channel: 0, note: 60), at: 2 * Self.second, now: next!)
+        #expect(writer.queueRunning && !output.isIdle)
     }
 }
 

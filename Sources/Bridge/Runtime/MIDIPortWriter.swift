@@ -6,9 +6,12 @@ import MIDI
 protocol MIDIPortWriter: AnyObject {
     /// Writes `event` out of our port `port` now (a SysEx: the piece `sysexBytes`).
     func send(_ event: MIDIEvent, from port: UInt8, sysexBytes: UnsafeRawBufferPointer?) throws(ALSAError)
-    /// Schedules `event` out of our port `port` at `time` (nanoseconds on the queue's clock).
+    /// Schedules `event` out of our port `port` at `time` (monotonic nanoseconds), starting the
+    /// queue if it is stopped.
     func schedule(_ event: MIDIEvent, from port: UInt8, at time: UInt64, sysexBytes: UnsafeRawBufferPointer?)
         throws(ALSAError)
+    /// Stops the queue (and its kernel timer) if nothing waits in it; whether it is stopped.
+    func stopQueueIfEmpty() -> Bool
     /// Puts `event` (a kind ``DirectOutput/canStage(_:)`` allows) from our port `port` into
     /// staging slot `index`, below ``DirectOutput/stageCapacity``.
     func stage(_ event: MIDIEvent, from port: UInt8, at index: Int)
@@ -39,7 +42,15 @@ final class SequencerPortWriter: MIDIPortWriter {
     func schedule(_ event: MIDIEvent, from port: UInt8, at time: UInt64, sysexBytes: UnsafeRawBufferPointer?)
         throws(ALSAError)
     {
-        try client.send(event, from: port, on: queue, at: time, sysexBytes: sysexBytes)
+        // A stopped queue starts again from 0, re-anchored on the monotonic clock.
+        try queue.start()
+        try client.send(event, from: port, on: queue, at: queue.time(atMonotonic: time), sysexBytes: sysexBytes)
+    }
+
+    func stopQueueIfEmpty() -> Bool {
+        guard queue.isRunning else { return true }
+        guard let pending = try? queue.pendingEvents(), pending == 0 else { return false }
+        return (try? queue.stop()) != nil
     }
 
     @inline(__always)

@@ -48,7 +48,8 @@ final class OSCToMIDISide: @unchecked Sendable {
     private let output: PacedMIDIOutput<SequencerPortWriter>
     /// What each output's notes do over time, to silence them on stop.
     private let ledger: OutputNoteLedger
-    /// For bundles with a future time tag; it starts (and its kernel timer with it) at the first.
+    /// For bundles with a future time tag; it runs (and its kernel timer with it) only while
+    /// something is scheduled on it.
     private let queue: SequencerQueue
     private let translator: OSCToMIDITranslator
     /// What each recent address resolved to; lives and dies with this side (a reload that
@@ -63,8 +64,8 @@ final class OSCToMIDISide: @unchecked Sendable {
     private let ports: [UInt8]
     private var thread: SystemThread?
 
-    // Per message being handled: its arrival time (read once per receive batch), and the queue
-    // time its bundle asks for.
+    // Per message being handled: its arrival time (read once per receive batch), and the time
+    // (monotonic) its bundle asks for.
     private var now: UInt64 = 0
     private var scheduleAt: UInt64?
     private var consumedSysEx = false
@@ -154,16 +155,19 @@ final class OSCToMIDISide: @unchecked Sendable {
         receiver.stop()
         thread?.join()
         thread = nil
-        // First, so that nothing scheduled can start a note after the cutoff below.
+        // First, so that nothing scheduled can start a note after the cutoff below; what waited
+        // for room in the kernel's pool goes with it.
         queue.removePendingEvents()
         now = SequencerReader.now()
         scheduleAt = nil
         // Everything due by the cutoff has played, and nothing after it will. The queue's clock
         // and the monotonic one may differ by a timer tick; the margin errs towards a note-off
         // that was not needed.
-        // A queue that never started holds nothing.
+        // A stopped queue holds nothing.
         let queueNow = queue.isRunning ? (try? queue.now()).map { $0 + queue.monotonicOrigin } ?? 0 : 0
         let cutoff = max(now, queueNow) + Self.cutoffMargin
+        output.discardScheduled()
+        try? queue.stop()
         // The notes the pipeline holds, in its note-off form, but only those that may sound: it
         // also holds notes whose scheduled note-on was just removed.
         route.releaseAll { noteOff, destination in
@@ -224,8 +228,21 @@ final class OSCToMIDISide: @unchecked Sendable {
                     reservedNoteOffs: port.reservedNoteOffs.load(ordering: .relaxed),
                     droppedAtStop: port.droppedAtStop.load(ordering: .relaxed),
                     failed: port.failed.load(ordering: .relaxed),
-                    queueHighWater: port.queueHighWater.load(ordering: .relaxed), queueCapacity: output.queueCapacity)
+                    queueHighWater: port.queueHighWater.load(ordering: .relaxed), queueCapacity: output.queueCapacity,
+                    scheduledHeld: port.scheduledHeld.load(ordering: .relaxed),
+                    scheduledHighWater: port.scheduledHighWater.load(ordering: .relaxed),
+                    droppedScheduled: Self.byKind(port.droppedScheduled))
             }, tcp: tcp)
+    }
+
+    /// The kinds counted in `counts` (indexed by raw value), by name.
+    private static func byKind(_ counts: borrowing InlineArray<32, Atomic<Int>>) -> [String: Int] {
+        var result: [String: Int] = [:]
+        for kind in MIDIEventKind.allCases {
+            let count = counts[Int(kind.rawValue)].load(ordering: .relaxed)
+            if count > 0 { result[kind.description] = count }
+        }
+        return result
     }
 
     /// `osc.udp://host:port`, `osc.tcp://host:port`, or both.
@@ -326,8 +343,8 @@ final class OSCToMIDISide: @unchecked Sendable {
         }
     }
 
-    /// The queue time a time tag asks for, or nil for "now": immediately, or already past
-    /// (counted as late).
+    /// The time (monotonic nanoseconds) a time tag asks for, or nil for "now": immediately, or
+    /// already past (counted as late).
     private func queueTime(for tag: OSCTimeTag) -> UInt64? {
         guard tag != .immediately else { return nil }
         var realtime = timespec()
@@ -342,9 +359,8 @@ final class OSCToMIDISide: @unchecked Sendable {
         // NTP fractions to nanoseconds; a tag more than a day ahead is held at a day.
         let ahead = min(tag.rawValue - nowNTP, 86_400 << 32)
         let delay = (ahead >> 32) * 1_000_000_000 + ((ahead & 0xFFFF_FFFF) * 1_000_000_000) >> 32
-        guard let queueNow = try? queue.now() else { return nil }
         counters.scheduled.add(1, ordering: .relaxed)
-        return queueNow + delay
+        return SequencerReader.now() + delay
     }
 
     private func handle(_ message: OSCMessageView, from sender: IPAddress) {
@@ -380,8 +396,8 @@ final class OSCToMIDISide: @unchecked Sendable {
     private func emit(_ event: MIDIEvent, _ destination: Int) {
         if event.kind == .sysex { consumedSysEx = true }
         if let scheduleAt {
-            ledger.record(event, at: scheduleAt &+ queue.monotonicOrigin, now: now)
-            output.schedule(event, at: scheduleAt)
+            ledger.record(event, at: scheduleAt, now: now)
+            output.schedule(event, at: scheduleAt, now: now)
         } else {
             ledger.record(event, at: now, now: now)
             output.send(event, now: now)

@@ -23,6 +23,13 @@ final class OutputPortCounters: Sendable {
     let failed = Atomic<Int>(0)
     /// The most events the port's queue has held at once.
     let queueHighWater = Atomic<Int>(0)
+    /// Scheduled events that found the kernel's pool full and waited in our scheduled queue.
+    let scheduledHeld = Atomic<Int>(0)
+    /// The most events the port's scheduled queue has held at once.
+    let scheduledHighWater = Atomic<Int>(0)
+    /// Scheduled events dropped from a full scheduled queue, by ``MIDIEventKind`` raw value
+    /// (never a note-off still needed: see ``PacedMIDIOutput/schedule(_:at:now:)``).
+    let droppedScheduled = InlineArray<32, Atomic<Int>> { _ in Atomic(0) }
 }
 
 /// Writes events out of our ALSA output ports without ever blocking, keeping each port's order
@@ -46,6 +53,15 @@ final class OutputPortCounters: Sendable {
 /// channel, go into a reserve of ``releaseReserve`` more slots. One per note and two per channel
 /// is all the reserve can ever need, since each such event uses up the note-on that made it
 /// necessary.
+///
+/// Scheduled events (a bundle's, ``schedule(_:at:now:)``) go to the kernel's queue, which holds
+/// them until their time. When the client's output pool is full the kernel refuses them
+/// (`EAGAIN`); they then wait in the port's ``ScheduledBacklog``, in time order, and go to the
+/// kernel as room frees (tried every ``kernelRetryInterval``) or, due first, are written at
+/// their time by ``service(now:)`` like any event sent now. While a port's scheduled queue
+/// holds anything, later scheduled events for it join it, so equal times keep their order.
+/// Once nothing we scheduled is left in the kernel's queue, the queue is stopped (its timer
+/// with it; ``MIDIPortWriter/stopQueueIfEmpty()``).
 ///
 /// Owned by one thread; nothing here allocates after `init`. Every SysEx event handed in is
 /// released to the store once written or dropped.
@@ -80,6 +96,26 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     private let staged: UnsafeMutablePointer<MIDIEvent>
     private var stagedCount = 0
 
+    /// Scheduled events the kernel had no room for, per port.
+    private let backlog: ScheduledBacklog
+    /// Scheduled events a port's scheduled queue holds before only needed note-offs get in.
+    let scheduledCapacity: Int
+    // Per port, in the order scheduled events were accepted (kernel or backlog): the notes
+    // switched on with no silencing event scheduled since, the notes a silencing event was
+    // scheduled for since their last scheduled note-on, and the channels whose scheduled
+    // all-notes-off (bit c) or all-sound-off (bit 16 + c) came with no scheduled note-on since.
+    private let scheduledOn: UnsafeMutablePointer<HeldNotes>
+    private let scheduledOff: UnsafeMutablePointer<HeldNotes>
+    private let scheduledChannelsReleased: UnsafeMutablePointer<UInt32>
+    private let scheduledHighWater: UnsafeMutablePointer<Int>
+    /// The latest time (monotonic ns) of what went to the kernel's queue since it started; nil
+    /// while it is stopped.
+    private var kernelUntil: UInt64?
+    /// When the kernel's queue is next checked for being empty.
+    private var queueCheckAt: UInt64 = 0
+    /// When a refused scheduled write may next be tried.
+    private var kernelRetryAt: UInt64 = 0
+
     /// Slots past `queueCapacity` kept for note-offs: one per note, and one per channel for
     /// each of all-notes-off and all-sound-off.
     static var releaseReserve: Int { 16 * 128 + 2 * 16 }
@@ -87,7 +123,17 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     /// How long an `EAGAIN` waits before the next try.
     static var retryInterval: UInt64 { 1_000_000 }
 
-    init(writer: Writer, ports: [UInt8], sysexStore: SysExStore?, bytesPerSecond: Int, queueCapacity: Int = 1024) {
+    /// How long after the kernel refused a scheduled event (a full pool) it is asked again.
+    static var kernelRetryInterval: UInt64 { 200_000_000 }
+
+    /// How long after the last scheduled event's time the queue is checked for being empty (its
+    /// timer ticks at 1 ms), and checked again while it is not.
+    static var queueStopDelay: UInt64 { 2_000_000 }
+
+    init(
+        writer: Writer, ports: [UInt8], sysexStore: SysExStore?, bytesPerSecond: Int, queueCapacity: Int = 1024,
+        scheduledCapacity: Int = 4096
+    ) {
         self.writer = writer
         self.ports = ports
         self.sysexStore = sysexStore
@@ -118,6 +164,16 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         highWater.initialize(repeating: 0, count: count)
         staged = .allocate(capacity: DirectOutput.stageCapacity)
         staged.initialize(repeating: MIDIEvent(.clock), count: DirectOutput.stageCapacity)
+        self.scheduledCapacity = scheduledCapacity
+        backlog = ScheduledBacklog(ports: count, capacity: scheduledCapacity + Self.releaseReserve)
+        scheduledOn = .allocate(capacity: count)
+        scheduledOn.initialize(repeating: HeldNotes(), count: count)
+        scheduledOff = .allocate(capacity: count)
+        scheduledOff.initialize(repeating: HeldNotes(), count: count)
+        scheduledChannelsReleased = .allocate(capacity: count)
+        scheduledChannelsReleased.initialize(repeating: 0, count: count)
+        scheduledHighWater = .allocate(capacity: count)
+        scheduledHighWater.initialize(repeating: 0, count: count)
     }
 
     deinit {
@@ -132,10 +188,20 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         channelsReleased.deallocate()
         highWater.deallocate()
         staged.deallocate()
+        scheduledOn.deinitialize(count: max(ports.count, 1))
+        scheduledOn.deallocate()
+        scheduledOff.deinitialize(count: max(ports.count, 1))
+        scheduledOff.deallocate()
+        scheduledChannelsReleased.deallocate()
+        scheduledHighWater.deallocate()
     }
 
-    /// Whether nothing is staged and no port holds events back.
-    var isIdle: Bool { waiting == 0 && stagedCount == 0 }
+    /// Whether nothing is staged, no port holds events back, nothing scheduled waits for room
+    /// and the kernel's queue is stopped (or has nothing of ours in it).
+    var isIdle: Bool { waiting == 0 && stagedCount == 0 && backlog.total == 0 && kernelUntil == nil }
+
+    /// Scheduled events waiting in our scheduled queues (the kernel had no room), over all ports.
+    var scheduledWaiting: Int { backlog.total }
 
     /// Events written, over all ports.
     var sent: Int { counters.reduce(0) { $0 + $1.sent.load(ordering: .relaxed) } }
@@ -287,12 +353,37 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         }
     }
 
-    /// Schedules `event` at `time` (queue nanoseconds): the kernel holds it until then. Not
+    /// Schedules `event` at `time` (monotonic nanoseconds): the kernel's queue holds it until
+    /// then; if the kernel has no room (its pool is full), the port's scheduled queue does. Not
     /// paced: a scheduled SysEx leaves in one go at its time.
-    func schedule(_ event: MIDIEvent, at time: UInt64) {
+    ///
+    /// A port's scheduled queue holds ``scheduledCapacity`` events; past that, an event due
+    /// sooner than the latest it holds (a note-off aside) takes that one's place, so a bundle for
+    /// the next moment is never lost behind a pile of bundles for the next hour; the other is
+    /// dropped, counted by kind. A silencing event (``silencesNotes(_:)``) is never the one that
+    /// gives way: one for a note switched on by an event scheduled before it, or sounding now,
+    /// goes into a reserve of ``releaseReserve`` more slots; one for a note whose silencing is
+    /// already scheduled, or that was never on, is dropped when the queue is full.
+    func schedule(_ event: MIDIEvent, at time: UInt64, now: UInt64) {
         let port = Int(event.port)
-        defer { release(event) }
-        guard port < ports.count else { return }
+        guard port < ports.count else {
+            release(event)
+            return
+        }
+        if backlog.count(port) == 0 {
+            if case .done = scheduleInKernel(event, port: port, at: time) {
+                trackScheduled(event, port: port)
+                return
+            }
+            kernelRetryAt = now + Self.kernelRetryInterval
+        }
+        hold(event, at: time, port: port)
+    }
+
+    /// Writes `event` to the kernel's queue for `time`: `.done` when it went (counted, tracked
+    /// and its SysEx released) or was refused for good (counted as failed), `.blocked` when the
+    /// pool is full.
+    private func scheduleInKernel(_ event: MIDIEvent, port: Int, at time: UInt64) -> Attempt {
         do {
             if event.kind == .sysex, let sysexStore {
                 try sysexStore.withBytes(event.sysex) { (bytes) throws(ALSAError) in
@@ -302,21 +393,133 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
             } else {
                 try writer.schedule(event, from: ports[port], at: time, sysexBytes: nil)
             }
-            counters[port].sent.add(1, ordering: .relaxed)
-            // A note-on counts as gone out; a scheduled note-off does not count as silencing
-            // anything yet, so a note-off sent now for the same note still gets its reserve slot.
-            if event.kind == .noteOn && event.data2 > 0 { track(event, port: port) }
         } catch {
+            guard error.code != -EAGAIN else { return .blocked }
             counters[port].failed.add(1, ordering: .relaxed)
+            release(event)
+            return .done
         }
+        release(event)
+        counters[port].sent.add(1, ordering: .relaxed)
+        kernelUntil = max(kernelUntil ?? 0, time)
+        // A note-on counts as gone out; a scheduled note-off does not count as silencing
+        // anything yet, so a note-off sent now for the same note still gets its reserve slot.
+        if event.kind == .noteOn && event.data2 > 0 { track(event, port: port) }
+        return .done
+    }
+
+    /// Puts `event` into `port`'s scheduled queue, or drops it (counted) when the queue is full
+    /// and the event neither is sooner than what it holds nor silences a note that needs it.
+    private func hold(_ event: MIDIEvent, at time: UInt64, port: Int) {
+        let entry = ScheduledBacklog.Entry(time: time, event: event)
+        let count = backlog.count(port)
+        if count >= scheduledCapacity {
+            if Self.silencesNotes(event) {
+                guard scheduledSilencingIsNeeded(event, port: port) else {
+                    dropScheduled(event, port: port)
+                    return
+                }
+                if count >= backlog.capacity {
+                    // The reserve is full too (never expected): the latest other event gives way.
+                    guard let victim = backlog.lastIndex(port: port, where: { !Self.silencesNotes($0) }) else {
+                        counters[port].droppedNoteOffs.add(1, ordering: .relaxed)
+                        return
+                    }
+                    dropScheduled(backlog.remove(at: victim, port: port).event, port: port)
+                } else {
+                    counters[port].reservedNoteOffs.add(1, ordering: .relaxed)
+                }
+            } else {
+                guard let victim = backlog.lastIndex(port: port, where: { !Self.silencesNotes($0) }),
+                    backlog.entry(victim, port: port).time > time
+                else {
+                    dropScheduled(event, port: port)
+                    return
+                }
+                dropScheduled(backlog.remove(at: victim, port: port).event, port: port)
+            }
+        }
+        _ = backlog.insert(entry, port: port)
+        trackScheduled(event, port: port)
+        counters[port].scheduledHeld.add(1, ordering: .relaxed)
+        if backlog.count(port) > scheduledHighWater[port] {
+            scheduledHighWater[port] = backlog.count(port)
+            counters[port].scheduledHighWater.store(backlog.count(port), ordering: .relaxed)
+        }
+    }
+
+    private func dropScheduled(_ event: MIDIEvent, port: Int) {
+        counters[port].droppedScheduled[Int(event.kind.rawValue) & 31].add(1, ordering: .relaxed)
+        release(event)
+    }
+
+    /// Whether a scheduled silencing event may be needed: its note was switched on by a
+    /// scheduled note-on accepted before it with no silencing scheduled since, or is sounding
+    /// from a note-on sent now and has no silencing scheduled yet; for all-notes-off and
+    /// all-sound-off, unless one was scheduled for the channel with no note-on since.
+    private func scheduledSilencingIsNeeded(_ event: MIDIEvent, port: Int) -> Bool {
+        if event.kind == .controlChange {
+            let bit: UInt32 = 1 << (UInt32(event.channel & 15) + (event.data1 == 120 ? 16 : 0))
+            return scheduledChannelsReleased[port] & bit == 0
+        }
+        let channel = event.channel & 15
+        let note = event.data1 & 127
+        return scheduledOn[port].isHeld(channel: channel, note: note)
+            || (owed[port].isHeld(channel: channel, note: note) && !scheduledOff[port].isHeld(channel: channel, note: note))
+    }
+
+    /// Notes what a scheduled event accepted (by the kernel or our scheduled queue) does to the
+    /// notes scheduled silencing events may be needed for.
+    private func trackScheduled(_ event: MIDIEvent, port: Int) {
+        switch event.kind {
+        case .noteOn where event.data2 > 0:
+            scheduledOn[port].track(event)
+            var off = event
+            off.kind = .noteOff
+            scheduledOff[port].track(off)
+            let channel = UInt32(event.channel & 15)
+            scheduledChannelsReleased[port] &= ~(1 << channel | 1 << (channel + 16))
+        case .noteOn, .noteOff:
+            scheduledOn[port].track(event)
+            var on = event
+            on.kind = .noteOn
+            on.data2 = 1
+            scheduledOff[port].track(on)
+        case .controlChange where event.data1 == 120 || event.data1 == 123:
+            scheduledOn[port].track(event)
+            scheduledChannelsReleased[port] |= 1 << (UInt32(event.channel & 15) + (event.data1 == 120 ? 16 : 0))
+        default:
+            break
+        }
+    }
+
+    /// Drops every scheduled event still waiting in our scheduled queues (stopping: those in the
+    /// kernel's queue are removed alongside) and forgets what went to the kernel's queue.
+    func discardScheduled() {
+        backlog.removeAll { release($0) }
+        kernelUntil = nil
     }
 
     /// Writes what is staged and what has become due; returns when to call again (monotonic
     /// ns), or nil when no port holds anything back.
     func service(now: UInt64) -> UInt64? {
         flush(now: now)
-        guard waiting > 0 else { return nil }
         var earliest = UInt64.max
+        if backlog.total > 0 { earliest = serviceScheduled(now: now) }
+        if let until = kernelUntil {
+            let checkAt = max(until + Self.queueStopDelay, queueCheckAt)
+            if now >= checkAt {
+                if writer.stopQueueIfEmpty() {
+                    kernelUntil = nil
+                } else {
+                    queueCheckAt = now + Self.queueStopDelay
+                    earliest = min(earliest, queueCheckAt)
+                }
+            } else {
+                earliest = min(earliest, checkAt)
+            }
+        }
+        guard waiting > 0 else { return earliest == .max ? nil : earliest }
         var port = 0
         while port < ports.count {
             while counts[port] > 0 && now >= readyAt[port] {
@@ -333,6 +536,46 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
             port += 1
         }
         return earliest == .max ? nil : earliest
+    }
+
+    /// Writes the scheduled events that waited for room and are due now, as events sent now; when
+    /// the kernel may have room again, hands it the rest, earliest first, until it refuses one.
+    /// Returns when to call again for them.
+    private func serviceScheduled(now: UInt64) -> UInt64 {
+        var port = 0
+        while port < ports.count {
+            while backlog.count(port) > 0 && backlog.first(port).time <= now {
+                let event = backlog.first(port).event
+                backlog.removeFirst(port)
+                send(event, now: now)
+            }
+            port += 1
+        }
+        flush(now: now)
+        if backlog.total > 0 && now >= kernelRetryAt {
+            var blocked = false
+            port = 0
+            while port < ports.count && !blocked {
+                while backlog.count(port) > 0 {
+                    let event = backlog.first(port).event
+                    guard case .done = scheduleInKernel(event, port: port, at: backlog.first(port).time) else {
+                        blocked = true
+                        break
+                    }
+                    backlog.removeFirst(port)
+                }
+                port += 1
+            }
+            if blocked { kernelRetryAt = now + Self.kernelRetryInterval }
+        }
+        guard backlog.total > 0 else { return .max }
+        var earliest = kernelRetryAt
+        port = 0
+        while port < ports.count {
+            if backlog.count(port) > 0 { earliest = min(earliest, backlog.first(port).time) }
+            port += 1
+        }
+        return earliest
     }
 
     /// At shutdown, after the grace period: drops what is still held back (counted), except the

@@ -102,6 +102,14 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         /// The most events the port's queue has held, and how many it holds before dropping.
         public var queueHighWater: Int
         public var queueCapacity: Int
+        /// Scheduled events that found the kernel's pool full and waited in our scheduled queue
+        /// (they leave at their time all the same).
+        public var scheduledHeld: Int = 0
+        /// The most events the scheduled queue has held.
+        public var scheduledHighWater: Int = 0
+        /// Scheduled events a full scheduled queue dropped, by event kind (`note_on`, ...; never
+        /// a note-off still needed). Only kinds dropped are listed.
+        public var droppedScheduled: [String: Int] = [:]
     }
 
     public var version: String
@@ -222,6 +230,7 @@ extension BridgeStatus.OSCInput {
             "\(sysexDisabled) SysEx disabled", "\(sysexDropped) SysEx without room",
             "\(total(\.droppedQueueFull)) output queue full", "\(total(\.droppedAtStop)) at stop",
             "\(total(\.failed)) output failed",
+            "\(outputs.reduce(0) { $0 + $1.droppedScheduled.values.reduce(0, +) }) scheduled dropped",
         ].joined(separator: ", ") + (tcp.map { "; TCP " + $0.text } ?? "")
     }
 
@@ -245,7 +254,12 @@ extension BridgeStatus.OSCInput {
                     "\(output.sent) sent, queue \(output.queueHighWater)/\(output.queueCapacity) high water, "
                         + "dropped \(output.droppedQueueFull) queue full, \(output.droppedRedundantNoteOffs) "
                         + "redundant note-offs, \(output.droppedNoteOffs) note-offs, \(output.droppedAtStop) at stop; "
-                        + "\(output.reservedNoteOffs) note-offs in reserve, \(output.failed) failed"
+                        + "\(output.reservedNoteOffs) note-offs in reserve, \(output.failed) failed; scheduled "
+                        + "\(output.scheduledHeld) waited for room (high water \(output.scheduledHighWater)), dropped "
+                        + (output.droppedScheduled.isEmpty
+                            ? "none"
+                            : output.droppedScheduled.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                                .joined(separator: ", "))
                 ))
         }
         let width = rows.map(\.0.count).max() ?? 0
