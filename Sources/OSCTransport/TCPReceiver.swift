@@ -111,7 +111,7 @@ public final class TCPReceiveStatistics: Sendable {
 /// A client coming or going, for a log.
 public enum TCPConnectionEvent: Sendable, CustomStringConvertible {
     case accepted(IPAddress)
-    /// Closed at once: not in the allow-list, or (`notAllowed` false) too many connections.
+    /// Reset at once: not in the allow-list, or (`notAllowed` false) every slot taken and none idle.
     case refused(IPAddress, notAllowed: Bool)
     /// Closed by the peer (`nil`), or by us because its stream broke its framing.
     case closed(IPAddress, OSCStreamError?)
