@@ -131,7 +131,8 @@ public enum TCPConnectionEvent: Sendable, CustomStringConvertible {
             "closed the TCP connection from \(peer), idle for \(Int(idle)) s, to make room for a new client "
                 + "(every slot was taken)"
         case .frameTimedOut(let peer, let seconds):
-            "closed the TCP connection from \(peer): a packet it started was not complete after \(seconds) s"
+            "closed the TCP connection from \(peer): a packet it started was not complete after "
+                + "\(Int(seconds * 1000)) ms"
         }
     }
 }
