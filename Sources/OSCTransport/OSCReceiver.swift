@@ -53,12 +53,18 @@ public final class OSCReceiver: @unchecked Sendable {
     /// its sender; `beforeBatch` runs before the packets of each UDP batch or TCP round are handed
     /// on (the place to read the clock once for them all); `tick` runs after every wake-up and
     /// returns how long `poll` may wait next, in milliseconds (-1: until a packet or a wake-up).
+    /// `clock` gives the time of each TCP round on ``TCPReceiver/now()``'s clock (CLOCK_MONOTONIC,
+    /// nanoseconds), which the TCP receiver keeps its connections' idle times and frame deadlines
+    /// by; it is called right after `beforeBatch`, so it may return what that one just read.
     public func run(
-        tick: () -> Int32, beforeBatch: () -> Void = {}, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void
+        tick: () -> Int32, beforeBatch: () -> Void = {}, clock: () -> UInt64 = TCPReceiver.now,
+        _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void
     ) {
         descriptors[0] = pollfd(fd: wakePipe.reader, events: Int16(POLLIN), revents: 0)
         descriptors[1] = pollfd(fd: udp?.socket ?? -1, events: Int16(POLLIN), revents: 0)
+        // A frame under way on TCP may shorten the wait, to close its connection when overdue.
         var timeout = tick()
+        if let tcp { timeout = tcp.pollTimeout(timeout) }
         // Acquiring: pairs with the releasing store in `stop()`.
         while !stopRequested.load(ordering: .acquiring) {
             if timeout < 0, tcp == nil, let udp {
@@ -77,10 +83,11 @@ public final class OSCReceiver: @unchecked Sendable {
                 }
                 if let tcp {
                     beforeBatch()
-                    tcp.service(descriptors + 2, handler)
+                    tcp.service(descriptors + 2, now: clock(), handler)
                 }
             }
             timeout = tick()
+            if let tcp { timeout = tcp.pollTimeout(timeout) }
         }
     }
 }

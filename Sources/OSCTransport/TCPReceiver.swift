@@ -16,15 +16,25 @@ public final class TCPReceiveStatistics: Sendable {
     private let oversizedCount = Atomic<Int>(0)
     private let badEscapeCount = Atomic<Int>(0)
     private let truncatedCount = Atomic<Int>(0)
+    private let evictedCount = Atomic<Int>(0)
+    private let frameTimeoutCount = Atomic<Int>(0)
 
     /// Connections taken.
     public var accepted: Int { acceptedCount.load(ordering: .relaxed) }
     /// Connections closed at once because the peer is not in the allow-list.
     public var refusedNotAllowed: Int { notAllowedCount.load(ordering: .relaxed) }
-    /// Connections closed at once because ``TCPReceiver/maxConnections`` were open.
+    /// Connections closed at once because ``TCPReceiver/maxConnections`` were open and none
+    /// of them had been idle long enough to give way.
     public var refusedTooMany: Int { tooManyCount.load(ordering: .relaxed) }
-    /// Accepted connections that have ended, by the peer or because of a framing error.
+    /// Accepted connections that have ended: by the peer, for a framing error, evicted or
+    /// timed out inside a frame.
     public var closed: Int { closedCount.load(ordering: .relaxed) }
+    /// Idle connections closed to make room for a new client when every slot was taken
+    /// (also counted in ``closed``).
+    public var evictedIdle: Int { evictedCount.load(ordering: .relaxed) }
+    /// Connections closed because a frame they had started did not arrive whole within
+    /// ``TCPReceiver/frameTimeout`` (also counted in ``closed``).
+    public var partialFrameTimeouts: Int { frameTimeoutCount.load(ordering: .relaxed) }
     /// Connections open now.
     public var open: Int { openCount.load(ordering: .relaxed) }
     /// Packets handed on.
@@ -77,6 +87,16 @@ public final class TCPReceiveStatistics: Sendable {
         }
     }
 
+    func recordEvicted() {
+        evictedCount.add(1, ordering: .relaxed)
+        recordClosed(nil)
+    }
+
+    func recordFrameTimeout() {
+        frameTimeoutCount.add(1, ordering: .relaxed)
+        recordClosed(nil)
+    }
+
     func recordShutdown(open count: Int) {
         openCount.subtract(count, ordering: .relaxed)
     }
@@ -91,10 +111,14 @@ public final class TCPReceiveStatistics: Sendable {
 /// A client coming or going, for a log.
 public enum TCPConnectionEvent: Sendable, CustomStringConvertible {
     case accepted(IPAddress)
-    /// Closed at once: not in the allow-list, or (`notAllowed` false) too many connections.
+    /// Reset at once: not in the allow-list, or (`notAllowed` false) every slot taken and none idle.
     case refused(IPAddress, notAllowed: Bool)
     /// Closed by the peer (`nil`), or by us because its stream broke its framing.
     case closed(IPAddress, OSCStreamError?)
+    /// Closed by us, idle, to make room for a new client when every slot was taken.
+    case evicted(IPAddress, idleSeconds: Double)
+    /// Closed by us: a frame it had started was not complete within the frame timeout.
+    case frameTimedOut(IPAddress, seconds: Double)
 
     public var description: String {
         switch self {
@@ -103,6 +127,12 @@ public enum TCPConnectionEvent: Sendable, CustomStringConvertible {
             "refused a TCP connection from \(peer): \(notAllowed ? "not in the allow-list" : "too many connections")"
         case .closed(let peer, nil): "TCP connection from \(peer) closed"
         case .closed(let peer, let error?): "closed the TCP connection from \(peer): \(error)"
+        case .evicted(let peer, let idle):
+            "closed the TCP connection from \(peer), idle for \(Int(idle)) s, to make room for a new client "
+                + "(every slot was taken)"
+        case .frameTimedOut(let peer, let seconds):
+            "closed the TCP connection from \(peer): a packet it started was not complete after "
+                + "\(Int(seconds * 1000)) ms"
         }
     }
 }
@@ -114,9 +144,15 @@ public enum TCPConnectionEvent: Sendable, CustomStringConvertible {
 ///
 /// Memory is bounded: one read buffer, and per connection slot one packet buffer of
 /// ``maxPacketSize`` bytes, allocated when the slot is first used and kept for the next client.
-/// A client outside the allow-list, or beyond ``maxConnections``, is closed as soon as it is
-/// accepted; a client whose stream breaks its framing (an oversized packet, a bad length or
-/// escape) is closed. Every one of them is counted.
+/// A client whose stream breaks its framing (an oversized packet, a bad length or escape) is
+/// closed. Slots cannot be held hostage: when every slot is taken, a new allowed client takes
+/// the slot of the connection idle the longest, if that one has been idle for at least
+/// ``evictableAfter`` (a connection inside a frame is not idle); and a connection that starts a
+/// frame and does not finish it within ``frameTimeout`` is closed. While slots are free, an idle
+/// connection stays open for as long as its client likes (a tablet left connected). A client
+/// outside the allow-list, or one for which no slot can be freed, is reset (`SO_LINGER` 0)
+/// as soon as it is accepted, without reading, so its next send fails with `ECONNRESET` rather
+/// than its data vanishing. Every one of them is counted.
 public final class TCPReceiver: @unchecked Sendable {
     // @unchecked Sendable: the connections and buffers belong to the thread in
     // `OSCReceiver.run`; other threads read the statistics.
@@ -129,12 +165,20 @@ public final class TCPReceiver: @unchecked Sendable {
     public let maxConnections: Int
     /// The largest packet a client may send; a larger one closes its connection.
     public let maxPacketSize: Int
+    /// How long a frame may take to arrive whole, from the read that brought its first byte.
+    public let frameTimeout: Duration
+    /// How long a connection must have been idle before a new client may take its slot.
+    public let evictableAfter: Duration
 
     private struct Connection {
         var descriptor: Int32 = -1
         var peer = IPAddress.v4(0)
         var deframer: OSCStreamDeframer
         var buffer: UnsafeMutableRawPointer?
+        // The clock (CLOCK_MONOTONIC, ns) of the last round that read bytes from it, or of its accept.
+        var lastActive: UInt64 = 0
+        // When the frame it is inside must be complete; `.max` between frames.
+        var frameDeadline: UInt64 = .max
     }
 
     let listener: Int32
@@ -143,23 +187,34 @@ public final class TCPReceiver: @unchecked Sendable {
     private let readBuffer: UnsafeMutableRawPointer
     private let readSize: Int
     private let onConnection: @Sendable (TCPConnectionEvent) -> Void
+    private let frameTimeoutNanoseconds: UInt64
+    private let evictableAfterNanoseconds: UInt64
+    // Connections inside a frame: while there are none, no deadline is armed and the loop
+    // reads no clock of its own.
+    private var partialFrames = 0
     private var isClosed = false
 
     /// Listens on `host:port` (a numeric IPv4 or IPv6 address; port 0 picks a free port).
-    /// With `allowList`, connections from other addresses are closed at once. `onConnection`
+    /// With `allowList`, connections from other addresses are reset at once. `onConnection`
     /// hears of every client coming and going (on the receiving thread; never per packet).
     public init(
         host: String, port: Int, allowList: IPAllowList? = nil, maxConnections: Int = 16,
-        maxPacketSize: Int = 65_536, readSize: Int = 16_384,
+        maxPacketSize: Int = 65_536, readSize: Int = 16_384, frameTimeout: Duration = .seconds(5),
+        evictableAfter: Duration = .seconds(1),
         onConnection: @escaping @Sendable (TCPConnectionEvent) -> Void = { _ in }
     ) throws(ListenError) {
         precondition(maxConnections >= 1 && maxPacketSize >= 16 && readSize >= 1, "TCPReceiver: limits too small")
+        precondition(frameTimeout > .zero && evictableAfter >= .zero, "TCPReceiver: negative times")
         (listener, boundAddress) = try ListeningSocket.open(
             host: host, port: port, type: Int32(SOCK_STREAM.rawValue))
         self.allowList = allowList
         self.maxConnections = maxConnections
         self.maxPacketSize = maxPacketSize
         self.readSize = readSize
+        self.frameTimeout = frameTimeout
+        self.evictableAfter = evictableAfter
+        frameTimeoutNanoseconds = Self.nanoseconds(frameTimeout)
+        evictableAfterNanoseconds = Self.nanoseconds(evictableAfter)
         self.onConnection = onConnection
         readBuffer = .allocate(byteCount: readSize, alignment: 16)
         connections = .allocate(capacity: maxConnections)
@@ -182,6 +237,19 @@ public final class TCPReceiver: @unchecked Sendable {
     /// The bound TCP port.
     public var port: Int { boundAddress.port }
 
+    /// The clock every time here is read on: CLOCK_MONOTONIC, in nanoseconds.
+    @inlinable
+    public static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+
     /// Closes every connection and the listening socket, so the port is free at once; the
     /// statistics stay readable. Only after the loop has returned.
     public func close() {
@@ -197,6 +265,7 @@ public final class TCPReceiver: @unchecked Sendable {
             }
             i += 1
         }
+        partialFrames = 0
         statistics.recordShutdown(open: open)
         Glibc.close(listener)
     }
@@ -218,21 +287,46 @@ public final class TCPReceiver: @unchecked Sendable {
 
     /// Serves what `poll` reported in the `pollfd`s ``fillPollDescriptors(_:)`` wrote: reads
     /// each ready client (a bounded amount, so one busy client cannot starve the others or the
-    /// caller's tick), then accepts new clients.
+    /// caller's tick), then accepts new clients. `now` is the round's time on ``now()``'s clock.
     func service(
-        _ descriptors: UnsafeMutablePointer<pollfd>, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void
+        _ descriptors: UnsafeMutablePointer<pollfd>, now: UInt64,
+        _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void
     ) {
         var i = 0
         while i < maxConnections {
             if descriptors[1 + i].revents != 0 && connections[i].descriptor == descriptors[1 + i].fd {
-                read(slot: i, handler)
+                read(slot: i, now: now, handler)
             }
             i += 1
         }
-        if descriptors[0].revents != 0 { acceptPending() }
+        if descriptors[0].revents != 0 { acceptPending(now: now) }
     }
 
-    private func acceptPending() {
+    /// After every wake-up: closes the connections whose frame is overdue and returns how long
+    /// `poll` may wait, `timeout` (milliseconds, -1 for ever) or less, until the next frame's
+    /// deadline. With no connection inside a frame it returns `timeout` and reads no clock.
+    func pollTimeout(_ timeout: Int32) -> Int32 {
+        guard partialFrames > 0 else { return timeout }
+        let now = Self.now()
+        var earliest = UInt64.max
+        var i = 0
+        while i < maxConnections {
+            let deadline = connections[i].frameDeadline
+            if deadline <= now {
+                statistics.recordFrameTimeout()
+                let started = deadline - frameTimeoutNanoseconds
+                resetConnection(i, .frameTimedOut(connections[i].peer, seconds: Double(now - started) / 1e9))
+            } else if deadline < earliest {
+                earliest = deadline
+            }
+            i += 1
+        }
+        guard earliest != .max else { return timeout }
+        let milliseconds = Int32(min((earliest - now + 999_999) / 1_000_000, 60_000))
+        return timeout < 0 ? milliseconds : min(timeout, milliseconds)
+    }
+
+    private func acceptPending(now: UInt64) {
         while true {
             var peerAddress = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -246,16 +340,16 @@ public final class TCPReceiver: @unchecked Sendable {
             let peer = withUnsafePointer(to: &peerAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { IPAddress($0) }
             }
-            // Counted before the close, so a client that sees its connection end finds it counted.
+            // Counted before the reset, so a client that sees its connection end finds it counted.
             guard let peer, allowList?.allows(peer) ?? true else {
                 statistics.recordRefused(notAllowed: true)
-                Glibc.close(client)
+                Self.reset(client)
                 onConnection(.refused(peer ?? .v4(0), notAllowed: true))
                 continue
             }
-            guard let slot = freeSlot() else {
+            guard let slot = freeSlot() ?? evictIdlest(now: now) else {
                 statistics.recordRefused(notAllowed: false)
-                Glibc.close(client)
+                Self.reset(client)
                 onConnection(.refused(peer, notAllowed: false))
                 continue
             }
@@ -268,6 +362,10 @@ public final class TCPReceiver: @unchecked Sendable {
             connections[slot].descriptor = client
             connections[slot].peer = peer
             connections[slot].deframer = OSCStreamDeframer(capacity: maxPacketSize)
+            // A new client counts as active from its accept: it cannot be evicted before it
+            // has had `evictableAfter` to send.
+            connections[slot].lastActive = now
+            connections[slot].frameDeadline = .max
             statistics.recordAccepted()
             onConnection(.accepted(peer))
         }
@@ -282,8 +380,31 @@ public final class TCPReceiver: @unchecked Sendable {
         return nil
     }
 
+    /// Every slot is taken: closes the connection idle the longest, if it has been idle for
+    /// ``evictableAfter`` and is not inside a frame, and returns its slot.
+    private func evictIdlest(now: UInt64) -> Int? {
+        var idlest = -1
+        var oldest = UInt64.max
+        var i = 0
+        while i < maxConnections {
+            let connection = connections[i]
+            if connection.descriptor >= 0 && connection.frameDeadline == .max && connection.lastActive < oldest
+                && now >= connection.lastActive && now - connection.lastActive >= evictableAfterNanoseconds
+            {
+                idlest = i
+                oldest = connection.lastActive
+            }
+            i += 1
+        }
+        guard idlest >= 0 else { return nil }
+        statistics.recordEvicted()
+        let idle = Double(now - connections[idlest].lastActive) / 1e9
+        resetConnection(idlest, .evicted(connections[idlest].peer, idleSeconds: idle))
+        return idlest
+    }
+
     /// Reads up to four buffers from one client, handing on every complete packet.
-    private func read(slot: Int, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void) {
+    private func read(slot: Int, now: UInt64, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void) {
         let connection = connections + slot
         let peer = connection.pointee.peer
         let buffer = connection.pointee.buffer!
@@ -296,7 +417,7 @@ public final class TCPReceiver: @unchecked Sendable {
             let count = recv(connection.pointee.descriptor, readBuffer, readSize, 0)
             if count < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                if errno == EAGAIN || errno == EWOULDBLOCK { break }
                 end(slot, nil)  // ECONNRESET and the like: the peer is gone
                 return
             }
@@ -304,6 +425,7 @@ public final class TCPReceiver: @unchecked Sendable {
                 end(slot, connection.pointee.deframer.finish())
                 return
             }
+            connection.pointee.lastActive = now
             let error = connection.pointee.deframer.feed(
                 UnsafeRawBufferPointer(start: readBuffer, count: count), into: buffer
             ) { packet in
@@ -315,14 +437,52 @@ public final class TCPReceiver: @unchecked Sendable {
                 end(slot, error)
                 return
             }
-            if count < readSize { return }
+            if count < readSize { break }
+        }
+        // A frame begun in this round (none was under way, or one ended here and another began)
+        // must be whole by the deadline; a frame still under way keeps the deadline it had.
+        if connection.pointee.deframer.hasPartialPacket {
+            if connection.pointee.frameDeadline == .max {
+                partialFrames += 1
+                connection.pointee.frameDeadline = now &+ frameTimeoutNanoseconds
+            } else if packets > 0 {
+                connection.pointee.frameDeadline = now &+ frameTimeoutNanoseconds
+            }
+        } else if connection.pointee.frameDeadline != .max {
+            partialFrames -= 1
+            connection.pointee.frameDeadline = .max
         }
     }
 
     private func end(_ slot: Int, _ error: OSCStreamError?) {
         statistics.recordClosed(error)
+        let peer = connections[slot].peer
         Glibc.close(connections[slot].descriptor)
+        release(slot)
+        onConnection(.closed(peer, error))
+    }
+
+    /// Closes a connection we give up on (its counter already bumped) with a reset: it may have
+    /// sent what we will never read, and its next send should fail rather than vanish.
+    private func resetConnection(_ slot: Int, _ event: TCPConnectionEvent) {
+        Self.reset(connections[slot].descriptor)
+        release(slot)
+        onConnection(event)
+    }
+
+    private func release(_ slot: Int) {
         connections[slot].descriptor = -1
-        onConnection(.closed(connections[slot].peer, error))
+        if connections[slot].frameDeadline != .max {
+            partialFrames -= 1
+            connections[slot].frameDeadline = .max
+        }
+    }
+
+    /// Closes `descriptor` with a reset (`SO_LINGER` 0) instead of an orderly close: whatever
+    /// the client sent is dropped and its next send or receive fails with `ECONNRESET`.
+    private static func reset(_ descriptor: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        Glibc.close(descriptor)
     }
 }

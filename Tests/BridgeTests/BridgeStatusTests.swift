@@ -57,22 +57,25 @@ import Testing
         input.listen = "osc.udp://127.0.0.1:57120 and osc.tcp://127.0.0.1:57120"
         input.tcp = BridgeStatus.OSCTCPInput(
             packets: 7, bytes: 280, accepted: 5, open: 1, closed: 4, refusedNotAllowed: 2, refusedTooMany: 3,
-            framingErrors: ["oversized": 1, "badEscape": 2])
+            evictedIdle: 6, partialFrameTimeouts: 8, framingErrors: ["oversized": 1, "badEscape": 2])
         let data = try JSONEncoder().encode(input)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let tcp = try #require(object["tcp"] as? [String: Any])
         #expect(tcp["accepted"] as? Int == 5 && tcp["refusedTooMany"] as? Int == 3)
+        #expect(tcp["evictedIdle"] as? Int == 6 && tcp["partialFrameTimeouts"] as? Int == 8)
         #expect(tcp["framingErrors"] as? [String: Int] == ["oversized": 1, "badEscape": 2])
         #expect(try JSONDecoder().decode(BridgeStatus.OSCInput.self, from: data) == input)
         #expect(
             input.lines.contains(
                 "  TCP        7 packets, 280 bytes; connections 5 accepted, 1 open, 4 closed, refused 2 not allowed, "
-                    + "3 too many; framing errors: badEscape 2, oversized 1"))
+                    + "3 too many; closed 6 idle to make room, 8 partial frame timeouts; "
+                    + "framing errors: badEscape 2, oversized 1"))
         #expect(input.summary.hasPrefix("12 packets, 480 bytes"))
         #expect(
             input.summary.hasSuffix(
                 "; TCP 7 packets, 280 bytes; connections 5 accepted, 1 open, 4 closed, "
-                    + "refused 2 not allowed, 3 too many; framing errors: badEscape 2, oversized 1"))
+                    + "refused 2 not allowed, 3 too many; closed 6 idle to make room, 8 partial frame timeouts; "
+                    + "framing errors: badEscape 2, oversized 1"))
         // A status from a version without TCP decodes, without it.
         var old = object
         old["tcp"] = nil

@@ -90,6 +90,11 @@ import Testing
             "{ protocol: \"udp\", maxPacketSize: 1024 }",
             "osc.maxPacketSize: applies to TCP only; add \"tcp\" to osc.protocol, e.g. protocol: [\"udp\", \"tcp\"]"
         ),
+        ("{ protocol: \"tcp\", frameTimeout: 0 }", "osc.frameTimeout: expected 0.01-3600, found 0"),
+        (
+            "{ frameTimeout: 2 }",
+            "osc.frameTimeout: applies to TCP only; add \"tcp\" to osc.protocol, e.g. protocol: [\"udp\", \"tcp\"]"
+        ),
         ("{ sysex: \"yes\" }", "osc.sysex: expected true or false, found \"yes\""),
         ("{ sysexBytesPerSecond: -1 }", "osc.sysexBytesPerSecond: expected 0-1000000, found -1"),
         (
@@ -191,18 +196,20 @@ import Testing
         let both = try Self.parse("{ protocol: [\"tcp\", \"udp\"], maxConnections: 4, maxPacketSize: 1024 }")
         #expect(
             both.summary.split(separator: "\n").contains(
-                "osc input udp+tcp 127.0.0.1:57200 (TCP: up to 4 connections, packets up to 1024 bytes), "
+                "osc input udp+tcp 127.0.0.1:57200 (TCP: up to 4 connections, packets up to 1024 bytes within 5 s), "
                     + "accepting default, osmid, touchosc, SysEx off"))
     }
 
     @Test func theProtocolIsUDPTCPOrBothWithTCPLimits() throws {
         let tcp = try #require(try Self.parse("{ protocol: \"tcp\" }").oscInput)
         #expect(tcp.transports == [.tcp])
-        #expect(tcp.maxConnections == 16 && tcp.maxPacketSize == 65_536)
+        #expect(tcp.maxConnections == 16 && tcp.maxPacketSize == 65_536 && tcp.frameTimeout == 5)
         let both = try #require(
-            try Self.parse("{ protocol: [\"udp\", \"tcp\"], maxConnections: 2, maxPacketSize: 4096 }").oscInput)
+            try Self.parse(
+                "{ protocol: [\"udp\", \"tcp\"], maxConnections: 2, maxPacketSize: 4096, frameTimeout: 0.5 }"
+            ).oscInput)
         #expect(both.transports == [.udp, .tcp])
-        #expect(both.maxConnections == 2 && both.maxPacketSize == 4096)
+        #expect(both.maxConnections == 2 && both.maxPacketSize == 4096 && both.frameTimeout == 0.5)
         #expect(try Self.parse("{ protocol: \"udp\" }").oscInput?.transports == [.udp])
     }
 }

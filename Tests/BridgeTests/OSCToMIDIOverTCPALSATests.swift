@@ -36,6 +36,17 @@ extension OSCToMIDIALSATests {
         )
     }
 
+    /// Connects and sends `bytes`; whether the bridge refused the connection: reset it (which
+    /// `connect` itself may report, when the reset comes that soon), or closed it within 5 s.
+    func isRefused(_ port: Int, sending bytes: [UInt8]) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        let result = withIPv4Loopback(port: port) { Glibc.connect(descriptor, $0, $1) }
+        if result != 0 { return errno == ECONNRESET }
+        let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return sent < 0 || isClosedByBridge(descriptor)
+    }
+
     /// Whether the bridge closed `descriptor`'s connection (end of file or a reset) within 5 s.
     func isClosedByBridge(_ descriptor: Int32) -> Bool {
         var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
@@ -194,16 +205,15 @@ extension OSCToMIDIALSATests {
             write(bad, stream)
             XCTAssertTrue(isClosedByBridge(bad), "\(stream.prefix(4))")
         }
-        // Two open already (good and the one below): a third is refused.
+        // Two open already (good and the one below), both active within the last second, so
+        // neither gives way: a third is refused.
         let second = try connect(port)
         defer { close(second) }
         write(second, try slip(.message(OSCMessage("/midi/synth/1/note_on", [.int32(61), .int32(2)]))))
         XCTAssertEqual(played(dump, count: 2), ["90 3C 01", "90 3D 02"])
-        let third = try connect(port)
-        defer { close(third) }
-        XCTAssertTrue(isClosedByBridge(third))
         write(good, try slip(.message(OSCMessage("/midi/synth/1/note_on", [.int32(62), .int32(3)]))))
         XCTAssertEqual(played(dump, count: 3), ["90 3C 01", "90 3D 02", "90 3E 03"])
+        XCTAssertTrue(isRefused(port, sending: try slip(.message(OSCMessage("/midi/synth/1/note_on", [.int32(63)])))))
         dump.stop()
         let (text, osc) = try oscStatus(bridge)
         let tcp = try XCTUnwrap(osc.tcp)
@@ -213,7 +223,60 @@ extension OSCToMIDIALSATests {
         XCTAssertTrue(
             text.contains(
                 "connections 6 accepted, 2 open, 4 closed, refused 0 not allowed, 1 too many; "
+                    + "closed 0 idle to make room, 0 partial frame timeouts; "
                     + "framing errors: badEscape 1, oversized 1, unknownFraming 1"), text)
+        _ = bridge.stop()
+    }
+
+    /// The lockout of issue 20: 16 clients (`maxConnections`) that connect and send nothing
+    /// held every slot, and a good client's data was lost. Now the one idle the longest gives way.
+    func testAGoodClientPlaysAfterSixteenIdleOnesHoldEverySlot() throws {
+        let port = 57326
+        let bridge = try startBridge(port: port, osc: "protocol: \"tcp\"")
+        let dump = try dumpRawMIDI()
+        let probes = try waitUntilPlaying(port, dump)
+        var idle: [Int32] = []
+        defer { idle.forEach { close($0) } }
+        for _ in 0..<16 { idle.append(try connect(port)) }
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 10) { (try? self.oscStatus(bridge).osc.tcp?.open) == 16 },
+            "16 idle connections open")
+        // Idle for longer than the second a connection is given before it may be evicted.
+        usleep(1_200_000)
+        try sendOverTCP(port, "/midi/synth/1/note_on", "ii", 60, 100)
+        XCTAssertEqual(played(dump, count: 1), ["90 3C 64"])
+        XCTAssertTrue(isClosedByBridge(idle[0]), "the connection idle the longest was not closed")
+        dump.stop()
+        let (text, osc) = try oscStatus(bridge)
+        let tcp = try XCTUnwrap(osc.tcp)
+        XCTAssertEqual(tcp.packets, 1 + probes)
+        XCTAssertEqual([tcp.evictedIdle, tcp.refusedTooMany, tcp.partialFrameTimeouts], [1, 0, 0])
+        XCTAssertEqual([tcp.accepted, tcp.open], [18, 15], "the probe's, 16 idle and oscsend's; oscsend closed")
+        XCTAssertTrue(text.contains("closed 1 idle to make room, 0 partial frame timeouts"), text)
+        XCTAssertTrue(bridge.bridge.standardError.contains("to make room for a new client"), bridge.bridge.standardError)
+        _ = bridge.stop()
+    }
+
+    func testAClientStuckInsideAFrameIsClosedAfterTheFrameTimeout() throws {
+        let port = 57327
+        let bridge = try startBridge(port: port, osc: "protocol: \"tcp\", maxConnections: 1, frameTimeout: 0.5")
+        let dump = try dumpRawMIDI()
+        let probes = try waitUntilPlaying(port, dump)
+        let stuck = try connect(port)
+        defer { close(stuck) }
+        let frame = try lengthPrefixed(.message(OSCMessage("/midi/synth/1/note_on", [.int32(61), .int32(1)])))
+        write(stuck, Array(frame.prefix(10)))
+        let started = Date()
+        XCTAssertTrue(isClosedByBridge(stuck), "the connection inside a frame was not closed")
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.45)
+        // Its slot, the only one, serves the next client.
+        try sendOverTCP(port, "/midi/synth/1/note_on", "ii", 62, 2)
+        XCTAssertEqual(played(dump, count: 1), ["90 3E 02"])
+        dump.stop()
+        let tcp = try XCTUnwrap(try oscStatus(bridge).osc.tcp)
+        XCTAssertEqual(tcp.packets, 1 + probes)
+        XCTAssertEqual([tcp.partialFrameTimeouts, tcp.evictedIdle, tcp.refusedTooMany], [1, 0, 0])
+        XCTAssertEqual(tcp.framingErrors, [:])
         _ = bridge.stop()
     }
 
@@ -222,10 +285,8 @@ extension OSCToMIDIALSATests {
         let bridge = try startBridge(
             port: port, osc: "listen: \"0.0.0.0:\(port)\", allow: [\"10.0.0.0/8\"], protocol: \"tcp\"")
         let dump = try dumpRawMIDI()
-        let connection = try connect(port)
-        defer { close(connection) }
-        write(connection, try slip(.message(OSCMessage("/midi/synth/1/note_on", [.int32(60), .int32(1)]))))
-        XCTAssertTrue(isClosedByBridge(connection))
+        XCTAssertTrue(
+            isRefused(port, sending: try slip(.message(OSCMessage("/midi/synth/1/note_on", [.int32(60), .int32(1)])))))
         usleep(300_000)
         XCTAssertEqual(messages(dump), [])
         dump.stop()

@@ -45,13 +45,20 @@ final class TCPReceiverTests: XCTestCase {
     /// A connected TCP client socket, with Nagle off so each `write` leaves as its own segment.
     final class Client {
         let descriptor: Int32
+        // A reset that arrived before `connect` returned, which `connect` then reports: the
+        // receiver may accept and refuse a client that soon.
+        private var resetWhileConnecting = false
 
         init(port: Int) throws {
             descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var on: Int32 = 1
             _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
             let result = withIPv4Loopback(port: port) { connect(descriptor, $0, $1) }
-            guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            if result != 0 && errno == ECONNRESET {
+                resetWhileConnecting = true
+            } else if result != 0 {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
         }
 
         deinit { close(descriptor) }
@@ -64,10 +71,18 @@ final class TCPReceiverTests: XCTestCase {
         /// Whether the server closed this connection (a read returns end of file or a reset)
         /// within `timeout`.
         func isClosedByServer(timeout: TimeInterval = 5) -> Bool {
+            closing(timeout: timeout) != nil
+        }
+
+        /// How the server ended this connection within `timeout`: 0 for end of file, the
+        /// `errno` of a failed read (`ECONNRESET` for a reset), nil while it stays open.
+        func closing(timeout: TimeInterval = 5) -> Int32? {
+            if resetWhileConnecting { return ECONNRESET }
             var descriptors = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptors, 1, Int32(timeout * 1000)) == 1 else { return false }
+            guard poll(&descriptors, 1, Int32(timeout * 1000)) == 1 else { return nil }
             var byte: UInt8 = 0
-            return recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT)) <= 0
+            let count = recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT))
+            return count == 0 ? 0 : count < 0 ? errno : nil
         }
     }
 
@@ -80,11 +95,13 @@ final class TCPReceiverTests: XCTestCase {
     }
 
     func makeReceiver(
-        allowList: IPAllowList? = nil, maxConnections: Int = 16, maxPacketSize: Int = 65_536, readSize: Int = 16_384
+        allowList: IPAllowList? = nil, maxConnections: Int = 16, maxPacketSize: Int = 65_536, readSize: Int = 16_384,
+        frameTimeout: Duration = .seconds(5), evictableAfter: Duration = .seconds(1)
     ) throws -> (TCPReceiver, Collector) {
         let tcp = try TCPReceiver(
             host: "127.0.0.1", port: 0, allowList: allowList, maxConnections: maxConnections,
-            maxPacketSize: maxPacketSize, readSize: readSize)
+            maxPacketSize: maxPacketSize, readSize: readSize, frameTimeout: frameTimeout,
+            evictableAfter: evictableAfter)
         return (tcp, Collector(try OSCReceiver(udp: nil, tcp: tcp)))
     }
 
@@ -201,6 +218,106 @@ final class TCPReceiverTests: XCTestCase {
         XCTAssertEqual(tcp.statistics.accepted, 3)
         XCTAssertEqual(tcp.statistics.open, 2)
         withExtendedLifetime((clients, fourth)) {}
+    }
+
+    // MARK: Slots cannot be held hostage
+
+    func testWithEverySlotHeldByIdleClientsTheIdlestGivesWayToANewClient() throws {
+        let (tcp, collector) = try makeReceiver(evictableAfter: .milliseconds(200))
+        defer { collector.stop() }
+        var idle: [Client] = []
+        for _ in 0..<16 {
+            idle.append(try Client(port: tcp.port))
+            // In order, so the first is the one idle the longest.
+            XCTAssertTrue(waitUntil { tcp.statistics.accepted == idle.count })
+        }
+        usleep(300_000)
+        let good = try Client(port: tcp.port)
+        let packet = Self.message("/midi/synth/1/note_on", [.int32(60), .int32(100)])
+        good.write(Self.lengthPrefixed(packet))
+        XCTAssertEqual(collector.waitFor(1), [packet])
+        XCTAssertEqual(tcp.statistics.evictedIdle, 1)
+        XCTAssertNotNil(idle[0].closing(), "the connection idle the longest was not closed")
+        XCTAssertEqual(idle.dropFirst().filter { $0.closing(timeout: 0.01) != nil }.count, 0, "only one gave way")
+        XCTAssertEqual(
+            [tcp.statistics.accepted, tcp.statistics.open, tcp.statistics.closed, tcp.statistics.refusedTooMany],
+            [17, 16, 1, 0])
+        // The survivors still play.
+        idle[15].write(Self.slip(Self.message("/still", [])))
+        XCTAssertEqual(collector.waitFor(2).last, Self.message("/still", []))
+        withExtendedLifetime((idle, good)) {}
+    }
+
+    func testWhenNoSlotCanBeFreedTheNewClientIsResetAndItsSendsFail() throws {
+        // Every slot busy: one inside a frame (for longer than `evictableAfter`, but a frame
+        // under way is not idle), one just connected (not idle long enough).
+        let (tcp, collector) = try makeReceiver(maxConnections: 2, evictableAfter: .milliseconds(200))
+        defer { collector.stop() }
+        let framing = try Client(port: tcp.port)
+        framing.write(Array(Self.lengthPrefixed(Self.message("/half", [])).prefix(6)))
+        usleep(300_000)
+        let fresh = try Client(port: tcp.port)
+        XCTAssertTrue(waitUntil { tcp.statistics.accepted == 2 })
+        let refused = try Client(port: tcp.port)
+        XCTAssertEqual(refused.closing(), ECONNRESET, "refused with a reset, not an orderly close")
+        let bytes = Self.lengthPrefixed(Self.message("/lost", []))
+        XCTAssertEqual(
+            bytes.withUnsafeBytes { send(refused.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }, -1,
+            "a send after the reset fails")
+        XCTAssertEqual(tcp.statistics.refusedTooMany, 1)
+        XCTAssertEqual(tcp.statistics.evictedIdle, 0)
+        XCTAssertNil(fresh.closing(timeout: 0.01))
+        XCTAssertNil(framing.closing(timeout: 0.01))
+        XCTAssertTrue(collector.received.isEmpty)
+        withExtendedLifetime((fresh, framing)) {}
+    }
+
+    func testAConnectionStuckInsideAFrameIsClosedAfterTheFrameTimeout() throws {
+        let (tcp, collector) = try makeReceiver(frameTimeout: .milliseconds(300))
+        defer { collector.stop() }
+        let stuck = try Client(port: tcp.port)
+        let started = Date()
+        stuck.write(Array(Self.lengthPrefixed(Self.message("/a", [.int32(1)])).prefix(6)))
+        XCTAssertNil(stuck.closing(timeout: 0.15), "closed before its time")
+        XCTAssertEqual(stuck.closing(), ECONNRESET)
+        let after = Date().timeIntervalSince(started)
+        XCTAssertGreaterThanOrEqual(after, 0.29)
+        XCTAssertLessThan(after, 2)
+        XCTAssertEqual(tcp.statistics.partialFrameTimeouts, 1)
+        XCTAssertEqual([tcp.statistics.closed, tcp.statistics.open], [1, 0])
+        XCTAssertEqual(tcp.statistics.framingErrors.total, 0)
+        XCTAssertTrue(collector.received.isEmpty)
+    }
+
+    func testAFrameDribbledAByteAtATimeStillTimesOut() throws {
+        let (tcp, collector) = try makeReceiver(frameTimeout: .milliseconds(300))
+        defer { collector.stop() }
+        let slow = try Client(port: tcp.port)
+        let whole = Self.message("/ok", [])
+        slow.write(Self.slip(whole))
+        XCTAssertEqual(collector.waitFor(1), [whole])
+        // A packet whose bytes keep coming, too slowly: its deadline runs from its first byte.
+        let started = Date()
+        var written = 0
+        while slow.closing(timeout: 0.05) == nil && Date().timeIntervalSince(started) < 3 {
+            _ = send(slow.descriptor, [UInt8(ascii: "/")], 1, Int32(MSG_NOSIGNAL))
+            written += 1
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1, "\(written) bytes written")
+        XCTAssertEqual(tcp.statistics.partialFrameTimeouts, 1)
+    }
+
+    func testWithSlotsFreeAnIdleConnectionStaysOpenPastBothTimes() throws {
+        let (tcp, collector) = try makeReceiver(
+            maxConnections: 2, frameTimeout: .milliseconds(100), evictableAfter: .milliseconds(100))
+        defer { collector.stop() }
+        let tablet = try Client(port: tcp.port)
+        tablet.write(Self.slip(Self.message("/first", [])))
+        XCTAssertEqual(collector.waitFor(1).count, 1)
+        XCTAssertNil(tablet.closing(timeout: 0.5), "an idle connection was closed with a slot free")
+        tablet.write(Self.slip(Self.message("/later", [])))
+        XCTAssertEqual(collector.waitFor(2).last, Self.message("/later", []))
+        XCTAssertEqual([tcp.statistics.closed, tcp.statistics.evictedIdle, tcp.statistics.partialFrameTimeouts], [0, 0, 0])
     }
 
     /// A broken stream closes its own connection only; the other client's packets still arrive.

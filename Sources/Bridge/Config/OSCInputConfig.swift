@@ -27,6 +27,9 @@ public struct OSCInputConfig: Sendable, Equatable {
     public var maxConnections = 16
     /// TCP: the largest packet a client may send (a larger one closes its connection).
     public var maxPacketSize = 65_536
+    /// TCP: seconds a packet may take to arrive whole once its first byte has; a connection
+    /// stuck inside one longer is closed, so it cannot hold its slot.
+    public var frameTimeout = 5.0
     /// Sender networks; required (non-empty) when ``host`` is not a loopback address.
     public var allow: [IPNetwork] = []
     /// Whether SysEx from the network is sent (it can reprogram hardware, so it is off by default).
@@ -46,8 +49,8 @@ public struct OSCInputConfig: Sendable, Equatable {
 
 extension ConfigParser {
     static let oscKeys = [
-        "enabled", "listen", "protocol", "maxConnections", "maxPacketSize", "allow", "sysex", "sysexBytesPerSecond",
-        "accept", "operators", "mappings",
+        "enabled", "listen", "protocol", "maxConnections", "maxPacketSize", "frameTimeout", "allow", "sysex",
+        "sysexBytesPerSecond", "accept", "operators", "mappings",
     ]
 
     /// Reads the `osc` key (nil node: the defaults). Returns nil when the OSC input is off: no
@@ -71,6 +74,13 @@ extension ConfigParser {
                 throw limit.error("applies to TCP only; add \"tcp\" to osc.protocol, e.g. protocol: [\"udp\", \"tcp\"]")
             }
             if key == "maxConnections" { config.maxConnections = value } else { config.maxPacketSize = value }
+        }
+        if let timeout = object["frameTimeout"] {
+            let value = try timeout.number(in: 0.01...3600)
+            guard config.transports.contains(.tcp) else {
+                throw timeout.error("applies to TCP only; add \"tcp\" to osc.protocol, e.g. protocol: [\"udp\", \"tcp\"]")
+            }
+            config.frameTimeout = value
         }
         if let allow = object["allow"] {
             let texts = try allow.strings()
@@ -309,7 +319,9 @@ extension OSCInputConfig {
         let protocols = transports.sorted().map(\.rawValue).joined(separator: "+")
         var parts = ["osc input \(protocols) \(endpoint)"]
         if transports.contains(.tcp) {
-            parts[0] += " (TCP: up to \(maxConnections) connections, packets up to \(maxPacketSize) bytes)"
+            parts[0] +=
+                " (TCP: up to \(maxConnections) connections, packets up to \(maxPacketSize) bytes"
+                + " within \(ConfigValue.format(frameTimeout)) s)"
         }
         if !allow.isEmpty { parts.append("from " + allow.map(\.description).joined(separator: ", ")) }
         parts.append("accepting " + families.map(\.rawValue).sorted().joined(separator: ", "))

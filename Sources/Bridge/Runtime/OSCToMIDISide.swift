@@ -115,7 +115,8 @@ final class OSCToMIDISide: @unchecked Sendable {
                 config.transports.contains(.tcp)
                 ? try TCPReceiver(
                     host: config.host, port: config.port, allowList: allowList, maxConnections: config.maxConnections,
-                    maxPacketSize: config.maxPacketSize, onConnection: Self.logger(log)) : nil
+                    maxPacketSize: config.maxPacketSize, frameTimeout: .seconds(config.frameTimeout),
+                    onConnection: Self.logger(log)) : nil
             receiver = try OSCReceiver(udp: udp, tcp: tcp)
         } catch {
             throw .network("osc input: \(error)")
@@ -123,12 +124,15 @@ final class OSCToMIDISide: @unchecked Sendable {
     }
 
     /// Log lines for TCP clients coming and going; a broken stream is worth telling the user
-    /// about (a sender set to the wrong framing), the rest only at debug.
+    /// about (a sender set to the wrong framing), and so is a connection we end for holding a
+    /// slot (an idle one evicted, a frame never finished); the rest only at debug.
     private static func logger(_ log: Logger) -> @Sendable (TCPConnectionEvent) -> Void {
         { event in
             switch event {
             case .closed(let peer, let error?):
                 log.info("osc input: closed the TCP connection from \(peer): \(error)")
+            case .evicted, .frameTimedOut:
+                log.info("osc input: \(event)")
             default:
                 log.debug("osc input: \(event)")
             }
@@ -137,8 +141,9 @@ final class OSCToMIDISide: @unchecked Sendable {
 
     func start() {
         self.thread = SystemThread(name: "aseqosc-osc-in") { [self] in
-            // One clock reading per batch of packets: they arrived together.
-            receiver.run(tick: tick, beforeBatch: { now = SequencerReader.now() }, handle)
+            // One clock reading per batch of packets: they arrived together. TCP keeps its
+            // connections' idle times by the same reading (the same clock, CLOCK_MONOTONIC).
+            receiver.run(tick: tick, beforeBatch: { now = SequencerReader.now() }, clock: { now }, handle)
             receiver.close()
         }
         log.info(

@@ -73,10 +73,15 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         public var accepted: Int
         public var open: Int
         public var closed: Int
-        /// Connections closed at once: the client is not in the allow-list, or
-        /// `osc.maxConnections` were open.
+        /// Connections reset at once: the client is not in the allow-list, or
+        /// `osc.maxConnections` were open and none had been idle for a second.
         public var refusedNotAllowed: Int
         public var refusedTooMany: Int
+        /// Connections closed to make room (also in ``closed``): idle ones that gave way to a new
+        /// client when every slot was taken, and ones stuck inside a packet for longer than
+        /// `osc.frameTimeout`.
+        public var evictedIdle: Int
+        public var partialFrameTimeouts: Int
         /// Connections closed because their stream broke its framing, by reason (`oversized`,
         /// `badLength`, `badEscape`, `unknownFraming`, `truncated`). Only reasons seen are listed.
         public var framingErrors: [String: Int]
@@ -278,7 +283,8 @@ extension BridgeStatus.OSCTCPInput {
         self.init(
             packets: statistics.packets, bytes: statistics.bytes, accepted: statistics.accepted,
             open: statistics.open, closed: statistics.closed, refusedNotAllowed: statistics.refusedNotAllowed,
-            refusedTooMany: statistics.refusedTooMany,
+            refusedTooMany: statistics.refusedTooMany, evictedIdle: statistics.evictedIdle,
+            partialFrameTimeouts: statistics.partialFrameTimeouts,
             framingErrors: Dictionary(uniqueKeysWithValues: reasons.filter { $0.1 > 0 }))
     }
 
@@ -288,6 +294,8 @@ extension BridgeStatus.OSCTCPInput {
             framingErrors.isEmpty
             ? "none" : framingErrors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         return "\(packets) packets, \(bytes) bytes; connections \(accepted) accepted, \(open) open, \(closed) closed, "
-            + "refused \(refusedNotAllowed) not allowed, \(refusedTooMany) too many; framing errors: \(framing)"
+            + "refused \(refusedNotAllowed) not allowed, \(refusedTooMany) too many; "
+            + "closed \(evictedIdle) idle to make room, \(partialFrameTimeouts) partial frame timeouts; "
+            + "framing errors: \(framing)"
     }
 }
