@@ -29,7 +29,9 @@ while let argument = arguments.popFirst() {
               --repetitions N  timed runs per workload (default 7); the median is reported
               --only KEY       run one workload and print its line only, for profiling:
                                pipeline_aseqosc, pipeline_liblo, encode_aseqosc, encode_liblo, ring_push_pop,
-                               osc_to_midi (OSC in: validate, translate, route; no ALSA write)
+                               osc_to_midi (OSC in: validate, translate, route; no ALSA write),
+                               fanout_N (one route to N loopback UDP destinations, a flush every
+                               64 events), fanout_lone_N (a flush after every event)
             """)
         exit(0)
     default:
@@ -52,6 +54,21 @@ func allowCPUs(_ mask: UInt8) -> Bool {
     return withUnsafeBytes(of: &set) { setAffinity?(0, $0.count, $0.baseAddress!) == 0 }
 }
 let pinned = allowCPUs(1)
+
+if let only, only.hasPrefix("fanout_") {
+    // One route to N destinations over real loopback sockets (Benchmarks/fanout.sh).
+    let lone = only.hasPrefix("fanout_lone_")
+    guard let destinations = Int(only.dropFirst(lone ? 12 : 7)), destinations > 0 else {
+        FileHandle.standardError.write("unknown workload '\(only)'; try --help\n".data(using: .utf8)!)
+        exit(64)
+    }
+    let fanOut = FanOutWorkload(destinations: destinations, events: 100_000 / scale, flushEvery: lone ? 1 : 64)
+    let summary = measure(only, key: only, events: fanOut.events, repetitions: repetitions, fanOut.run)
+    print(
+        "\(only): \(Int(summary.eventsPerSecond)) events/s, \(summary.nanosecondsPerEvent) ns/event, "
+            + "\(summary.allocationsPerEvent) allocations/event")
+    exit(0)
+}
 
 if let only {
     let workload = PipelineWorkload(events: 2_000_000 / scale)

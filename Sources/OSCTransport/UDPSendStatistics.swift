@@ -61,9 +61,9 @@ public final class UDPSendStatistics: Sendable {
     /// How many destinations are counted.
     public let destinationCount: Int
 
-    // Per destination: packets, bytes, then one counter per UDPSendFailure.
+    // Per destination: packets, bytes, system calls, then one counter per UDPSendFailure.
     nonisolated(unsafe) private let counters: UnsafeMutablePointer<Atomic<Int>>
-    private static let stride = 2 + UDPSendFailure.allCases.count
+    private static let stride = 3 + UDPSendFailure.allCases.count
 
     init(destinationCount: Int) {
         self.destinationCount = destinationCount
@@ -86,7 +86,10 @@ public final class UDPSendStatistics: Sendable {
     /// Bytes handed to the kernel for `destination`.
     public func bytesSent(to destination: Int) -> Int { load(destination, 1) }
     /// Packets for `destination` not sent because of `reason`.
-    public func errors(to destination: Int, reason: UDPSendFailure) -> Int { load(destination, 2 + reason.rawValue) }
+    public func errors(to destination: Int, reason: UDPSendFailure) -> Int { load(destination, 3 + reason.rawValue) }
+    /// The `send` and `sendmmsg` calls made for `destination`: one per flush that had packets
+    /// for it, unless a call was interrupted or stopped at a failed packet.
+    public func sendCalls(to destination: Int) -> Int { load(destination, 2) }
 
     /// All of one destination's counters (allocates a dictionary: for metrics, not the hot path).
     public func counters(for destination: Int) -> UDPDestinationCounters {
@@ -104,7 +107,12 @@ public final class UDPSendStatistics: Sendable {
 
     @inline(__always)
     func recordFailure(_ destination: Int, _ reason: UDPSendFailure, count: Int = 1) {
-        counters[destination * Self.stride + 2 + reason.rawValue].wrappingAdd(count, ordering: .relaxed)
+        counters[destination * Self.stride + 3 + reason.rawValue].wrappingAdd(count, ordering: .relaxed)
+    }
+
+    @inline(__always)
+    func recordSendCall(_ destination: Int) {
+        counters[destination * Self.stride + 2].wrappingAdd(1, ordering: .relaxed)
     }
 
     private func load(_ destination: Int, _ offset: Int) -> Int {

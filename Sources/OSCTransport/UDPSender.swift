@@ -23,6 +23,13 @@ public struct UDPSenderError: Error, Hashable, Sendable, CustomStringConvertible
 /// never delays the others: every call uses `MSG_DONTWAIT`, and a full socket buffer drops
 /// that destination's remaining packets for this flush.
 ///
+/// Each destination has its own queue, filled as packets are queued: its packets' bytes go into
+/// one arena shared by all, and their headers into the destination's own run of `sendmmsg`
+/// headers, so a flush hands each destination's run to the kernel as it stands, with nothing
+/// to gather or scan, and the cost of a destination does not depend on how many others there
+/// are. The arena grows with the destinations (room for a full queue of small packets to each),
+/// so a fan-out to many destinations still sends each one ``batchCapacity`` packets per call.
+///
 /// Used by one thread. Nothing in ``queue(_:to:)`` or ``flush()`` allocates or blocks.
 public final class UDPSender {
     /// The destinations, in the order ``queue(_:to:)`` numbers them.
@@ -30,32 +37,45 @@ public final class UDPSender {
     @usableFromInline let destinationCount: Int
     /// Counters any thread may read.
     public let statistics: UDPSendStatistics
-    /// The most packets ``queue(_:to:)`` holds before it flushes by itself.
+    /// The most packets one destination's queue holds; one more flushes every queue first.
     public let batchCapacity: Int
     /// The largest packet that is batched; a larger one is sent at once, after a flush.
     public let slotSize: Int
+    /// The bytes the queued packets share: ``batchCapacity`` packets of ``slotSize`` bytes, and
+    /// ``batchCapacity`` packets of ``typicalPacketSize`` for each further destination. A packet
+    /// that leaves less than ``slotSize`` free flushes every queue.
+    public let arenaCapacity: Int
+    /// The room per packet the arena has for destinations after the first: more than a channel
+    /// event takes in any scheme (20 to 48 bytes).
+    public static let typicalPacketSize = 64
 
     private let sockets: UnsafeMutablePointer<Int32>
-    // Per destination: how many queued packets are waiting.
-    @usableFromInline let pending: UnsafeMutablePointer<Int>
-    // The batch: slot i holds slotLengths[i] bytes for destination slotDestinations[i].
-    @usableFromInline let slots: UnsafeMutableRawPointer
-    @usableFromInline let slotLengths: UnsafeMutablePointer<Int>
-    @usableFromInline let slotDestinations: UnsafeMutablePointer<Int>
-    private let headers: UnsafeMutablePointer<aseqosc_mmsghdr>
-    private let vectors: UnsafeMutablePointer<iovec>
-    // One header and vector per slot, the vector's base fixed at its slot: with one destination,
-    // every queued slot goes out in order, and a flush is one `sendmmsg` with no gathering.
-    @usableFromInline let slotHeaders: UnsafeMutablePointer<aseqosc_mmsghdr>
-    @usableFromInline let slotVectors: UnsafeMutablePointer<iovec>
-    // The bytes queued: what a `sendmmsg` that sends everything sent, without summing per message.
-    @usableFromInline let queuedBytes: UnsafeMutablePointer<Int>
-    // How many packets the batch holds; plain memory rather than a stored `var`, which would
-    // pay a dynamic exclusivity check on every queued packet.
-    @usableFromInline let queuedCount: UnsafeMutablePointer<Int>
-    @usableFromInline var queued: Int {
-        @inline(__always) get { queuedCount.pointee }
-        @inline(__always) set { queuedCount.pointee = newValue }
+    // The packets' bytes, end to end in queue order (OSC packets are multiples of 4 bytes, so
+    // each starts 4-byte aligned; nothing needs more).
+    @usableFromInline let arena: UnsafeMutableRawPointer
+    // The most arena bytes the queued packets may take with room left for one more of
+    // `slotSize`: what `nextSlot()` promises.
+    @usableFromInline let arenaLimit: Int
+    // One queue per destination, each with its own run of `batchCapacity` headers.
+    @usableFromInline let queues: UnsafeMutablePointer<DestinationQueue>
+    // The destinations with packets queued, in the order of their first packet, so a flush
+    // visits only those.
+    @usableFromInline let active: UnsafeMutablePointer<Int>
+    // Plain memory rather than stored `var`s, which would pay a dynamic exclusivity check on
+    // every queued packet: [0] the arena bytes the queued packets take, [1] how many
+    // destinations are in `active` (none: nothing is queued).
+    @usableFromInline let state: UnsafeMutablePointer<Int>
+
+    /// One destination's packets waiting for a flush: a run of `sendmmsg` headers, each pointed
+    /// once, in init, at its own vector, so queuing a packet writes only its vector, and a flush
+    /// hands the first `count` headers to the kernel as they are.
+    @usableFromInline struct DestinationQueue {
+        @usableFromInline let headers: UnsafeMutablePointer<aseqosc_mmsghdr>
+        @usableFromInline let vectors: UnsafeMutablePointer<iovec>
+        /// How many packets are queued.
+        @usableFromInline var count: Int
+        /// Their bytes: what a `sendmmsg` that sends everything sent, without summing per message.
+        @usableFromInline var bytes: Int
     }
 
     /// Opens one socket per destination and applies its options; throws naming the call that failed.
@@ -76,36 +96,33 @@ public final class UDPSender {
         self.slotSize = slotSize
         statistics = UDPSendStatistics(destinationCount: destinations.count)
         let count = max(destinations.count, 1)
+        arenaCapacity = batchCapacity * slotSize + (count - 1) * batchCapacity * Self.typicalPacketSize
+        arenaLimit = arenaCapacity - slotSize
         sockets = .allocate(capacity: count)
         sockets.initialize(repeating: -1, count: count)
         for (i, descriptor) in descriptors.enumerated() { sockets[i] = descriptor }
-        pending = .allocate(capacity: count)
-        pending.initialize(repeating: 0, count: count)
-        slots = .allocate(byteCount: batchCapacity * slotSize, alignment: 16)
+        arena = .allocate(byteCount: arenaCapacity, alignment: 16)
         // Touched now, so that no page fault waits for the first packets.
-        slots.initializeMemory(as: UInt8.self, repeating: 0, count: batchCapacity * slotSize)
-        slotLengths = .allocate(capacity: batchCapacity)
-        slotLengths.initialize(repeating: 0, count: batchCapacity)
-        slotDestinations = .allocate(capacity: batchCapacity)
-        slotDestinations.initialize(repeating: 0, count: batchCapacity)
-        headers = .allocate(capacity: batchCapacity)
-        headers.initialize(repeating: aseqosc_mmsghdr(), count: batchCapacity)
-        vectors = .allocate(capacity: batchCapacity)
-        vectors.initialize(repeating: iovec(), count: batchCapacity)
-        slotHeaders = .allocate(capacity: batchCapacity)
-        slotHeaders.initialize(repeating: aseqosc_mmsghdr(), count: batchCapacity)
-        slotVectors = .allocate(capacity: batchCapacity)
-        for index in 0..<batchCapacity {
+        arena.initializeMemory(as: UInt8.self, repeating: 0, count: arenaCapacity)
+        let headers = UnsafeMutablePointer<aseqosc_mmsghdr>.allocate(capacity: count * batchCapacity)
+        headers.initialize(repeating: aseqosc_mmsghdr(), count: count * batchCapacity)
+        let vectors = UnsafeMutablePointer<iovec>.allocate(capacity: count * batchCapacity)
+        vectors.initialize(repeating: iovec(), count: count * batchCapacity)
+        for index in 0..<count * batchCapacity {
             headers[index].msg_hdr.msg_iov = vectors + index
             headers[index].msg_hdr.msg_iovlen = 1
-            (slotVectors + index).initialize(to: iovec(iov_base: slots + index * slotSize, iov_len: 0))
-            slotHeaders[index].msg_hdr.msg_iov = slotVectors + index
-            slotHeaders[index].msg_hdr.msg_iovlen = 1
         }
-        queuedCount = .allocate(capacity: 1)
-        queuedCount.initialize(to: 0)
-        queuedBytes = .allocate(capacity: 1)
-        queuedBytes.initialize(to: 0)
+        queues = .allocate(capacity: count)
+        for destination in 0..<count {
+            (queues + destination).initialize(
+                to: DestinationQueue(
+                    headers: headers + destination * batchCapacity, vectors: vectors + destination * batchCapacity,
+                    count: 0, bytes: 0))
+        }
+        active = .allocate(capacity: count)
+        active.initialize(repeating: 0, count: count)
+        state = .allocate(capacity: 2)
+        state.initialize(repeating: 0, count: 2)
     }
 
     deinit {
@@ -115,99 +132,108 @@ public final class UDPSender {
             i += 1
         }
         sockets.deallocate()
-        pending.deallocate()
-        slots.deallocate()
-        slotLengths.deallocate()
-        slotDestinations.deallocate()
-        headers.deallocate()
-        vectors.deallocate()
-        slotHeaders.deallocate()
-        slotVectors.deallocate()
-        queuedCount.deallocate()
-        queuedBytes.deallocate()
+        arena.deallocate()
+        // Every queue's run is part of the first one's allocation.
+        queues[0].headers.deallocate()
+        queues[0].vectors.deallocate()
+        queues.deallocate()
+        active.deallocate()
+        state.deallocate()
     }
 
-    /// Copies `packet` into the batch for `destination` (an index into ``destinations``).
-    /// A full batch is flushed first; a packet larger than ``slotSize`` is sent at once.
+    /// Copies `packet` into the queue of `destination` (an index into ``destinations``).
+    /// A packet larger than ``slotSize`` is sent at once, after everything queued.
     public func queue(_ packet: UnsafeRawBufferPointer, to destination: Int) {
         precondition(destination >= 0 && destination < destinations.count, "UDPSender: no destination \(destination)")
         guard packet.count <= slotSize else {
             // Whatever is queued goes first, so this destination's packets keep their order.
             flush()
-            sendNow(packet, to: destination)
+            sendNow(packet.baseAddress, packet.count, to: destination)
             return
         }
-        if queued == batchCapacity { flush() }
-        let slot = slots + queued * slotSize
-        if let source = packet.baseAddress { slot.copyMemory(from: source, byteCount: packet.count) }
+        if let source = packet.baseAddress { (arena + state[0]).copyMemory(from: source, byteCount: packet.count) }
         commit(packet.count, to: destination)
     }
 
-    /// The slot the next queued packet goes into, ``slotSize`` bytes, for writing a packet in
-    /// place; ``commit(_:to:)`` queues it. A full batch is flushed first. Writing in place saves
-    /// the copy that ``queue(_:to:)`` makes.
+    /// The room the next queued packet goes into, ``slotSize`` bytes, for writing a packet in
+    /// place; ``commit(_:to:)`` queues it. Writing in place saves the copy that
+    /// ``queue(_:to:)`` makes.
     @inlinable @inline(__always)
     public func nextSlot() -> UnsafeMutableRawBufferPointer {
-        if queued == batchCapacity { flush() }
-        return UnsafeMutableRawBufferPointer(start: slots + queued &* slotSize, count: slotSize)
+        // Always room: a commit that leaves less than `slotSize` flushes.
+        UnsafeMutableRawBufferPointer(start: arena + state[0], count: slotSize)
     }
 
-    /// Queues the `byteCount` bytes written into ``nextSlot()`` for `destination`.
+    /// Queues the `byteCount` bytes written into ``nextSlot()`` for `destination`. A packet for
+    /// a full queue flushes every queue first; a packet that leaves the arena less than
+    /// ``slotSize`` flushes every queue after it.
     @inlinable @inline(__always)
     public func commit(_ byteCount: Int, to destination: Int) {
         precondition(
             destination >= 0 && destination < destinationCount && byteCount <= slotSize,
             "UDPSender: no destination \(destination), or \(byteCount) bytes past the slot")
-        // `queued` read once: the stores below could alias it as far as the compiler knows.
-        let slot = queued
-        slotLengths[slot] = byteCount
-        slotVectors[slot].iov_len = byteCount
-        slotDestinations[slot] = destination
-        pending[destination] &+= 1
-        queuedBytes.pointee &+= byteCount
-        queued = slot &+ 1
+        // Each read once: the stores below could alias them as far as the compiler knows.
+        let offset = state[0]
+        let queue = queues + destination
+        var count = queue.pointee.count
+        if count == batchCapacity {
+            // What was queued before goes first. This packet stays where `nextSlot()` put it,
+            // and the arena before it is not used again until the next flush.
+            flush()
+            count = 0
+        }
+        if count == 0 {
+            active[state[1]] = destination
+            state[1] &+= 1
+        }
+        queue.pointee.vectors[count] = iovec(iov_base: arena + offset, iov_len: byteCount)
+        queue.pointee.count = count &+ 1
+        queue.pointee.bytes &+= byteCount
+        let used = offset &+ byteCount
+        state[0] = used
+        if used > arenaLimit { flush() }
     }
 
     /// Sends everything queued: one `sendmmsg` per destination with packets (a `send` for a
-    /// lone packet to the only destination), in queue order.
+    /// destination with one packet), each destination's packets in queue order.
     public func flush() {
-        guard queued > 0 else { return }
+        let count = state[1]
+        guard count > 0 else { return }
         if destinationCount == 1 {
-            pending[0] = 0
-            if queued == 1 {
-                // A played note alone: `send` takes a shorter way through the kernel than a
-                // `sendmmsg` of one (no header or vector to read from us; BENCHMARKS.md).
-                sendNow(UnsafeRawBufferPointer(start: slots, count: slotLengths[0]), to: 0)
-            } else {
-                sendBatch(slotHeaders, queued, to: 0, bytes: queuedBytes.pointee)
-            }
+            // The common case, `flushActive` specialised: no list to read, no registers to save
+            // for a loop.
+            flush(0)
         } else {
-            var destination = 0
-            while destination < destinationCount {
-                if pending[destination] > 0 { flush(destination) }
-                destination += 1
-            }
+            flushActive(count)
         }
-        queuedBytes.pointee = 0
-        queued = 0
+        state[0] = 0
+        state[1] = 0
     }
 
-    private func flush(_ destination: Int) {
-        var count = 0
-        var bytes = 0
-        var slot = 0
-        while slot < queued {
-            if slotDestinations[slot] == destination {
-                // Only the vector changes: every header was pointed at its vector once, in init,
-                // and the kernel writes nothing into a header but `msg_len`.
-                vectors[count] = iovec(iov_base: slots + slot * slotSize, iov_len: slotLengths[slot])
-                bytes &+= slotLengths[slot]
-                count += 1
-            }
-            slot += 1
+    /// Flushes the first `count` destinations of `active`.
+    @inline(never)
+    private func flushActive(_ count: Int) {
+        var index = 0
+        while index < count {
+            flush(active[index])
+            index &+= 1
         }
-        pending[destination] = 0
-        sendBatch(headers, count, to: destination, bytes: bytes)
+    }
+
+    @inline(__always)
+    private func flush(_ destination: Int) {
+        let queue = queues + destination
+        let packets = queue.pointee.count
+        if packets == 1 {
+            // A played note alone: `send` takes a shorter way through the kernel than a
+            // `sendmmsg` of one (no header or vector to read from us; BENCHMARKS.md).
+            let vector = queue.pointee.vectors[0]
+            sendNow(vector.iov_base, vector.iov_len, to: destination)
+        } else {
+            sendBatch(queue.pointee.headers, packets, to: destination, bytes: queue.pointee.bytes)
+        }
+        queue.pointee.count = 0
+        queue.pointee.bytes = 0
     }
 
     /// Sends the `count` messages of `headers`, `bytes` in all, to `destination`, counting what
@@ -219,6 +245,7 @@ public final class UDPSender {
         var next = 0
         while next < count {
             let sent = aseqosc_sendmmsg(descriptor, headers + next, UInt32(count - next), Int32(MSG_DONTWAIT))
+            statistics.recordSendCall(destination)
             if sent > 0 {
                 if next == 0 && Int(sent) == count {
                     // All of them, the usual case: UDP sends a datagram whole or not at all.
@@ -250,11 +277,13 @@ public final class UDPSender {
         }
     }
 
-    private func sendNow(_ packet: UnsafeRawBufferPointer, to destination: Int) {
+    @inline(__always)
+    private func sendNow(_ bytes: UnsafeRawPointer?, _ count: Int, to destination: Int) {
         while true {
             // Made directly, not through libc: see CSyscall.
             let sent = aseqosc_send_now(
-                sockets[destination], packet.baseAddress, UInt(packet.count), Int32(MSG_DONTWAIT))
+                sockets[destination], bytes, UInt(count), Int32(MSG_DONTWAIT))
+            statistics.recordSendCall(destination)
             if sent >= 0 {
                 statistics.recordSent(destination, bytes: sent)
                 return

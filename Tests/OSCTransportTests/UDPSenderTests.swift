@@ -61,6 +61,14 @@ final class LoopbackReceiver {
         return count >= 0 ? Array(buffer.prefix(count)) : nil
     }
 
+    /// The next `count` datagrams, waiting up to `timeout` milliseconds for each; fewer if they
+    /// stop coming.
+    func receive(count: Int, timeout: Int32 = 2_000) -> [[UInt8]] {
+        var packets: [[UInt8]] = []
+        while packets.count < count, let packet = receive(timeout: timeout) { packets.append(packet) }
+        return packets
+    }
+
     /// Every datagram that arrives until none has for `quiet` milliseconds.
     func receiveAll(quiet: Int32 = 300) -> [[UInt8]] {
         var packets: [[UInt8]] = []
@@ -186,6 +194,115 @@ final class UDPSenderTests: XCTestCase {
         XCTAssertEqual(sender.statistics.packetsSent(to: 0) + refused, 50)
     }
 
+    func testSixtyFourDestinationsEachReceiveEveryPacketInOrderFromBatchesOfMixedDestinations() throws {
+        // Small queues and a small arena, so queues fill and flush mid-batch, the arena runs out
+        // (packets up to `slotSize` bytes), packets too large for a slot go out at once, and a
+        // batch holds every destination in a shuffled order.
+        let receivers = try (0..<64).map { _ in try XCTUnwrap(LoopbackReceiver(ipv6: false)) }
+        let sender = try UDPSender(
+            destinations: receivers.map { try resolved("127.0.0.1:\($0.port)") }, batchCapacity: 8, slotSize: 256)
+        var expected = [[[UInt8]]](repeating: [], count: 64)
+        var random = SplitMix(seed: 20)
+        // The send calls that flushes asked for here would make; the queues' and the arena's
+        // own flushes add more.
+        var waiting = Set<Int>()
+        var askedCalls = 0
+        for i in 0..<2_400 {
+            let destination = Int(random.next() % 64)
+            let size = i % 331 == 0 ? 300 + Int(random.next() % 200) : 1 + Int(random.next() % 256)
+            let bytes = packet(i, size: size)
+            if size > 256 {
+                bytes.withUnsafeBytes { sender.queue($0, to: destination) }
+                askedCalls += waiting.count + 1
+                waiting = []
+            } else {
+                if i % 2 == 0 {
+                    let slot = sender.nextSlot()
+                    bytes.withUnsafeBytes { slot.copyMemory(from: $0) }
+                    sender.commit(bytes.count, to: destination)
+                } else {
+                    bytes.withUnsafeBytes { sender.queue($0, to: destination) }
+                }
+                waiting.insert(destination)
+            }
+            expected[destination].append(bytes)
+            if random.next() % 400 == 0 {
+                sender.flush()
+                askedCalls += waiting.count
+                waiting = []
+            }
+        }
+        sender.flush()
+        askedCalls += waiting.count
+        let calls = (0..<64).map { sender.statistics.sendCalls(to: $0) }.reduce(0, +)
+        XCTAssertGreaterThan(calls, askedCalls, "full queues and a full arena flushed by themselves")
+
+        for (destination, receiver) in receivers.enumerated() {
+            let want = expected[destination]
+            XCTAssertEqual(receiver.receive(count: want.count), want, "destination \(destination)")
+            XCTAssertNil(receiver.receive(timeout: 10), "destination \(destination) got more")
+            XCTAssertEqual(sender.statistics.packetsSent(to: destination), want.count)
+            XCTAssertEqual(sender.statistics.bytesSent(to: destination), want.map(\.count).reduce(0, +))
+            XCTAssertEqual(sender.statistics.counters(for: destination).totalErrors, 0)
+        }
+    }
+
+    func testAFlushMakesOneSendCallPerDestinationWithPackets() throws {
+        // 64 packets for each of 64 destinations, queued event by event as a route fans out,
+        // fit one flush: each destination gets its 64 in one `sendmmsg`, not one per event.
+        let receivers = try (0..<64).map { _ in try XCTUnwrap(LoopbackReceiver(ipv6: false)) }
+        let sender = try UDPSender(destinations: receivers.map { try resolved("127.0.0.1:\($0.port)") })
+        var expected = [[[UInt8]]](repeating: [], count: 64)
+        for event in 0..<64 {
+            for index in 0..<64 {
+                let destination = (index + event * 7) % 64
+                let bytes = packet(event * 64 + destination, size: 40)
+                bytes.withUnsafeBytes { sender.queue($0, to: destination) }
+                expected[destination].append(bytes)
+            }
+        }
+        for destination in 0..<64 { XCTAssertEqual(sender.statistics.sendCalls(to: destination), 0) }
+        sender.flush()
+        for (destination, receiver) in receivers.enumerated() {
+            XCTAssertEqual(receiver.receive(count: 64), expected[destination], "destination \(destination)")
+            XCTAssertEqual(sender.statistics.sendCalls(to: destination), 1, "destination \(destination)")
+        }
+
+        // A flush calls only for the destinations with packets: one call each, a lone packet
+        // included (a `send`).
+        let lone = packet(1, size: 24)
+        let pair = [packet(2, size: 28), packet(3, size: 32)]
+        lone.withUnsafeBytes { sender.queue($0, to: 9) }
+        for bytes in pair { bytes.withUnsafeBytes { sender.queue($0, to: 40) } }
+        sender.flush()
+        sender.flush()  // nothing queued: no call
+        XCTAssertEqual(receivers[9].receive(count: 1), [lone])
+        XCTAssertEqual(receivers[40].receive(count: 2), pair)
+        for destination in 0..<64 {
+            let calls = destination == 9 || destination == 40 ? 2 : 1
+            XCTAssertEqual(sender.statistics.sendCalls(to: destination), calls, "destination \(destination)")
+            XCTAssertNil(receivers[destination].receive(timeout: 0), "destination \(destination) got more")
+        }
+    }
+
+    func testAFullQueueFlushesEveryQueueBeforeTheNextPacketAndKeepsEachOrder() throws {
+        let first = try XCTUnwrap(LoopbackReceiver(ipv6: false))
+        let second = try XCTUnwrap(LoopbackReceiver(ipv6: false))
+        let sender = try UDPSender(
+            destinations: [resolved("127.0.0.1:\(first.port)"), resolved("127.0.0.1:\(second.port)")],
+            batchCapacity: 4, slotSize: 64)
+        packet(100).withUnsafeBytes { sender.queue($0, to: 1) }
+        for i in 0..<4 { packet(i).withUnsafeBytes { sender.queue($0, to: 0) } }
+        XCTAssertNil(first.receive(timeout: 50), "a full queue waits for one more packet or a flush")
+        packet(4).withUnsafeBytes { sender.queue($0, to: 0) }
+        XCTAssertEqual(first.receive(count: 4), (0..<4).map { packet($0) })
+        XCTAssertEqual(second.receive(count: 1), [packet(100)])
+        sender.flush()
+        XCTAssertEqual(first.receive(count: 1), [packet(4)])
+        XCTAssertEqual(sender.statistics.sendCalls(to: 0), 2)
+        XCTAssertEqual(sender.statistics.sendCalls(to: 1), 1)
+    }
+
     func testQueueAndFlushOfHundredThousandPacketsAllocateNothing() throws {
         try requireOptimizedBuild()
         let receiver = try XCTUnwrap(LoopbackReceiver(ipv6: false))
@@ -205,6 +322,35 @@ final class UDPSenderTests: XCTestCase {
         }
     }
 
+    func testFanOutToSixtyFourDestinationsAllocatesNothing() throws {
+        try requireOptimizedBuild()
+        let receivers = try (0..<64).map { _ in try XCTUnwrap(LoopbackReceiver(ipv6: false)) }
+        let sender = try UDPSender(destinations: receivers.map { try resolved("127.0.0.1:\($0.port)") })
+        let bytes = packet(7, size: 48)
+        bytes.withUnsafeBytes { packet in
+            func fanOut(events: Int) {
+                var event = 0
+                while event < events {
+                    var destination = 0
+                    while destination < 64 {
+                        sender.queue(packet, to: destination)
+                        destination += 1
+                    }
+                    event += 1
+                    if event & 63 == 0 { sender.flush() }
+                }
+                sender.flush()
+            }
+            fanOut(events: 64)  // warm-up
+            aseqosc_allocations_start()
+            fanOut(events: 2_000)
+            let allocations = aseqosc_allocations_stop()
+            XCTAssertEqual(allocations, 0, "\(allocations) allocations for 2,000 events to 64 destinations")
+            print("allocation test: UDP fan-out to 64 destinations, 2000 events, \(allocations) allocations")
+        }
+        XCTAssertEqual(sender.statistics.packetsSent(to: 63) + sender.statistics.counters(for: 63).totalErrors, 2_064)
+    }
+
     private func sendPackets(_ sender: UDPSender, _ packet: UnsafeRawBufferPointer, count: Int) {
         var i = 0
         while i < count {
@@ -213,6 +359,19 @@ final class UDPSenderTests: XCTestCase {
             i += 1
         }
         sender.flush()
+    }
+}
+
+/// A deterministic pseudo-random sequence (SplitMix64), so a failing order can be replayed.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
 
