@@ -29,7 +29,9 @@ while let argument = arguments.popFirst() {
               --repetitions N  timed runs per workload (default 7); the median is reported
               --only KEY       run one workload and print its line only, for profiling:
                                pipeline_aseqosc, pipeline_liblo, encode_aseqosc, encode_liblo, ring_push_pop,
-                               osc_to_midi (OSC in: validate, translate, route; no ALSA write)
+                               osc_to_midi (OSC in: validate, translate, route; no ALSA write),
+                               mappings_N, mappings_template_N (N = 10, 100, 1000), mappings_spray_1000,
+                               mappings_load_N (N = 100, 1000): see Benchmarks/mappings.sh
             """)
         exit(0)
     default:
@@ -58,7 +60,7 @@ if let only {
     let outputs = workload.outputs()
     let ring = SPSCRing<MIDIEvent>(capacity: 256)
     let oscToMIDI = OSCToMIDIWorkload(events: 2_000_000 / scale)
-    let work: [String: (Int, () -> Int)] = [
+    var work: [String: (Int, () -> Int)] = [
         "pipeline_aseqosc": (workload.events, workload.runAseqosc),
         "pipeline_liblo": (workload.events, workload.runLiblo),
         "encode_aseqosc": (outputs.count, { workload.encodeAseqosc(outputs) }),
@@ -66,6 +68,8 @@ if let only {
         "ring_push_pop": (20_000_000 / scale, { RingBenchmarks.pushPop(ring, operations: 20_000_000 / scale) }),
         "osc_to_midi": (oscToMIDI.events, oscToMIDI.run),
     ]
+    // OSC -> MIDI through mapping rules (Benchmarks/mappings.sh).
+    if let mappings = MappingsWorkload.workload(named: only, scale: scale) { work[only] = mappings }
     guard let (events, body) = work[only] else {
         FileHandle.standardError.write("unknown workload '\(only)'; try --help\n".data(using: .utf8)!)
         exit(64)
