@@ -32,6 +32,8 @@ while let argument = arguments.popFirst() {
                                osc_to_midi (OSC in: validate, translate, route; no ALSA write),
                                fanout_N (one route to N loopback UDP destinations, a flush every
                                64 events), fanout_lone_N (a flush after every event)
+                               mappings_N, mappings_template_N (N = 10, 100, 1000), mappings_spray_1000,
+                               mappings_load_N (N = 100, 1000): see Benchmarks/mappings.sh
             """)
         exit(0)
     default:
@@ -75,7 +77,7 @@ if let only {
     let outputs = workload.outputs()
     let ring = SPSCRing<MIDIEvent>(capacity: 256)
     let oscToMIDI = OSCToMIDIWorkload(events: 2_000_000 / scale)
-    let work: [String: (Int, () -> Int)] = [
+    var work: [String: (Int, () -> Int)] = [
         "pipeline_aseqosc": (workload.events, workload.runAseqosc),
         "pipeline_liblo": (workload.events, workload.runLiblo),
         "encode_aseqosc": (outputs.count, { workload.encodeAseqosc(outputs) }),
@@ -83,6 +85,8 @@ if let only {
         "ring_push_pop": (20_000_000 / scale, { RingBenchmarks.pushPop(ring, operations: 20_000_000 / scale) }),
         "osc_to_midi": (oscToMIDI.events, oscToMIDI.run),
     ]
+    // OSC -> MIDI through mapping rules (Benchmarks/mappings.sh).
+    if let mappings = MappingsWorkload.workload(named: only, scale: scale) { work[only] = mappings }
     guard let (events, body) = work[only] else {
         FileHandle.standardError.write("unknown workload '\(only)'; try --help\n".data(using: .utf8)!)
         exit(64)

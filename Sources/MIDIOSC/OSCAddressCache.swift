@@ -4,11 +4,15 @@ import OSC
 /// senders repeat a handful of addresses, so only the first message at an address runs the
 /// mapping rules' matchers, the OSC pattern matcher and the name comparisons.
 ///
-/// A fixed table allocated once: `capacity` slots, each chosen by a hash of the address bytes
-/// and verified by comparing them, so a collision costs a miss and never a wrong answer. A new
-/// address takes over its slot; an address longer than ``maximumAddressLength`` bytes is never
-/// kept. Hostile senders cycling through addresses only make every message a miss, which costs
-/// what translating did before the cache: lookups and inserts allocate nothing.
+/// A fixed table allocated once: `capacity` slots in sets of ``ways``, the set chosen by a hash
+/// of the address bytes and each entry verified by comparing them, so a collision costs a miss
+/// and never a wrong answer. A new address takes an empty slot of its set, or evicts the set's
+/// entries in turn (counted, ``evictions``); an address longer than ``maximumAddressLength``
+/// bytes is never kept. Its size is the cap: the bridge sizes it to the config
+/// (``capacity(forRules:)``), so every address of a layout with a rule per control stays in,
+/// and hostile senders spraying addresses only make their messages misses (counted,
+/// ``misses``), each resolved through the translator's ``OSCMappingIndex``; lookups and
+/// inserts allocate nothing.
 ///
 /// What an address resolves to depends only on the translator (its rules, families and output
 /// names), never on which ALSA ports the outputs are bound to, so binding changes keep it valid;
@@ -23,18 +27,35 @@ public final class OSCAddressCache: @unchecked Sendable {
 
     /// The number of slots (a power of two).
     public let capacity: Int
+    /// Slots per set (4, or `capacity` when smaller): an address can be in any slot of its set.
+    public let ways: Int
+    /// The most slots a cache sized by ``capacity(forRules:)`` has.
+    public static let maximumCapacity = 16384
     private let hashes: UnsafeMutablePointer<UInt64>
     private let lengths: UnsafeMutablePointer<Int>
     private let keys: UnsafeMutableRawPointer
     private let resolutions: UnsafeMutablePointer<AddressResolution>
-    /// The translator the entries belong to (0: none yet), and misses.
+    /// Per set, the way the next eviction takes.
+    private let victims: UnsafeMutablePointer<UInt8>
+    /// The translator the entries belong to (0: none yet), misses and evictions.
     private let state: UnsafeMutablePointer<Int>
+
+    /// The capacity for a translator with `count` mapping rules: four slots a rule (each rule's
+    /// address and room for the built-in ones), at least 256, at most ``maximumCapacity``.
+    public static func capacity(forRules count: Int) -> Int {
+        var slots = 256
+        while slots < min(count, maximumCapacity) * 4 && slots < maximumCapacity { slots <<= 1 }
+        return slots
+    }
 
     /// A cache of `capacity` slots (rounded up to a power of two).
     public init(capacity: Int = 256) {
         var slots = 1
         while slots < max(capacity, 1) { slots <<= 1 }
         self.capacity = slots
+        ways = min(slots, 4)
+        victims = .allocate(capacity: slots / ways)
+        victims.initialize(repeating: 0, count: slots / ways)
         hashes = .allocate(capacity: slots)
         hashes.initialize(repeating: 0, count: slots)
         lengths = .allocate(capacity: slots)
@@ -43,8 +64,8 @@ public final class OSCAddressCache: @unchecked Sendable {
         keys.initializeMemory(as: UInt8.self, repeating: 0, count: slots * Self.maximumAddressLength)
         resolutions = .allocate(capacity: slots)
         resolutions.initialize(repeating: AddressResolution(), count: slots)
-        state = .allocate(capacity: 2)
-        state.initialize(repeating: 0, count: 2)
+        state = .allocate(capacity: 3)
+        state.initialize(repeating: 0, count: 3)
     }
 
     deinit {
@@ -52,11 +73,26 @@ public final class OSCAddressCache: @unchecked Sendable {
         lengths.deallocate()
         keys.deallocate()
         resolutions.deallocate()
+        victims.deallocate()
         state.deallocate()
     }
 
     /// Lookups that found nothing (first messages at an address, collisions, long addresses).
     public var misses: Int { state[1] }
+
+    /// Entries that gave their slot to a new address (each a miss when its address comes back).
+    public var evictions: Int { state[2] }
+
+    /// Slots in use, for tests (a linear count).
+    public var count: Int {
+        var used = 0
+        var slot = 0
+        while slot < capacity {
+            if hashes[slot] != 0 { used += 1 }
+            slot += 1
+        }
+        return used
+    }
 
     /// Forgets every address.
     public func removeAll() {
@@ -93,11 +129,17 @@ public final class OSCAddressCache: @unchecked Sendable {
                 guard key <= limit else { return nil }
                 if key - offset == 4 { chunk &= 0xFFFF_FFFF }
                 let final = Self.finish(Self.mix(hash, chunk))
-                let slot = Self.slot(final, capacity)
-                guard hashes[slot] == final, lengths[slot] == key,
-                    Self.equal(base, keys + slot * Self.maximumAddressLength, count: key)
-                else { return nil }
-                return (UnsafePointer(resolutions + slot), addressLength)
+                let first = Self.slot(final, capacity) & ~(ways - 1)
+                var slot = first
+                while slot < first + ways {
+                    if hashes[slot] == final, lengths[slot] == key,
+                        Self.equal(base, keys + slot * Self.maximumAddressLength, count: key)
+                    {
+                        return (UnsafePointer(resolutions + slot), addressLength)
+                    }
+                    slot += 1
+                }
+                return nil
             }
             hash = Self.mix(hash, chunk)
             offset += 8
@@ -132,11 +174,21 @@ public final class OSCAddressCache: @unchecked Sendable {
                     : UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))))
             offset += 8
         }
-        let slot = Self.slot(Self.finish(hash), capacity)
+        let final = Self.finish(hash)
+        // An empty slot of the set, else the set's next victim.
+        let first = Self.slot(final, capacity) & ~(ways - 1)
+        var slot = first
+        while slot < first + ways, hashes[slot] != 0 { slot += 1 }
+        if slot == first + ways {
+            let set = first / ways
+            slot = first + Int(victims[set])
+            victims[set] = UInt8(truncatingIfNeeded: (Int(victims[set]) + 1) % ways)
+            state[2] &+= 1
+        }
         (keys + slot * Self.maximumAddressLength).copyMemory(from: base, byteCount: key)
         lengths[slot] = key
         resolutions[slot] = resolution
-        hashes[slot] = Self.finish(hash)
+        hashes[slot] = final
     }
 
     // A 64-bit hash of the key's 8-byte chunks, taken one chunk at a time so that finding the

@@ -44,6 +44,9 @@ public struct OSCToMIDITranslator: Sendable {
     /// The output ports' names as rules and addresses compare them (sanitised, lowercase).
     public let outputNames: [[UInt8]]
     public let rules: [OSCMappingRule]
+    /// The rules' addresses compiled for lookup: what a new address costs grows with its parts,
+    /// not with the number of rules.
+    public let ruleIndex: OSCMappingIndex
     public let families: Set<Family>
     /// Where SysEx goes; nil means SysEx from the network is refused (counted, never sent).
     public let sysex: SysExStore?
@@ -63,6 +66,7 @@ public struct OSCToMIDITranslator: Sendable {
     ) {
         self.outputNames = outputNames.map { OSCPortNameStyle.osmid.sanitisedBytes($0) }
         self.rules = rules
+        ruleIndex = OSCMappingIndex(rules)
         self.families = families
         self.sysex = sysex
         acceptsDefault = families.contains(.default)
@@ -191,23 +195,41 @@ public struct OSCToMIDITranslator: Sendable {
     /// What `address` stands for, found from the address alone: rules, families and output
     /// names. Whatever depends on the arguments is left to ``perform(_:_:_:_:)``.
     func resolve(_ address: UnsafeRawBufferPointer) -> AddressResolution {
-        var resolution = resolveAddress(address)
+        var resolution = resolveAddress(address, scanning: false)
         resolution.singleOutput = resolution.outputs.single(below: outputNames.count)
         return resolution
     }
 
-    private func resolveAddress(_ address: UnsafeRawBufferPointer) -> AddressResolution {
+    /// ``resolve(_:)`` the plain way, matching every rule in turn instead of using
+    /// ``ruleIndex``: the reference the index is tested against.
+    func resolveScanning(_ address: UnsafeRawBufferPointer) -> AddressResolution {
+        var resolution = resolveAddress(address, scanning: true)
+        resolution.singleOutput = resolution.outputs.single(below: outputNames.count)
+        return resolution
+    }
+
+    private func resolveAddress(_ address: UnsafeRawBufferPointer, scanning: Bool) -> AddressResolution {
         var resolution = AddressResolution()
-        var r = 0
-        while r < rules.count {
-            var captures = InlineArray<8, Int32>(repeating: 0)
-            if rules[r].address.match(address, captures: &captures) {
-                if !resolution.addRule(r, captures) {
-                    // More matching rules than a resolution holds: match them per message.
-                    return AddressResolution(.manyRules)
+        if scanning {
+            var r = 0
+            while r < rules.count {
+                var captures = InlineArray<8, Int32>(repeating: 0)
+                if rules[r].address.match(address, captures: &captures) {
+                    if !resolution.addRule(r, captures) {
+                        // More matching rules than a resolution holds: match them per message.
+                        return AddressResolution(.manyRules)
+                    }
                 }
+                r += 1
             }
-            r += 1
+        } else if !rules.isEmpty {
+            // The first three matches, in order: a resolution holds two, a third means many.
+            let matches = ruleIndex.matches(address)
+            var m = 0
+            while m < matches.count {
+                if !resolution.addRule(matches.rule(m), matches.captures(m)) { return AddressResolution(.manyRules) }
+                m += 1
+            }
         }
         if resolution.ruleCount > 0 {
             resolution.action = .rules
@@ -289,16 +311,12 @@ public struct OSCToMIDITranslator: Sendable {
             }
             return .malformed
         case .manyRules:
+            // Each matching rule in order, found one after another through the index.
             let arguments = NumericArguments(message)
-            var r = 0
-            while r < rules.count {
-                var captures = InlineArray<8, Int32>(repeating: 0)
-                if rules[r].address.match(message.address, captures: &captures),
-                    apply(rules[r], message, arguments, captures, timestamp, sink)
-                {
-                    return .translated
-                }
-                r += 1
+            var after = -1
+            while let (r, captures) = ruleIndex.firstMatch(message.address, after: after) {
+                if apply(rules[r], message, arguments, captures, timestamp, sink) { return .translated }
+                after = r
             }
             return .malformed
         }

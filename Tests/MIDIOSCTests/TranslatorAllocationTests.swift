@@ -99,6 +99,49 @@ final class TranslatorAllocationTests: XCTestCase {
         )
     }
 
+    /// A thousand mapping rules (literal ones and templates) and more distinct addresses than
+    /// the cache holds: every miss walks the rules' index, and neither it nor the evictions
+    /// allocate.
+    func testAThousandMappingRulesMissingTheCacheAllocateNothing() throws {
+        try requireOptimizedBuild()
+        XCTAssertEqual(aseqosc_allocations_interposed(), 1, "malloc is not interposed")
+        let scale = OSCLinearScale(input: (0, 1), output: (0, 127))
+        var rules = try (0..<1000).map { i in
+            OSCMappingRule(
+                address: try OSCMappingAddress("/layout/ctl\(i)"), argumentTypes: Array("f".utf8), output: .port(0),
+                kind: .controlChange,
+                values: [nil, OSCMappingValue(.constant(Double(i % 128))), OSCMappingValue(.argument(0), scale: scale)])
+        }
+        rules.insert(
+            OSCMappingRule(
+                address: try OSCMappingAddress("/layout/*/x{n}"), argumentTypes: nil, output: .all, kind: .programChange,
+                values: [nil, OSCMappingValue(.capture(0))]), at: 500)
+        let store = SysExStore(slots: 4, capacity: 64)
+        let translator = OSCToMIDITranslator(outputNames: ["bench"], rules: rules, sysex: store)
+        var messages = (0..<1500).map { OSCMessage("/layout/ctl\(($0 * 7919) % 1500)", [.float32(0.5)]) }
+        messages += (0..<100).map { OSCMessage("/layout/p\($0)/x\($0)", [.int32(1)]) }
+        let views = try messages.map { message -> UnsafeRawBufferPointer in
+            let bytes = try message.serialize()
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 4)
+            copy.copyBytes(from: bytes)
+            return UnsafeRawBufferPointer(copy)
+        }
+        defer { for view in views { view.deallocate() } }
+        let cache = OSCAddressCache(capacity: 64)
+
+        _ = run(2_000, views, translator, store, cache: cache)
+        let missesBefore = cache.misses
+        aseqosc_allocations_start()
+        let events = run(16_000, views, translator, store, cache: cache)
+        let allocations = aseqosc_allocations_stop()
+
+        XCTAssertEqual(allocations, 0, "\(allocations) allocations for 16,000 messages")
+        // 10 rounds of 1,600: 1,000 of the 1,500 controls have a rule, and the 100 templates.
+        XCTAssertEqual(events, 10 * 1_100)
+        XCTAssertGreaterThan(cache.misses - missesBefore, 10_000)
+        XCTAssertGreaterThan(cache.evictions, 10_000)
+    }
+
     /// Events that went the quick way (`quickEvent`), so far.
     private var quickEvents = 0
 

@@ -52,9 +52,9 @@ final class OSCToMIDISide: @unchecked Sendable {
     /// something is scheduled on it.
     private let queue: SequencerQueue
     private let translator: OSCToMIDITranslator
-    /// What each recent address resolved to; lives and dies with this side (a reload that
-    /// changes the OSC settings or the outputs builds a new side).
-    private let addressCache = OSCAddressCache()
+    /// What each recent address resolved to, sized to the mapping rules; lives and dies with
+    /// this side (a reload that changes the OSC settings or the outputs builds a new side).
+    private let addressCache: OSCAddressCache
     private let route: Route
     private let sysexStore: SysExStore?
     private let log: Logger
@@ -100,6 +100,7 @@ final class OSCToMIDISide: @unchecked Sendable {
         ledger = OutputNoteLedger(ports: ports.count)
         translator = OSCToMIDITranslator(
             outputNames: outputNames, rules: config.mappings, families: config.families, sysex: sysexStore)
+        addressCache = OSCAddressCache(capacity: OSCAddressCache.capacity(forRules: config.mappings.count))
         route = Route(
             inputPorts: .all,
             // Events carry the output's index as their port, which is what `ports` filters name.
