@@ -21,7 +21,8 @@
 #
 # An older commit gets this file's workload sources copied in (they use only API that commit
 # has) and a bridgeAddressCache that makes the fixed 256-slot cache its bridge made. Builds
-# take the shared build lock (/tmp/aseqosc-build.lock). Output: one table, also written to
+# take the shared build lock (/tmp/aseqosc-build.lock); the current tree builds in
+# .build/mappings/build. Output: one table, also written to
 # .build/mappings/table.txt.
 set -eu
 cd "$(dirname "$0")/.."
@@ -30,9 +31,10 @@ out=$here/.build/mappings
 mkdir -p "$out"
 workloads="mappings_10 mappings_100 mappings_1000 mappings_template_10 mappings_template_1000 mappings_spray_1000 mappings_load_100 mappings_load_1000"
 
-build() { # DIR
-  (cd "$1" && flock /tmp/aseqosc-build.lock swift build -c release -j 2 --product aseqosc-bench >&2 &&
-    flock /tmp/aseqosc-build.lock swift build -c release -j 2 --product aseqosc >&2)
+build() { # DIR BUILD: the two products, in BUILD (a build directory of its own, so the tests'
+  # build in .build, made with other flags, is not rebuilt)
+  (cd "$1" && flock /tmp/aseqosc-build.lock swift build -c release -j 2 --scratch-path "$2" --product aseqosc-bench >&2 &&
+    flock /tmp/aseqosc-build.lock swift build -c release -j 2 --scratch-path "$2" --product aseqosc >&2)
 }
 
 config() { # N: a config with N mappings, one output
@@ -49,13 +51,13 @@ EOF
 
 total() { grep -E '^(summary|totals):' "$1" | head -n 1 | awk '{print $2}'; }
 
-measure() { # LABEL DIR: one column of numbers in $out/LABEL.txt
-  label=$1 dir=$2
+measure() { # LABEL BUILD: one column of numbers in $out/LABEL.txt
+  label=$1 bin=$2/release
   : > "$out/$label.txt"
   for workload in $workloads; do
     for repetitions in 1 2; do
       valgrind --tool=callgrind --callgrind-out-file="$out/cg.$label.$workload.$repetitions" \
-        "$dir/.build/release/aseqosc-bench" --quick --repetitions $repetitions --only $workload > /dev/null 2>&1
+        "$bin/aseqosc-bench" --quick --repetitions $repetitions --only $workload > /dev/null 2>&1
     done
     case $workload in
       mappings_spray_*) events=2000 ;;
@@ -69,16 +71,16 @@ measure() { # LABEL DIR: one column of numbers in $out/LABEL.txt
   for n in 100 1000; do
     config $n > "$out/rules$n.json5"
     valgrind --tool=callgrind --callgrind-out-file="$out/cg.$label.check.$n" \
-      "$dir/.build/release/aseqosc" check "$out/rules$n.json5" > /dev/null 2>&1
+      "$bin/aseqosc" check "$out/rules$n.json5" > /dev/null 2>&1
   done
   echo "check_per_rule $(( ($(total "$out/cg.$label.check.1000") - $(total "$out/cg.$label.check.100")) / 900 ))" >> "$out/$label.txt"
   start=$(date +%s%N)
-  "$dir/.build/release/aseqosc" check "$out/rules1000.json5" > /dev/null
+  "$bin/aseqosc" check "$out/rules1000.json5" > /dev/null
   echo "check_1000_ms $(( ($(date +%s%N) - start) / 1000000 ))" >> "$out/$label.txt"
 }
 
-build "$here"
-measure after "$here"
+build "$here" "$out/build"
+measure after "$out/build"
 columns=after
 if [ $# -gt 0 ]; then
   rev=$(git rev-parse --short "$1")
@@ -92,8 +94,8 @@ import MIDIOSC
 /// What the bridge made before caches were sized to the rules.
 func bridgeAddressCache(rules: Int) -> OSCAddressCache { OSCAddressCache() }
 EOF
-  build "$tree"
-  measure "before-$rev" "$tree"
+  build "$tree" "$tree/.build"
+  measure "before-$rev" "$tree/.build"
   columns="before-$rev after"
 fi
 
