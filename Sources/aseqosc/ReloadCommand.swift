@@ -26,18 +26,12 @@ struct ReloadCommand: Command {
 
     func run() -> ExitCode {
         let path: String
-        switch daemon.locate() {
-        case .success(let found): path = found
+        let answer: String
+        switch daemon.ask("reload") {
+        case .success(let reply): (path, answer) = (reply.path, String(decoding: reply.answer, as: UTF8.self))
         case .failure(let failure):
             printError(failure.message)
             return failure.status
-        }
-        let answer: String
-        do {
-            answer = String(decoding: try ControlSocket.query(path: path, request: "reload"), as: UTF8.self)
-        } catch {
-            printError("cannot reach the daemon at \(path): \(error)")
-            return .unavailable
         }
         if answer.hasPrefix("reloaded: ") {
             print(answer, terminator: "")

@@ -17,7 +17,9 @@ struct RunningDaemon {
     init(arguments: inout ArgumentScanner) throws(UsageError) {
         let control = try arguments.option("--control")
         let instance = try arguments.option("--instance")
-        if control != nil && instance != nil { throw UsageError("--control and --instance name the same thing; give one") }
+        if control != nil && instance != nil {
+            throw UsageError("--control and --instance name the same thing; give one")
+        }
         controlPath = control ?? instance.map(ControlSocket.instancePath)
     }
 
@@ -57,10 +59,23 @@ struct RunningDaemon {
                 case nil: "  --control \(path)"
                 }
             }
-            return .failure(
-                Failure(
-                    message: "\(live.count) aseqosc instances are running; choose one:\n" + list.joined(separator: "\n"),
-                    status: .usage))
+            let message = "\(live.count) aseqosc instances are running; choose one:\n" + list.joined(separator: "\n")
+            return .failure(Failure(message: message, status: .usage))
+        }
+    }
+
+    /// Sends `request` to the daemon `locate()` finds and returns its socket and answer, or why
+    /// there is none.
+    func ask(_ request: String) -> Result<(path: String, answer: [UInt8]), Failure> {
+        let path: String
+        switch locate() {
+        case .success(let found): path = found
+        case .failure(let failure): return .failure(failure)
+        }
+        do {
+            return .success((path, try ControlSocket.query(path: path, request: request)))
+        } catch {
+            return .failure(Failure(message: "cannot reach the daemon at \(path): \(error)", status: .unavailable))
         }
     }
 

@@ -29,18 +29,12 @@ struct StatusCommand: Command {
 
     func run() -> ExitCode {
         let path: String
-        switch daemon.locate() {
-        case .success(let found): path = found
+        let answer: [UInt8]
+        switch daemon.ask(json ? "status json" : "status") {
+        case .success(let reply): (path, answer) = reply
         case .failure(let failure):
             printError(failure.message)
             return failure.status
-        }
-        let answer: [UInt8]
-        do {
-            answer = try ControlSocket.query(path: path, request: json ? "status json" : "status")
-        } catch {
-            printError("cannot reach the daemon at \(path): \(error)")
-            return .unavailable
         }
         guard !answer.isEmpty else {
             printError("the daemon at \(path) closed without an answer")
