@@ -105,16 +105,8 @@ public final class ControlSocket: @unchecked Sendable {
 
     /// Connects to a daemon's socket, sends `request` and returns what it answered.
     public static func query(path: String, request: String = "status json") throws(BridgeError) -> [UInt8] {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .system("socket", errno) }
+        let fd = try connected(to: path)
         defer { close(fd) }
-        var address = address(path)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else { throw .system("connect \(path)", errno) }
         sendAll(Array((request + "\n").utf8), to: fd)
         shutdown(fd, Int32(SHUT_WR))
         var answer: [UInt8] = []
@@ -130,16 +122,27 @@ public final class ControlSocket: @unchecked Sendable {
 
     /// Whether a daemon answers on `path` (a socket file left by a killed run does not).
     public static func isLive(_ path: String) -> Bool {
-        guard FileSystem.exists(path) else { return false }
+        guard FileSystem.exists(path), let fd = try? connected(to: path) else { return false }
+        close(fd)
+        return true
+    }
+
+    /// A stream socket connected to the daemon's socket at `path`.
+    private static func connected(to path: String) throws(BridgeError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
+        guard fd >= 0 else { throw .system("socket", errno) }
         var address = address(path)
-        return withUnsafePointer(to: &address) {
+        let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
+        guard result == 0 else {
+            let code = errno
+            close(fd)
+            throw .system("connect \(path)", code)
+        }
+        return fd
     }
 
     /// The first line the client sent, up to 256 bytes; empty when it sent nothing in time.
