@@ -298,13 +298,19 @@ if [ "$callgrind" = 1 ]; then
     else bridges=$reverse_bridges port=$reverse_port suffix=reverse; fi
     for bridge in $bridges; do
       signal=$(stop_signal $bridge)
-      for n in $cg_small $cg_large; do
-        label="$bridge.$direction.callgrind.$n"
-        run "$label" "$signal" --direction $direction --format osmid --udp-port $port --window $window --count $n \
-          --idle-ms 30000 --settle-ms 3000 -- \
-          ${bridge}_$suffix $valgrind --callgrind-out-file="$out/callgrind.$label.out"
-        ir=$(grep -E '^(summary|totals):' "$out/callgrind.$label.out" 2>/dev/null | head -n 1 | awk '{print $2}')
-        echo "CALLGRIND label=$bridge.$direction events=$n ir=${ir:-failed}" >> "$results"
+      # Window 16 keeps up to 16 events in flight (a burst); window 1 sends the next event only
+      # when the last one arrived, so the bridge is asleep before each: a keypress ("lone").
+      for in_flight in $window 1; do
+        name=$bridge.$direction
+        [ "$in_flight" = 1 ] && name=$bridge.$direction.lone
+        for n in $cg_small $cg_large; do
+          label="$name.callgrind.$n"
+          run "$label" "$signal" --direction $direction --format osmid --udp-port $port --window $in_flight --count $n \
+            --idle-ms 30000 --settle-ms 3000 -- \
+            ${bridge}_$suffix $valgrind --callgrind-out-file="$out/callgrind.$label.out"
+          ir=$(grep -E '^(summary|totals):' "$out/callgrind.$label.out" 2>/dev/null | head -n 1 | awk '{print $2}')
+          echo "CALLGRIND label=$name events=$n ir=${ir:-failed}" >> "$results"
+        done
       done
     done
   done

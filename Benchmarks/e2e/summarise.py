@@ -98,9 +98,12 @@ for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o
     print(f"### {title}: ratios (same {run_kind}{over})\n")
     print(f"| measure | aseqosc / {peer} | aseqosc / bare | {peer} / bare |")
     print("|---|---|---|---|")
-    a, p, b = ir.get("aseqosc"), ir.get(peer), ir.get("bare")
-    print(f"| instructions per event (callgrind) | {ratio_text(a / p if a and p else None)} | "
-          f"{ratio_text(a / b if a and b else None)} | {ratio_text(p / b if p and b else None)} |")
+    lone = {b: per_event(f"{b}.{direction}.lone") for b in present}
+    for name, by_bridge in (("instructions per lone event (callgrind, one in flight: a keypress)", lone),
+                            ("instructions per event in a burst (callgrind, 16 in flight)", ir)):
+        a, p, b = by_bridge.get("aseqosc"), by_bridge.get(peer), by_bridge.get("bare")
+        print(f"| {name} | {ratio_text(a / p if a and p else None)} | "
+              f"{ratio_text(a / b if a and b else None)} | {ratio_text(p / b if p and b else None)} |")
     for name, mode, key in measures:
         cells = [ratio_text(same_round_ratio(x, y, direction, mode, key))
                  for x, y in (("aseqosc", peer), ("aseqosc", "bare"), (peer, "bare"))]
@@ -117,10 +120,10 @@ for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o
             print(f"| {r} | " + " | ".join(cells) + " |")
         print()
     print(f"### {title}: absolute numbers ({absolute_note}{over})\n")
-    print("| bridge | instr/event | CPU µs/event | RSS (VmHWM) | windowed events/s (lost) | "
+    print("| bridge | instr/lone event | instr/event in a burst | CPU µs/event | RSS (VmHWM) | windowed events/s (lost) | "
           "paced p50 / p99 / max µs (lost) | paced first event µs | windowed p50 / p99 µs | "
           "paired with bare: paced p50 / p99 µs (lost) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for b in present:
         def m(mode, key, digits=0):
             return fmt(median_field(b, direction, mode, key), digits)
@@ -131,12 +134,13 @@ for direction, peer, bridges in (("m2o", "m2o", ["aseqosc", "m2o", "bare"]), ("o
             return "-" if not values else f"{int(sum(values))}"
 
         hwm = median_field(b, direction, "window", "hwm_kb")
-        print(f"| {b} | {fmt(ir[b])} | {m('window', 'cpu_us_per_event', 1)} | "
+        print(f"| {b} | {fmt(lone[b])} | {fmt(ir[b])} | {m('window', 'cpu_us_per_event', 1)} | "
               f"{'-' if hwm is None else f'{hwm / 1024:.1f} MiB'} | {m('window', 'eps')} ({lost('window')}) | "
               f"{m('paced', 'p50_us')} / {m('paced', 'p99_us')} / {m('paced', 'max_us')} ({lost('paced')}) | "
               f"{m('paced', 'first_us')} | {m('window', 'p50_us')} / {m('window', 'p99_us')} | "
               f"{m('paired', 'p50_us')} / {m('paired', 'p99_us')} ({lost('paired')}) |")
     print()
-    raw = [f"{b}: {counts[f'{b}.{direction}']}" for b in present if f"{b}.{direction}" in counts]
+    raw = [f"{label}: {counts[label]}" for b in present for label in (f"{b}.{direction}", f"{b}.{direction}.lone")
+           if label in counts]
     if raw:
         print("callgrind totals (Ir by events sent): " + "; ".join(raw) + "\n")
