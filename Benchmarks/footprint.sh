@@ -7,8 +7,8 @@
 #   ASEQOSC      the binary to measure (default .build/static/release/aseqosc if it exists, else
 #                .build/release/aseqosc)
 #   --runs N     start-up runs per bridge (default 5; the tables give medians)
-#   --no-append  print the tables only; by default they are also appended, with the date and
-#                commit, to the "Footprint" section of BENCHMARKS.md
+#   --no-append  print the tables only; by default, with the date and commit, they replace the
+#                "Footprint" section of BENCHMARKS.md and are appended to docs/benchmark-history.md
 #
 # Measured, per bridge (aseqosc on Config/aseqosc.json5: every hardware source, default scheme to
 # 127.0.0.1:57120; `m2o -m 3`: every input, to 57120; `bare-forwarder --connect 16:0 57120`):
@@ -334,24 +334,37 @@ if [ "$append" = 1 ]; then
   python3 - "$out/table.md" <<'PY'
 import sys
 table = open(sys.argv[1]).read().rstrip() + "\n"
-path = "BENCHMARKS.md"
-text = open(path).read()
 heading = "## Footprint"
 intro = (heading + "\n\n"
-         "`Benchmarks/footprint.sh [ASEQOSC]` (issue 18's goals): stripped binary, VmRSS on the default\n"
-         "config, exec to the first forwarded event, and the time of one `aseqosc send` call, for aseqosc,\n"
-         "osmid's `m2o` and the bare C forwarder in one VM boot; each run is appended here, newest last.\n"
+         "`Benchmarks/footprint.sh [ASEQOSC]`: stripped binary, VmRSS on the default config, exec to the\n"
+         "first forwarded event, and the time of one `aseqosc send` call, for aseqosc, osmid's `m2o` and\n"
+         "the bare C forwarder in one VM boot; the newest run (earlier ones: docs/benchmark-history.md).\n"
          "VM times are under software emulation (TCG): compare the ratios, not the milliseconds.\n")
 title, body = table.split("\n", 1)
 entry = "\n### " + title + "\n" + body
-if heading not in text:
-    text = text.rstrip() + "\n\n" + intro + entry
-else:
+
+
+def section(text):
+    """Where the Footprint section starts and ends in `text` (its end if there is none)."""
+    if heading not in text:
+        return len(text), len(text)
     start = text.index(heading)
     following = text.find("\n## ", start + len(heading))
-    end = len(text) if following < 0 else following
-    text = text[:end].rstrip() + "\n" + entry + text[end:]
+    return start, len(text) if following < 0 else following
+
+
+# BENCHMARKS.md shows the newest run only; the history keeps every run, newest last.
+path = "BENCHMARKS.md"
+text = open(path).read()
+start, end = section(text)
+text = text[:start].rstrip() + "\n\n" + intro + entry + text[end:]
+open(path, "w").write(text)
+
+path = "docs/benchmark-history.md"
+text = open(path).read()
+start, end = section(text)
+text = text[:end].rstrip() + ("\n\n" + intro if start == end else "\n") + entry + text[end:]
 open(path, "w").write(text)
 PY
-  echo "footprint.sh: appended to BENCHMARKS.md (Footprint)" >&2
+  echo "footprint.sh: BENCHMARKS.md (Footprint) now shows this run; appended to docs/benchmark-history.md" >&2
 fi
