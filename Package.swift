@@ -14,6 +14,10 @@ let package = Package(
         .systemLibrary(
             name: "CLiblo", pkgConfig: "liblo",
             providers: [.apt(["liblo-dev"])]),
+        // The system's mDNS responder (avahi-daemon), for announcing and browsing OSC services.
+        .systemLibrary(
+            name: "CAvahi", pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]),
 
         // Pure Swift, no C, no Foundation.
         .target(name: "MIDI"),
@@ -32,6 +36,8 @@ let package = Package(
         // The only modules that touch the C libraries.
         .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "MIDI"]),
         .target(name: "OSCTransport", dependencies: ["CSyscall", "OSC"]),
+        // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
+        .target(name: "Discovery", dependencies: ["CAvahi", "Platform"]),
 
         // Composition root and the command line.
         .target(
@@ -41,7 +47,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "aseqosc",
-            dependencies: ["Bridge", "ALSASequencer", "MIDI", "OSC", "JSON", "Platform"],
+            dependencies: ["Bridge", "ALSASequencer", "MIDI", "OSC", "JSON", "Platform", "Discovery"],
             // Bind every symbol at start: lazy binding makes the first event down each path
             // wait for the dynamic linker (milliseconds under emulation), a played note.
             linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"])],
@@ -62,6 +68,7 @@ let package = Package(
 
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "TestSupport"]),
         .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "MIDIOSCTests", dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),

@@ -10,7 +10,7 @@ enum Aseqosc {
     static var commands: [any Command.Type] {
         [
             RunCommand.self, StatusCommand.self, ReloadCommand.self, PortsCommand.self, MonitorCommand.self,
-            SendCommand.self, CheckCommand.self,
+            SendCommand.self, CheckCommand.self, BrowseCommand.self,
         ]
     }
 

@@ -87,11 +87,14 @@ struct RunCommand: Command {
             return .unavailable
         }
         bridge.start()
-        let reloader = Reloader(bridge: bridge, configPath: configPath, log: log, notifier: notifier)
+        let announcement = Announcement(log: log)
+        announcement.apply(config.oscInput)
+        let reloader = Reloader(
+            bridge: bridge, configPath: configPath, log: log, notifier: notifier, announcement: announcement)
         let control: ControlSocket?
         do {
             let socket = try ControlSocket(path: controlPath) { request in
-                Self.answer(request, bridge: bridge, reloader: reloader)
+                Self.answer(request, bridge: bridge, reloader: reloader, announcement: announcement)
             }
             socket.start()
             control = socket
@@ -129,13 +132,14 @@ struct RunCommand: Command {
         notifier.notify("STOPPING=1")
         log.notice("stopping: sending note-offs for held notes")
         control?.stop()
+        announcement.apply(nil)
         bridge.stop()
         log.notice("stopped: \(bridge.statusLine)")
         return .ok
     }
 
     /// What the control socket answers: `reload`, `status` (text) or the status as JSON.
-    static func answer(_ request: String, bridge: Bridge, reloader: Reloader) -> [UInt8] {
+    static func answer(_ request: String, bridge: Bridge, reloader: Reloader, announcement: Announcement) -> [UInt8] {
         switch request.split(separator: " ").map(String.init) {
         case ["reload"]:
             switch reloader.reload() {
@@ -143,9 +147,14 @@ struct RunCommand: Command {
             case .failure(let reason): return Array("refused: \(reason)\n".utf8)
             }
         case ["status"]:
-            return Array((bridge.status(version: Aseqosc.version).text + "\n").utf8)
+            let announced = announcement.state.map { "announce: \($0)\n" } ?? ""
+            return Array((bridge.status(version: Aseqosc.version).text + "\n" + announced).utf8)
         default:
-            let status = (try? JSONValueEncoder.encode(bridge.status(version: Aseqosc.version))) ?? .object([:])
+            var status = (try? JSONValueEncoder.encode(bridge.status(version: Aseqosc.version))) ?? .object([:])
+            if case .object(var fields) = status, let state = announcement.state {
+                fields["announce"] = .string(state)
+                status = .object(fields)
+            }
             return Array((JSONWriter.text(status, pretty: true) + "\n").utf8)
         }
     }
@@ -158,13 +167,15 @@ final class Reloader: Sendable {
     let configPath: String
     let log: Logger
     let notifier: ServiceNotifier
+    let announcement: Announcement
     private let lock = Mutex(())
 
-    init(bridge: Bridge, configPath: String, log: Logger, notifier: ServiceNotifier) {
+    init(bridge: Bridge, configPath: String, log: Logger, notifier: ServiceNotifier, announcement: Announcement) {
         self.bridge = bridge
         self.configPath = configPath
         self.log = log
         self.notifier = notifier
+        self.announcement = announcement
     }
 
     /// The new status line, or why the config was refused.
@@ -174,7 +185,9 @@ final class Reloader: Sendable {
             log.notice("reloading \(configPath)")
             defer { notifier.notify("READY=1\nSTATUS=\(bridge.statusLine)") }
             do {
-                try bridge.reload(try ConfigParser.load(path: configPath))
+                let config = try ConfigParser.load(path: configPath)
+                try bridge.reload(config)
+                announcement.apply(config.oscInput)
                 log.notice("reloaded: \(bridge.statusLine)")
                 return .success(bridge.statusLine)
             } catch {

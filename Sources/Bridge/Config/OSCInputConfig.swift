@@ -42,6 +42,14 @@ public struct OSCInputConfig: Sendable, Equatable {
     public var operators: [OperatorConfig] = []
     /// The user's mapping rules, tried before the built-in addresses.
     public var mappings: [OSCMappingRule] = []
+    /// Whether the input is announced over DNS-SD (`_osc._udp`, `_osc._tcp`) when it listens
+    /// on an address other machines can reach (`announce: false` turns it off).
+    public var announce = true
+    /// The DNS-SD instance name (`announce: "NAME"`); nil: "aseqosc on HOSTNAME".
+    public var serviceName: String?
+
+    /// Whether other machines can reach the input: it listens on a non-loopback address.
+    public var isReachableFromNetwork: Bool { IPAddress(parsing: host).map { !$0.isLoopback } ?? false }
 
     /// `host:port`, with an IPv6 host in brackets.
     public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
@@ -50,7 +58,7 @@ public struct OSCInputConfig: Sendable, Equatable {
 extension ConfigParser {
     static let oscKeys = [
         "enabled", "listen", "protocol", "maxConnections", "maxPacketSize", "frameTimeout", "allow", "sysex",
-        "sysexBytesPerSecond", "accept", "operators", "mappings",
+        "sysexBytesPerSecond", "accept", "operators", "mappings", "announce",
     ]
 
     /// Reads the `osc` key (nil node: the defaults). Returns nil when the OSC input is off: no
@@ -99,6 +107,7 @@ extension ConfigParser {
                 message: "required when listening on \(config.endpoint), which is not a loopback address: "
                     + "list the networks that may send, e.g. [\"192.168.1.0/24\"]")
         }
+        if let announce = object["announce"] { try self.announce(announce, into: &config) }
         if let sysex = object["sysex"] { config.sysex = try sysex.bool() }
         if let rate = object["sysexBytesPerSecond"] { config.sysexBytesPerSecond = try rate.int(in: 0...1_000_000) }
         if let accept = object["accept"] {
@@ -129,6 +138,26 @@ extension ConfigParser {
             }
         }
         return config
+    }
+
+    /// `announce: true`, `false` or the instance name. Given as anything but `false`, it needs a
+    /// listen address other machines can reach (the default, unset, announces only then).
+    static func announce(_ node: ConfigNode, into config: inout OSCInputConfig) throws(ConfigError) {
+        let usage = "expected true, false or a name for the announcement, e.g. \"Studio bridge\""
+        switch node.value {
+        case .bool(let on): config.announce = on
+        case .string(let name):
+            guard !name.isEmpty else { throw node.error("empty name; \(usage)") }
+            guard name.utf8.count <= 63 else {
+                throw node.error("'\(name)' is \(name.utf8.count) bytes; a DNS-SD name has at most 63")
+            }
+            config.serviceName = name
+        default: throw node.error(usage)
+        }
+        guard config.announce, !config.isReachableFromNetwork else { return }
+        throw node.error(
+            "announcing needs a listen address other machines can reach; \(config.endpoint) is loopback "
+                + "(e.g. listen: \"0.0.0.0:\(config.port)\" with allow: [\"192.168.1.0/24\"])")
     }
 
     /// `"udp"`, `"tcp"` or both, `["udp", "tcp"]`.

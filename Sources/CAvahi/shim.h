@@ -1,0 +1,15 @@
+// libavahi-client, the system mDNS responder's client library (avahi-daemon over D-Bus): the
+// headers as they are; aseqosc announces and browses through the daemon, never by itself.
+#ifndef ASEQOSC_CAVAHI_SHIM_H
+#define ASEQOSC_CAVAHI_SHIM_H
+#include <avahi-client/client.h>
+#include <avahi-client/lookup.h>
+#include <avahi-client/publish.h>
+#include <avahi-common/address.h>
+#include <avahi-common/alternative.h>
+#include <avahi-common/error.h>
+#include <avahi-common/malloc.h>
+#include <avahi-common/simple-watch.h>
+#include <avahi-common/strlst.h>
+#include <avahi-common/thread-watch.h>
+#endif

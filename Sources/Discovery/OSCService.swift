@@ -1,0 +1,56 @@
+import Glibc
+
+/// An OSC service as DNS-SD names it: an instance name, `_osc._udp` or `_osc._tcp`, a port and
+/// the TXT record of the OSC 1.1 proposal ("OSC Service Discovery": `txtvers`, `version`, and
+/// `framing` for streams).
+public struct OSCService: Sendable, Equatable, CustomStringConvertible {
+    /// The DNS-SD transport: the `_udp` or `_tcp` of the service type.
+    public enum Transport: String, Sendable, CaseIterable {
+        case udp, tcp
+    }
+
+    /// The instance name people see ("aseqosc on studio").
+    public var name: String
+    public var transport: Transport
+    public var port: UInt16
+    /// `key=value` strings, in order.
+    public var txt: [String]
+
+    /// Creates a service record.
+    public init(name: String, transport: Transport, port: UInt16, txt: [String]) {
+        self.name = name
+        self.transport = transport
+        self.port = port
+        self.txt = txt
+    }
+
+    /// `_osc._udp` or `_osc._tcp`.
+    public var type: String { "_osc._\(transport.rawValue)" }
+
+    public var description: String { "'\(name)' (\(type), port \(port))" }
+
+    /// The records of an OSC input listening on `port` over `transports`: one service per
+    /// transport under one name. Streams are SLIP framed as OSC 1.1 says (the TCP input also
+    /// takes OSC 1.0's length prefix, which needs no announcement).
+    public static func announcements(name: String, port: UInt16, transports: [Transport]) -> [OSCService] {
+        transports.map { transport in
+            var txt = ["txtvers=1", "version=1.1"]
+            if transport == .tcp { txt.append("framing=slip") }
+            return OSCService(name: name, transport: transport, port: port, txt: txt)
+        }
+    }
+
+    /// The instance name used when the config gives none: "aseqosc on HOSTNAME".
+    public static var defaultName: String { "aseqosc on \(hostName)" }
+
+    /// This machine's host name, without its domain.
+    public static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(nulTerminated: buffer)
+        return name.split(separator: ".").first.map(String.init) ?? name
+    }
+
+    /// A DNS-SD instance name is at most 63 bytes of UTF-8 (one DNS label).
+    public static let nameLimit = 63
+}

@@ -1,0 +1,215 @@
+import CAvahi
+import Glibc
+import Synchronization
+
+/// Announces OSC services through the system's mDNS responder (avahi-daemon, over D-Bus) on a
+/// thread of Avahi's own. It waits for a daemon that is not running yet, announces again when
+/// the daemon restarts, and takes Avahi's alternative name ("aseqosc on studio #2") when
+/// another machine already uses the name. Nothing here touches the bridge's hot paths.
+public final class ServiceAnnouncer: @unchecked Sendable {
+    // @unchecked Sendable: `client`, `group`, `services` and `name` change only on Avahi's
+    // thread or with its lock held (`withPollLocked`).
+
+    /// What to say and how bad it is: the daemon's logger, kept apart from the Service module.
+    public typealias Log = @Sendable (_ isError: Bool, _ message: String) -> Void
+
+    private let poll: OpaquePointer
+    private var client: OpaquePointer?
+    private var group: OpaquePointer?
+    private var services: [OSCService]
+    private var scope: AnnouncementScope
+    private let log: Log
+    /// The name in use, which a collision changes.
+    private var name: String
+    private var waitingLogged = false
+    private let stateText = Mutex("starting")
+
+    /// Starts announcing `services` (all under the name of the first) for an input listening on
+    /// `host`. Throws when Avahi's thread or client cannot be made at all; a daemon that is not
+    /// running is not an error (one log line, and the announcement follows when it starts).
+    public init(services: [OSCService], listeningOn host: String, log: @escaping Log) throws(AvahiError) {
+        guard let poll = avahi_threaded_poll_new() else { throw AvahiError(code: Int32(AVAHI_ERR_NO_MEMORY), call: "avahi_threaded_poll_new") }
+        self.poll = poll
+        self.services = services
+        self.scope = AnnouncementScope(listeningOn: host) ?? AnnouncementScope(listeningOn: "0.0.0.0")!
+        self.log = log
+        self.name = services.first?.name ?? OSCService.defaultName
+        var error: Int32 = 0
+        // Made before the thread runs, so its first callbacks find `client` set (the state
+        // callback also gets the client as its argument, for the one made during this call).
+        client = avahi_client_new(
+            avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, Self.clientChanged,
+            Unmanaged.passUnretained(self).toOpaque(), &error)
+        // deinit frees what was made: a class whose init throws once every property is set is
+        // deinited.
+        guard client != nil else { throw AvahiError(code: error, call: "avahi_client_new") }
+        let started = avahi_threaded_poll_start(poll)
+        guard started >= 0 else { throw AvahiError(code: started, call: "avahi_threaded_poll_start") }
+    }
+
+    deinit {
+        avahi_threaded_poll_stop(poll)
+        // Freeing the client withdraws the announcement (the daemon sends its goodbyes).
+        if let client { avahi_client_free(client) }
+        avahi_threaded_poll_free(poll)
+    }
+
+    /// One line for `status`: what is announced, or why nothing is.
+    public var state: String { stateText.withLock { $0 } }
+
+    /// Announces `services` instead (after a reload changed the port, the transports or the
+    /// name); nothing happens when they are the same.
+    public func update(services new: [OSCService], listeningOn host: String) {
+        withPollLocked {
+            let newScope = AnnouncementScope(listeningOn: host) ?? AnnouncementScope(listeningOn: "0.0.0.0")!
+            guard new != services || newScope.interface != scope.interface || newScope.proto != scope.proto else { return }
+            services = new
+            scope = newScope
+            name = new.first?.name ?? name
+            if let group { avahi_entry_group_reset(group) }
+            if let client, avahi_client_get_state(client) == AVAHI_CLIENT_S_RUNNING { register(client) }
+        }
+    }
+
+    private func withPollLocked(_ body: () -> Void) {
+        avahi_threaded_poll_lock(poll)
+        body()
+        avahi_threaded_poll_unlock(poll)
+    }
+
+    private func setState(_ text: String) { stateText.withLock { $0 = text } }
+
+    private static let clientChanged: AvahiClientCallback = { client, state, context in
+        guard let client, let context else { return }
+        Unmanaged<ServiceAnnouncer>.fromOpaque(context).takeUnretainedValue().clientChanged(client, state)
+    }
+
+    private static let groupChanged: AvahiEntryGroupCallback = { group, state, context in
+        guard let group, let context else { return }
+        Unmanaged<ServiceAnnouncer>.fromOpaque(context).takeUnretainedValue().groupChanged(group, state)
+    }
+
+    private func clientChanged(_ client: OpaquePointer, _ state: AvahiClientState) {
+        switch state {
+        case AVAHI_CLIENT_S_RUNNING:
+            waitingLogged = false
+            register(client)
+        case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
+            // The host name is being (re)registered: withdraw until the server runs again.
+            if let group { avahi_entry_group_reset(group) }
+        case AVAHI_CLIENT_CONNECTING:
+            setState("waiting for avahi-daemon")
+            if !waitingLogged {
+                waitingLogged = true
+                log(false, "announce: avahi-daemon is not running; \(name) is announced when it starts")
+            }
+        case AVAHI_CLIENT_FAILURE:
+            let error = AvahiError(code: avahi_client_errno(client), call: "avahi client")
+            // The daemon went away (restarted, or stopped): a new client waits for it to come
+            // back, and announces again then. The entry group died with the old client.
+            group = nil
+            avahi_client_free(client)
+            self.client = nil
+            if error.isDaemonUnavailable {
+                log(false, "announce: avahi-daemon went away; announcing again when it is back")
+            } else {
+                log(true, "announce: \(error); trying again")
+            }
+            setState("waiting for avahi-daemon")
+            waitingLogged = true
+            var code: Int32 = 0
+            self.client = avahi_client_new(
+                avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, Self.clientChanged,
+                Unmanaged.passUnretained(self).toOpaque(), &code)
+            if self.client == nil {
+                let failure = AvahiError(code: code, call: "avahi_client_new")
+                log(true, "announce: \(failure); not announcing")
+                setState("off: \(failure)")
+            }
+        default:
+            break
+        }
+    }
+
+    private func groupChanged(_ group: OpaquePointer, _ state: AvahiEntryGroupState) {
+        switch state {
+        case AVAHI_ENTRY_GROUP_ESTABLISHED:
+            let what = services.map { "\($0.type) port \($0.port)" }.joined(separator: ", ")
+            log(false, "announce: '\(name)' as \(what)")
+            setState("announced as '\(name)' (\(what))")
+        case AVAHI_ENTRY_GROUP_COLLISION:
+            renameAfterCollision()
+            if let client = avahi_entry_group_get_client(group) { register(client) }
+        case AVAHI_ENTRY_GROUP_FAILURE:
+            let error = AvahiError(code: avahi_client_errno(avahi_entry_group_get_client(group)), call: "avahi entry group")
+            log(true, "announce: \(error)")
+            setState("failed: \(error)")
+        default:
+            break
+        }
+    }
+
+    /// Takes Avahi's alternative to the name another service on the network already has.
+    private func renameAfterCollision() {
+        guard let alternative = avahi_alternative_service_name(name) else { return }
+        let next = String(cString: alternative)
+        avahi_free(alternative)
+        log(false, "announce: the name '\(name)' is taken on the network; announcing as '\(next)'")
+        name = next
+    }
+
+    /// Adds every service to the entry group and commits it (on Avahi's thread, or locked).
+    private func register(_ client: OpaquePointer) {
+        if group == nil {
+            group = avahi_entry_group_new(client, Self.groupChanged, Unmanaged.passUnretained(self).toOpaque())
+            guard group != nil else {
+                let error = AvahiError(code: avahi_client_errno(client), call: "avahi_entry_group_new")
+                log(true, "announce: \(error)")
+                setState("failed: \(error)")
+                return
+            }
+        }
+        guard let group, avahi_entry_group_is_empty(group) != 0 else { return }
+        // A name taken by a service of our own host comes back as a collision at once.
+        for _ in 0..<16 {
+            let added = addServices(to: group)
+            if added == AVAHI_ERR_COLLISION {
+                avahi_entry_group_reset(group)
+                renameAfterCollision()
+                continue
+            }
+            if added < 0 {
+                let error = AvahiError(code: added, call: "avahi_entry_group_add_service")
+                log(true, "announce: \(error)")
+                setState("failed: \(error)")
+                return
+            }
+            let committed = avahi_entry_group_commit(group)
+            if committed < 0 {
+                let error = AvahiError(code: committed, call: "avahi_entry_group_commit")
+                log(true, "announce: \(error)")
+                setState("failed: \(error)")
+            }
+            return
+        }
+    }
+
+    /// 0, or the first error.
+    private func addServices(to group: OpaquePointer) -> Int32 {
+        for service in services {
+            let txt = Self.stringList(service.txt)
+            defer { avahi_string_list_free(txt) }
+            let added = avahi_entry_group_add_service_strlst(
+                group, scope.interface, scope.proto, AvahiPublishFlags(0), name, service.type, nil, nil, service.port, txt)
+            if added < 0 { return added }
+        }
+        return 0
+    }
+
+    private static func stringList(_ strings: [String]) -> UnsafeMutablePointer<AvahiStringList>? {
+        var list: UnsafeMutablePointer<AvahiStringList>? = nil
+        // avahi_string_list_add prepends: add in reverse to keep the order.
+        for string in strings.reversed() { list = avahi_string_list_add(list, string) }
+        return list
+    }
+}

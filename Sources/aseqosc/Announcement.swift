@@ -1,0 +1,43 @@
+import Bridge
+import Discovery
+import Synchronization
+
+/// The DNS-SD announcement of the OSC input: made when the config's input listens where other
+/// machines can reach it, changed or withdrawn when a reload changes that.
+final class Announcement: Sendable {
+    private let announcer = Mutex<ServiceAnnouncer?>(nil)
+    private let log: Logger
+
+    init(log: Logger) {
+        self.log = log
+    }
+
+    /// Announces what `input` listens on, or withdraws the announcement (nil, `announce:
+    /// false`, or a loopback address).
+    func apply(_ input: OSCInputConfig?) {
+        guard let input, input.announce, input.isReachableFromNetwork else {
+            announcer.withLock { $0 = nil }
+            return
+        }
+        let transports = input.transports.sorted().map { $0 == .udp ? OSCService.Transport.udp : .tcp }
+        let services = OSCService.announcements(
+            name: input.serviceName ?? OSCService.defaultName, port: UInt16(input.port), transports: transports)
+        announcer.withLock { current in
+            if let current {
+                current.update(services: services, listeningOn: input.host)
+                return
+            }
+            let log = log
+            do {
+                current = try ServiceAnnouncer(services: services, listeningOn: input.host) { isError, message in
+                    if isError { log.error(message) } else { log.notice(message) }
+                }
+            } catch {
+                log.warning("announce: \(error); the OSC input is not announced")
+            }
+        }
+    }
+
+    /// What `status` says of the announcement; nil when there is none.
+    var state: String? { announcer.withLock { $0?.state } }
+}

@@ -1,0 +1,160 @@
+#!/bin/sh
+# in-vm.sh OUT: the part of scripts/test-discovery that runs inside ONE scripts/alsa-vm boot.
+# Makes a network of its own (a veth pair: this side 10.77.0.1, a network namespace "peer" with
+# 10.77.0.2; nothing leaves the VM), starts the system D-Bus and, later, avahi-daemon, and
+# checks aseqosc's DNS-SD announcement with avahi-browse (avahi-utils) here and python's
+# zeroconf (its own mDNS stack) from the peer namespace, plus `aseqosc browse`. Prints
+# `ok - NAME` / `not ok - NAME` and `discovery: N passed, M failed`. Needs ASEQOSC and PYTHON
+# (a python3 with zeroconf). Every wait polls for its condition, with a time limit.
+set -u
+out=$1
+: "${ASEQOSC:?}" "${PYTHON:?}"
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok - $*"; }
+not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
+check() {  # check NAME COMMAND...
+  name=$1; shift
+  if "$@" > "$out/last-check.txt" 2>&1; then ok "$name"; else not_ok "$name"; sed 's/^/    /' "$out/last-check.txt" | head -n 20; fi
+}
+# wait_until SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds, for at most SECONDS.
+wait_until() {
+  read -r uptime _ < /proc/uptime
+  deadline=$(( ${uptime%.*} + $1 ))
+  shift
+  until "$@" > /dev/null 2>&1; do
+    read -r uptime _ < /proc/uptime
+    [ "${uptime%.*}" -lt $deadline ] || return 1
+    sleep 0.2
+  done
+}
+has() { grep -qE "$2" "$1"; }
+count() { grep -cE "$2" "$1" 2>/dev/null || true; }
+# browse_has TYPE PATTERN: avahi-browse, resolved and terminated, lists a line matching PATTERN.
+# browse_has TYPE PATTERN [PATTERN2]: avahi-browse (resolved, terminated) lists a line matching
+# PATTERN, and PATTERN2 too when given.
+browse_has() { timeout 20 avahi-browse -rtp "$1" 2>/dev/null | tee "$out/browse.txt" | grep -E "$2" | grep -qE "${3:-.}"; }
+browse_lacks() { ! browse_has "$1" "$2"; }
+start_avahi() { avahi-daemon --no-drop-root --no-chroot --no-rlimits --daemonize 2>> "$out/avahi.log"; }
+
+# The network: a veth pair with multicast, and a namespace for the other machine.
+ip link add veth0 type veth peer name veth1 && ip netns add peer && ip link set veth1 netns peer &&
+  ip addr add 10.77.0.1/24 dev veth0 && ip link set veth0 up &&
+  ip netns exec peer ip addr add 10.77.0.2/24 dev veth1 && ip netns exec peer ip link set veth1 up &&
+  ip netns exec peer ip link set lo up || { not_ok "network set up"; echo "discovery: $passed passed, $failed failed"; exit 1; }
+mkdir -p /run/dbus /run/avahi-daemon /run/aseqosc-discovery
+dbus-daemon --system --fork --nopidfile || not_ok "dbus-daemon started"
+
+cat > "$out/bridge.json5" <<'JSON'
+{
+  inputs: [],
+  outputs: [{ name: "synth", to: "Midi Through" }],
+  osc: { listen: "0.0.0.0:57300", protocol: ["udp", "tcp"], allow: ["10.77.0.0/24", "127.0.0.0/8"],
+         announce: "Discovery test bridge" },
+}
+JSON
+control=/run/aseqosc-discovery/control
+
+# 1. avahi-daemon not running yet: one line, and the bridge works.
+check "browse without avahi-daemon exits 69 and says why" sh -c \
+  "\"$ASEQOSC\" browse --timeout 2 > $out/browse-nodaemon.out 2>&1; test \$? = 69 && grep -q 'avahi-daemon is not running' $out/browse-nodaemon.out"
+"$ASEQOSC" run --config "$out/bridge.json5" --control $control > "$out/bridge.log" 2>&1 &
+bridge=$!
+wait_until 60 has "$out/bridge.log" "running:"
+check "without avahi-daemon the bridge runs and says once that it waits" sh -c \
+  "grep -q 'announce: avahi-daemon is not running; Discovery test bridge is announced when it starts' $out/bridge.log && test \$(grep -c 'avahi-daemon is not running' $out/bridge.log) = 1"
+check "status says the announcement waits for avahi-daemon" sh -c \
+  "\"$ASEQOSC\" status --control $control | grep -q '^announce: waiting for avahi-daemon'"
+echo '/synth/note_on ,iii' > /dev/null
+
+# 2. avahi-daemon starts: announced, seen here and from the other namespace.
+start_avahi
+check "announced once avahi-daemon starts" wait_until 60 has "$out/bridge.log" \
+  "announce: 'Discovery test bridge' as _osc._udp port 57300, _osc._tcp port 57300"
+check "avahi-browse sees _osc._udp on 10.77.0.1:57300 with the proposal's TXT" wait_until 30 browse_has _osc._udp \
+  '^=;veth0;IPv4;Discovery\\032test\\032bridge;_osc\._udp;local;[^;]*;10\.77\.0\.1;57300;.*"txtvers=1"' '"version=1\.1"'
+check "avahi-browse sees _osc._tcp with framing=slip" wait_until 30 browse_has _osc._tcp \
+  '^=;veth0;IPv4;Discovery\\032test\\032bridge;_osc\._tcp;local;[^;]*;10\.77\.0\.1;57300;.*"framing=slip"'
+cat > "$out/peer-browse.py" <<'PY'
+import sys, time
+from zeroconf import ServiceBrowser, Zeroconf
+found = {}
+class Listener:
+    def add_service(self, zc, kind, name):
+        info = zc.get_service_info(kind, name, timeout=3000)
+        if info:
+            found[name] = info
+    update_service = add_service
+    def remove_service(self, zc, kind, name):
+        found.pop(name, None)
+zc = Zeroconf()
+ServiceBrowser(zc, ["_osc._udp.local.", "_osc._tcp.local."], Listener())
+deadline = time.time() + float(sys.argv[1])
+want = {"Discovery test bridge._osc._udp.local.", "Discovery test bridge._osc._tcp.local."}
+while time.time() < deadline and not want <= set(found):
+    time.sleep(0.2)
+for name, info in sorted(found.items()):
+    props = {k.decode(): (v or b"").decode() for k, v in info.properties.items()}
+    print(name, info.parsed_addresses(), info.port, sorted(props.items()))
+zc.close()
+PY
+check "python zeroconf in the other namespace resolves both services to 10.77.0.1:57300" sh -c \
+  "ip netns exec peer \"$PYTHON\" $out/peer-browse.py 20 > $out/zeroconf.txt 2>&1; cat $out/zeroconf.txt;
+   grep -q \"^Discovery test bridge._osc._udp.local. \['10.77.0.1'.*\] 57300 \[('txtvers', '1'), ('version', '1.1')\]\" $out/zeroconf.txt &&
+   grep -q \"^Discovery test bridge._osc._tcp.local. \['10.77.0.1'.*\] 57300 \[('framing', 'slip'), ('txtvers', '1'), ('version', '1.1')\]\" $out/zeroconf.txt"
+check "status shows the announcement" sh -c \
+  "\"$ASEQOSC\" status --control $control | grep -q \"^announce: announced as 'Discovery test bridge' (_osc._udp port 57300, _osc._tcp port 57300)\""
+
+# 3. aseqosc browse: our bridge and another host's services, OSCQuery told apart.
+avahi-publish -s "Tablet synth" _osc._udp 9100 txtvers=1 > "$out/publish-tablet.log" 2>&1 &
+tablet=$!
+avahi-publish -s "Tablet synth" _oscjson._tcp 8080 > "$out/publish-query.log" 2>&1 &
+query=$!
+wait_until 30 browse_has _oscjson._tcp 'Tablet'
+check "browse lists the bridge, the other services and OSCQuery (table)" sh -c \
+  "\"$ASEQOSC\" browse --timeout 5 > $out/browse.out 2>&1; cat $out/browse.out;
+   grep -qE '^Discovery test bridge +udp +[^ ]+ +10\.77\.0\.1 +57300 ' $out/browse.out &&
+   grep -qE '^Discovery test bridge +tcp +[^ ]+ +10\.77\.0\.1 +57300 ' $out/browse.out &&
+   grep -qE '^Tablet synth +udp .* 9100 +yes$' $out/browse.out && grep -qE '^Tablet synth +http .* 8080 +yes$' $out/browse.out"
+check "browse --json parses and carries port, protocol and TXT" sh -c \
+  "\"$ASEQOSC\" browse --json --timeout 5 > $out/browse.json && \"$PYTHON\" -c '
+import json, sys
+entries = json.load(open(sys.argv[1]))
+ours = [e for e in entries if e[\"name\"] == \"Discovery test bridge\" and e[\"address\"] == \"10.77.0.1\"]
+assert {e[\"protocol\"] for e in ours} == {\"udp\", \"tcp\"}, ours
+assert all(e[\"port\"] == 57300 and \"txtvers=1\" in e[\"txt\"] for e in ours), ours
+tablet = [e for e in entries if e[\"name\"] == \"Tablet synth\" and e[\"protocol\"] == \"udp\"]
+assert tablet and tablet[0][\"oscQuery\"] is True, tablet
+' $out/browse.json"
+check "browse rejects a bad timeout with exit 64" sh -c "\"$ASEQOSC\" browse --timeout 0 > /dev/null 2>&1; test \$? = 64"
+
+# 4. avahi-daemon restarts: announced again.
+avahi-daemon -k 2>> "$out/avahi.log"
+wait_until 30 has "$out/bridge.log" "avahi-daemon went away"
+start_avahi
+check "after avahi-daemon restarts the bridge announces again" wait_until 60 sh -c \
+  "test \$(grep -c \"announce: 'Discovery test bridge' as\" $out/bridge.log) -ge 2"
+check "avahi-browse sees it again" wait_until 30 browse_has _osc._udp 'Discovery\\032test\\032bridge;_osc\._udp;local;[^;]*;10\.77\.0\.1;57300'
+
+# 5. A reload to a name another service has: Avahi's alternative name, logged.
+avahi-publish -s "Taken name" _osc._udp 9200 > "$out/publish-taken.log" 2>&1 &
+taken=$!
+wait_until 30 browse_has _osc._udp 'Taken\\032name;_osc\._udp;local;[^;]*;[^;]*;9200'
+sed -i 's/announce: "Discovery test bridge"/announce: "Taken name"/' "$out/bridge.json5"
+"$ASEQOSC" reload --control $control > "$out/reload1.out" 2>&1
+check "a name taken on the network becomes Avahi's alternative, logged" wait_until 30 has "$out/bridge.log" \
+  "announce: the name 'Taken name' is taken on the network; announcing as 'Taken name #2'"
+check "the alternative name is announced on the new port's record" wait_until 30 browse_has _osc._udp \
+  'Taken\\032name\\032\\0352;_osc\._udp;local;[^;]*;10\.77\.0\.1;57300'
+check "the old name is withdrawn" wait_until 30 browse_lacks _osc._udp 'Discovery\\032test\\032bridge'
+
+# 6. announce: false withdraws it; the bridge stops cleanly.
+sed -i 's/announce: "Taken name"/announce: false/' "$out/bridge.json5"
+"$ASEQOSC" reload --control $control > "$out/reload2.out" 2>&1
+check "announce: false withdraws the announcement" wait_until 30 browse_lacks _osc._udp 'Taken\\032name\\032\\0352'
+check "status has no announce line then" sh -c "! \"$ASEQOSC\" status --control $control | grep -q '^announce:'"
+kill -TERM $bridge
+wait $bridge
+check "the bridge exits 0 on SIGTERM" test $? = 0
+kill $tablet $query $taken 2>/dev/null
+echo "discovery: $passed passed, $failed failed"
+[ "$failed" = 0 ]
