@@ -22,7 +22,9 @@ struct AnnouncementScope {
             guard family == AF_INET || family == AF_INET6 else { continue }
             var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
-            guard getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
+            guard getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else {
+                continue
+            }
             let numeric = String(nulTerminated: text)
             // A link-local IPv6 address comes back with its zone (`fe80::1%eth0`).
             guard numeric.split(separator: "%").first.map(String.init) == host else { continue }

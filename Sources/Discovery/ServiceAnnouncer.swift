@@ -28,7 +28,9 @@ public final class ServiceAnnouncer: @unchecked Sendable {
     /// `host`. Throws when Avahi's thread or client cannot be made at all; a daemon that is not
     /// running is not an error (one log line, and the announcement follows when it starts).
     public init(services: [OSCService], listeningOn host: String, log: @escaping Log) throws(AvahiError) {
-        guard let poll = avahi_threaded_poll_new() else { throw AvahiError(code: Int32(AVAHI_ERR_NO_MEMORY), call: "avahi_threaded_poll_new") }
+        guard let poll = avahi_threaded_poll_new() else {
+            throw AvahiError(code: Int32(AVAHI_ERR_NO_MEMORY), call: "avahi_threaded_poll_new")
+        }
         self.poll = poll
         self.services = services
         self.scope = AnnouncementScope(listeningOn: host) ?? AnnouncementScope(listeningOn: "0.0.0.0")!
@@ -62,7 +64,9 @@ public final class ServiceAnnouncer: @unchecked Sendable {
     public func update(services new: [OSCService], listeningOn host: String) {
         withPollLocked {
             let newScope = AnnouncementScope(listeningOn: host) ?? AnnouncementScope(listeningOn: "0.0.0.0")!
-            guard new != services || newScope.interface != scope.interface || newScope.proto != scope.proto else { return }
+            guard new != services || newScope.interface != scope.interface || newScope.proto != scope.proto else {
+                return
+            }
             services = new
             scope = newScope
             name = new.first?.name ?? name
@@ -141,7 +145,8 @@ public final class ServiceAnnouncer: @unchecked Sendable {
             renameAfterCollision()
             if let client = avahi_entry_group_get_client(group) { register(client) }
         case AVAHI_ENTRY_GROUP_FAILURE:
-            let error = AvahiError(code: avahi_client_errno(avahi_entry_group_get_client(group)), call: "avahi entry group")
+            let error = AvahiError(
+                code: avahi_client_errno(avahi_entry_group_get_client(group)), call: "avahi entry group")
             log(true, "announce: \(error)")
             setState("failed: \(error)")
         default:
@@ -200,7 +205,8 @@ public final class ServiceAnnouncer: @unchecked Sendable {
             let txt = Self.stringList(service.txt)
             defer { avahi_string_list_free(txt) }
             let added = avahi_entry_group_add_service_strlst(
-                group, scope.interface, scope.proto, AvahiPublishFlags(0), name, service.type, nil, nil, service.port, txt)
+                group, scope.interface, scope.proto, AvahiPublishFlags(0), name, service.type, nil, nil, service.port,
+                txt)
             if added < 0 { return added }
         }
         return 0

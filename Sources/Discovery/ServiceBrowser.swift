@@ -57,7 +57,9 @@ public final class ServiceBrowser {
 
     /// Connects to avahi-daemon; throws (`isDaemonUnavailable`) when it is not running.
     public init() throws(AvahiError) {
-        guard let poll = avahi_simple_poll_new() else { throw AvahiError(code: Int32(AVAHI_ERR_NO_MEMORY), call: "avahi_simple_poll_new") }
+        guard let poll = avahi_simple_poll_new() else {
+            throw AvahiError(code: Int32(AVAHI_ERR_NO_MEMORY), call: "avahi_simple_poll_new")
+        }
         self.poll = poll
         var error: Int32 = 0
         client = avahi_client_new(avahi_simple_poll_get(poll), AvahiClientFlags(0), nil, nil, &error)
@@ -72,7 +74,8 @@ public final class ServiceBrowser {
 
     /// The services of `types` found within `timeout` seconds, sorted by name, type and
     /// address; one entry per instance, interface and address family.
-    public func browse(types: [String] = ServiceBrowser.oscTypes, timeout: Double) throws(AvahiError) -> [FoundService] {
+    public func browse(types: [String] = ServiceBrowser.oscTypes, timeout: Double) throws(AvahiError) -> [FoundService]
+    {
         let context = Unmanaged.passUnretained(self).toOpaque()
         var browsers: [OpaquePointer] = []
         defer { for browser in browsers { avahi_service_browser_free(browser) } }
@@ -132,7 +135,8 @@ public final class ServiceBrowser {
             FoundService(
                 name: String(cString: name), type: String(cString: type), host: String(cString: host),
                 address: String(nulTerminated: text), port: port,
-                interface: named ? String(nulTerminated: interfaceName) : "\(interface)", txt: ServiceBrowser.strings(txt)))
+                interface: named ? String(nulTerminated: interfaceName) : "\(interface)",
+                txt: ServiceBrowser.strings(txt)))
     }
 
     private static func strings(_ list: UnsafeMutablePointer<AvahiStringList>?) -> [String] {
