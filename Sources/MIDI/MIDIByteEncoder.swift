@@ -93,55 +93,42 @@ private struct Scratch {
     }
 
     mutating func write(_ event: MIDIEvent) {
-        let channel = event.channel & 0x0F
+        let status = event.statusByte
         switch event.kind {
-        case .noteOff: channelMessage(0x80 | channel, event.data1, event.data2)
-        case .noteOn: channelMessage(0x90 | channel, event.data1, event.data2)
-        case .polyPressure: channelMessage(0xA0 | channel, event.data1, event.data2)
-        case .controlChange: channelMessage(0xB0 | channel, event.data1, event.data2)
-        case .programChange: channelMessage(0xC0 | channel, event.data1)
-        case .channelPressure: channelMessage(0xD0 | channel, event.data1)
-        case .pitchBend:
-            let raw = UInt16(min(max(event.value, -8192), 8191) + 8192)
-            channelMessage(0xE0 | channel, lsb(raw), msb(raw))
         case .controlChange14:
             let controller = UInt8(truncatingIfNeeded: event.parameter) & 0x1F
-            let value = clamped14(event.value)
-            channelMessage(0xB0 | channel, controller, msb(value))
-            channelMessage(0xB0 | channel, controller + 32, lsb(value))
-        case .rpn: parameter(channel: channel, selectMSB: 101, selectLSB: 100, event)
-        case .nrpn: parameter(channel: channel, selectMSB: 99, selectLSB: 98, event)
-        case .mtcQuarterFrame: systemCommon(0xF1, event.data1)
-        case .songPosition:
-            let value = clamped14(event.value)
-            systemCommon(0xF2, lsb(value), msb(value))
-        case .songSelect: systemCommon(0xF3, event.data1)
-        case .tuneRequest: systemCommon(0xF6)
-        // Realtime bytes may go anywhere and leave running status alone.
-        case .clock: append(0xF8)
-        case .start: append(0xFA)
-        case .continue: append(0xFB)
-        case .stop: append(0xFC)
-        case .activeSensing: append(0xFE)
-        case .reset: append(0xFF)
+            let value = event.wireValue14
+            channelMessage(status, controller, msb(value))
+            channelMessage(status, controller + 32, lsb(value))
+        case .rpn: parameter(status, selectMSB: 101, selectLSB: 100, event)
+        case .nrpn: parameter(status, selectMSB: 99, selectLSB: 98, event)
         case .sysex: break  // encoded from the store by the encoder itself
+        default:
+            if event.kind.isRealtime {
+                // Realtime bytes may go anywhere and leave running status alone.
+                append(status)
+                return
+            }
+            if status >= 0xF0 {
+                // System common messages cancel running status at the receiver, so they cancel ours.
+                runningStatus = 0
+                append(status)
+            } else {
+                writeStatus(status)
+            }
+            let count = event.kind.dataByteCount
+            if count >= 1 { append(event.wireData1) }
+            if count >= 2 { append(event.wireData2) }
         }
     }
 
-    private mutating func parameter(
-        channel: UInt8, selectMSB: UInt8, selectLSB: UInt8, _ event: MIDIEvent
-    ) {
+    private mutating func parameter(_ status: UInt8, selectMSB: UInt8, selectLSB: UInt8, _ event: MIDIEvent) {
         let number = event.parameter & 0x3FFF
-        let value = clamped14(event.value)
-        channelMessage(0xB0 | channel, selectMSB, msb(number))
-        channelMessage(0xB0 | channel, selectLSB, lsb(number))
-        channelMessage(0xB0 | channel, 6, msb(value))
-        channelMessage(0xB0 | channel, 38, lsb(value))
-    }
-
-    private mutating func channelMessage(_ status: UInt8, _ data1: UInt8) {
-        writeStatus(status)
-        append(data1 & 0x7F)
+        let value = event.wireValue14
+        channelMessage(status, selectMSB, msb(number))
+        channelMessage(status, selectLSB, lsb(number))
+        channelMessage(status, 6, msb(value))
+        channelMessage(status, 38, lsb(value))
     }
 
     private mutating func channelMessage(_ status: UInt8, _ data1: UInt8, _ data2: UInt8) {
@@ -156,32 +143,11 @@ private struct Scratch {
         runningStatus = status
     }
 
-    // System common messages cancel running status at the receiver, so they cancel ours.
-    private mutating func systemCommon(_ status: UInt8) {
-        runningStatus = 0
-        append(status)
-    }
-
-    private mutating func systemCommon(_ status: UInt8, _ data1: UInt8) {
-        systemCommon(status)
-        append(data1 & 0x7F)
-    }
-
-    private mutating func systemCommon(_ status: UInt8, _ data1: UInt8, _ data2: UInt8) {
-        systemCommon(status, data1)
-        append(data2 & 0x7F)
-    }
-
     @inline(__always)
     private mutating func append(_ byte: UInt8) {
         bytes[count] = byte
         count += 1
     }
-}
-
-@inline(__always)
-private func clamped14(_ value: Int32) -> UInt16 {
-    UInt16(min(max(value, 0), 16383))
 }
 
 @inline(__always)

@@ -1,96 +1,6 @@
 import MIDI
 import OSC
 
-/// Why a mapping rule cannot be used the other way round, to send MIDI events as OSC.
-public enum OSCMappingReverseError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// No `args`, so the message's type tags are unknown.
-    case argumentTypesMissing
-    /// More arguments than a sent message may have.
-    case tooManyArguments(Int)
-    /// A `*` part, which names no one address.
-    case wildcard(address: String)
-    /// An address capture that no field sets.
-    case captureNotSet(address: String, name: String)
-    /// A number argument that no field sets.
-    case argumentNotSet(index: Int, tag: UInt8)
-    /// An `s`, `b` or `m` argument, which no MIDI value fills.
-    case argumentNotNumeric(index: Int, tag: UInt8)
-    /// A field reads an argument that `args` does not list.
-    case argumentNotListed(index: Int)
-    /// A field reads a capture the address does not have.
-    case captureNotInAddress(address: String, index: Int)
-
-    /// The rule's config key the problem is in.
-    public var key: String {
-        switch self {
-        case .wildcard, .captureNotSet, .captureNotInAddress: "address"
-        case .argumentTypesMissing, .tooManyArguments, .argumentNotSet, .argumentNotNumeric, .argumentNotListed:
-            "args"
-        }
-    }
-
-    public var description: String {
-        func tag(_ byte: UInt8) -> Character { Character(Unicode.Scalar(byte)) }
-        return switch self {
-        case .argumentTypesMissing:
-            "required to send MIDI as this mapping's OSC message: the argument types, e.g. \"f\""
-        case .tooManyArguments(let count):
-            "\(count) arguments; a mapping sent as OSC has at most \(OSCMappingFormatter.maximumArguments)"
-        case .wildcard(let address):
-            "'\(address)': a '*' part matches any address, so MIDI cannot be sent to it; name the part"
-        case .captureNotSet(let address, let name):
-            "'\(address)': no field sets {\(name)}, so MIDI cannot be sent to this address"
-        case .argumentNotSet(let index, let byte):
-            "argument {\(index)} ('\(tag(byte))') is set by no field, so MIDI cannot fill it in"
-        case .argumentNotNumeric(let index, let byte):
-            "argument {\(index)} is '\(tag(byte))'; a mapping sent as OSC carries numbers (i f h d) and T F N I only"
-        case .argumentNotListed(let index):
-            "a field reads argument {\(index)}, which args does not list"
-        case .captureNotInAddress(let address, let index):
-            "'\(address)': a field reads capture \(index), which the address does not have"
-        }
-    }
-}
-
-extension OSCMappingRule {
-    /// Throws when the rule cannot be used to send MIDI events as OSC: every capture and every
-    /// argument must be set by a field, and the argument types must be given and have no data
-    /// but numbers.
-    public func checkSendable() throws(OSCMappingReverseError) {
-        guard let types = argumentTypes else { throw .argumentTypesMissing }
-        guard types.count <= OSCMappingFormatter.maximumArguments else { throw .tooManyArguments(types.count) }
-        if address.parts.contains(.any) { throw .wildcard(address: address.description) }
-        var argumentsSet = Set<Int>()
-        var capturesSet = Set<Int>()
-        for value in values {
-            switch value?.source {
-            case .argument(let index): argumentsSet.insert(index)
-            case .capture(let index): capturesSet.insert(index)
-            case .constant, nil: break
-            }
-        }
-        if let index = argumentsSet.first(where: { $0 < 0 || $0 >= types.count }) {
-            throw .argumentNotListed(index: index)
-        }
-        if let index = capturesSet.first(where: { $0 < 0 || $0 >= address.captureNames.count }) {
-            throw .captureNotInAddress(address: address.description, index: index)
-        }
-        for (index, name) in address.captureNames.enumerated() where !capturesSet.contains(index) {
-            throw .captureNotSet(address: address.description, name: name)
-        }
-        for (index, tag) in types.enumerated() {
-            switch tag {
-            case OSCTypeTag.int32, OSCTypeTag.float32, OSCTypeTag.int64, OSCTypeTag.double:
-                guard argumentsSet.contains(index) else { throw .argumentNotSet(index: index, tag: tag) }
-            case OSCTypeTag.true, OSCTypeTag.false, OSCTypeTag.nil, OSCTypeTag.impulse:
-                continue
-            default:
-                throw .argumentNotNumeric(index: index, tag: tag)
-            }
-        }
-    }
-}
-
 /// Sends MIDI events as the OSC messages of mapping rules: the way back of
 /// ``OSCToMIDITranslator``'s rules, as OSC2MIDI's maps work both ways.
 ///
@@ -236,7 +146,8 @@ final class OSCMappingTables: @unchecked Sendable {
                     switch value.source {
                     case .constant(let constant):
                         reverse.role = .equals
-                        reverse.expected = Self.forwardResult(value.scale?.apply(constant) ?? constant, field)
+                        // Not finite once scaled: the translator never sends such a rule; the start stands in.
+                        reverse.expected = value.result(constant, for: field) ?? field.range.lowerBound
                     case .argument(let index):
                         reverse.role = .argument
                         reverse.index = index
@@ -245,9 +156,9 @@ final class OSCMappingTables: @unchecked Sendable {
                         reverse.index = index
                     }
                 } else if field.target == .channel {
-                    // The translator sends channel 1 when a rule names none.
+                    // The translator sends a rule that names no channel on the unset one.
                     reverse.role = .equals
-                    reverse.expected = 1
+                    reverse.expected = field.unsetResult
                 }
                 fields.append(reverse)
             }
@@ -272,12 +183,12 @@ final class OSCMappingTables: @unchecked Sendable {
             }
             let types = rule.argumentTypes ?? []
             var tagString = [UInt8(ascii: ",")] + types
-            tagString += repeatElement(0, count: padded(tagString.count + 1) - tagString.count)
+            tagString += repeatElement(0, count: OSCWriter.padded(tagString.count + 1) - tagString.count)
             var literalBytes = 0
             let head: OSCByteRange
             let segmentStart = segments.count
             if rule.address.captureNames.isEmpty {
-                literal += repeatElement(0, count: padded(literal.count + 1) - literal.count)
+                literal += repeatElement(0, count: OSCWriter.padded(literal.count + 1) - literal.count)
                 head = store(literal + tagString)
             } else {
                 flush()
@@ -304,14 +215,12 @@ final class OSCMappingTables: @unchecked Sendable {
             order += rules.indices.filter { rules[$0].kind == kind }
             byKind.append(OSCByteRange(offset: start, count: order.count - start))
         }
-        self.compiled = Self.copy(compiled)
-        self.fields = Self.copy(fields)
-        self.segments = Self.copy(segments)
-        self.order = Self.copy(order)
-        self.byKind = Self.copy(byKind)
-        let textBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(text.count, 1), alignment: 16)
-        textBuffer.copyBytes(from: text)
-        self.text = textBuffer
+        self.compiled = .frozen(compiled)
+        self.fields = .frozen(fields)
+        self.segments = .frozen(segments)
+        self.order = .frozen(order)
+        self.byKind = .frozen(byKind)
+        self.text = .frozen(text)
     }
 
     deinit {
@@ -321,23 +230,6 @@ final class OSCMappingTables: @unchecked Sendable {
         text.deallocate()
         order.deallocate()
         byKind.deallocate()
-    }
-
-    /// The array's elements in a buffer of exactly its count (at least one element is allocated,
-    /// so that every table has a base address).
-    private static func copy<T>(_ array: [T]) -> UnsafeMutableBufferPointer<T> {
-        let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(array.count, 1))
-        _ = buffer.initialize(from: array)
-        return UnsafeMutableBufferPointer(rebasing: buffer[..<array.count])
-    }
-
-    /// What the translator makes of `raw` for `field`: rounded, clamped into the field's range.
-    private static func forwardResult(_ raw: Double, _ field: OSCMappingField) -> Int {
-        guard raw.isFinite else { return field.range.lowerBound }
-        let rounded = raw.rounded()
-        if rounded < Double(field.range.lowerBound) { return field.range.lowerBound }
-        if rounded > Double(field.range.upperBound) { return field.range.upperBound }
-        return Int(rounded)
     }
 
     private static func dataSize(_ tag: UInt8) -> Int {
@@ -425,12 +317,12 @@ final class OSCMappingTables: @unchecked Sendable {
         var s = 0
         while s < rule.pointee.segments.count {
             if case .capture(let index) = segmentBase[s] {
-                addressLength &+= Self.decimalLength(result.captures[index])
+                addressLength &+= decimalLength(result.captures[index])
             }
             s &+= 1
         }
         result.addressLength = addressLength
-        let addressArea = rule.pointee.segments.count == 0 ? 0 : padded(addressLength &+ 1)
+        let addressArea = rule.pointee.segments.count == 0 ? 0 : OSCWriter.padded(addressLength &+ 1)
         result.size = addressArea &+ rule.pointee.head.count &+ rule.pointee.argumentBytes
         return result
     }
@@ -470,11 +362,11 @@ final class OSCMappingTables: @unchecked Sendable {
                     (start + offset).copyMemory(from: base + range.offset, byteCount: range.count)
                     offset &+= range.count
                 case .capture(let index):
-                    Self.writeDecimal(match.captures[index], to: start, at: &offset)
+                    writeDecimal(match.captures[index], to: start, at: &offset)
                 }
                 s &+= 1
             }
-            let end = padded(offset &+ 1)
+            let end = OSCWriter.padded(offset &+ 1)
             (start + offset).initializeMemory(as: UInt8.self, repeating: 0, count: end &- offset)
             offset = end
         }
@@ -507,38 +399,4 @@ final class OSCMappingTables: @unchecked Sendable {
             i &+= 1
         }
     }
-
-    @inline(__always)
-    private static func decimalLength(_ value: Int64) -> Int {
-        var length = value < 0 ? 2 : 1
-        var rest = value.magnitude
-        while rest >= 10 {
-            rest /= 10
-            length &+= 1
-        }
-        return length
-    }
-
-    @inline(__always)
-    private static func writeDecimal(_ value: Int64, to start: UnsafeMutableRawPointer, at offset: inout Int) {
-        if value < 0 {
-            start.storeBytes(of: UInt8(ascii: "-"), toByteOffset: offset, as: UInt8.self)
-            offset &+= 1
-        }
-        var divisor: UInt64 = 1
-        let magnitude = value.magnitude
-        while divisor &* 10 <= magnitude { divisor &*= 10 }
-        var rest = magnitude
-        while divisor > 0 {
-            start.storeBytes(
-                of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest / divisor), toByteOffset: offset,
-                as: UInt8.self)
-            rest %= divisor
-            divisor /= 10
-            offset &+= 1
-        }
-    }
 }
-
-/// Rounds up to the 4-byte alignment OSC requires of every field.
-private func padded(_ size: Int) -> Int { (size + 3) & ~3 }

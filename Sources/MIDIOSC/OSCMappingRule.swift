@@ -233,6 +233,19 @@ public struct OSCMappingValue: Hashable, Sendable {
         self.source = source
         self.scale = scale
     }
+    /// What `field` becomes when this value reads `raw` (the constant, capture or argument):
+    /// scaled, rounded (halves away from zero) and clamped into the field's range; nil when the
+    /// scaled value is not a finite number. Both directions call this: the translator to set the
+    /// field, the way back to know which constant a rule's event has.
+    @inline(__always)
+    func result(_ raw: Double, for field: OSCMappingField) -> Int? {
+        let scaled = scale.map { $0.apply(raw) } ?? raw
+        guard scaled.isFinite else { return nil }
+        let rounded = scaled.rounded()
+        if rounded < Double(field.range.lowerBound) { return field.range.lowerBound }
+        if rounded > Double(field.range.upperBound) { return field.range.upperBound }
+        return Int(rounded)
+    }
 }
 
 /// Which MIDI value a mapped field sets.
@@ -254,6 +267,9 @@ public struct OSCMappingField: Hashable, Sendable {
     /// Results are rounded, then clamped into this range.
     public var range: ClosedRange<Int>
     public var isRequired: Bool
+
+    /// What the field is when a rule does not set it: channel 1, otherwise the range's start.
+    var unsetResult: Int { target == .channel ? 1 : range.lowerBound }
 }
 
 /// Where a rule's events go.

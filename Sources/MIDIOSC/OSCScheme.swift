@@ -51,18 +51,9 @@ public enum OSCArgumentField: String, Sendable, Hashable, CaseIterable, CustomSt
         case .bend: kind == .pitchBend
         case .channel, .channel0: kind.isChannelMessage
         case .port, .status: true
-        case .data1: Self.dataByteCount(kind) >= 1
-        case .data2: Self.dataByteCount(kind) >= 2
+        case .data1: kind.dataByteCount >= 1
+        case .data2: kind.dataByteCount >= 2
         case .dataBytes: kind != .controlChange14 && kind != .rpn && kind != .nrpn
-        }
-    }
-
-    /// Data bytes after the status byte of a one-message kind; 0 for the assembled kinds and SysEx.
-    static func dataByteCount(_ kind: MIDIEventKind) -> Int {
-        switch kind {
-        case .noteOff, .noteOn, .polyPressure, .controlChange, .pitchBend, .songPosition: 2
-        case .programChange, .channelPressure, .mtcQuarterFrame, .songSelect: 1
-        default: 0
         }
     }
 }

@@ -227,13 +227,11 @@ public struct Chain: Sendable {
                 unmatchedNoteOffs &+= 1
                 return true
             }
-            event.channel = UInt8(emitted >> 7 & 15)
-            event.data1 = UInt8(emitted & 127)
+            NoteTable.aim(&event, at: emitted)
             return true
         }
         if event.kind == .noteOn {
-            let sent = Int(event.channel & 15) << 7 | Int(event.data1 & 127)
-            if let previous = notes.emitted(for: key), previous != sent { return false }
+            if notes.otherNote(for: key, than: event) != nil { return false }
             notes.record(key, channel: event.channel, note: event.data1, port: event.port)
         }
         return true
@@ -245,13 +243,11 @@ public struct Chain: Sendable {
     private func recordNoteOn(
         _ event: MIDIEvent, key: Int, style: NoteOffStyle?, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void
     ) {
-        let sent = Int(event.channel & 15) << 7 | Int(event.data1 & 127)
-        if let previous = notes.emitted(for: key), previous != sent {
+        if let previous = notes.otherNote(for: key, than: event) {
             var end = event
             end.kind = .noteOff
             end.data2 = 0
-            end.channel = UInt8(previous >> 7)
-            end.data1 = UInt8(previous & 127)
+            NoteTable.aim(&end, at: previous)
             if let style { _ = style.process(&end) }
             deliver(end, tally: &tally, sink: sink)
         }
@@ -266,8 +262,7 @@ public struct Chain: Sendable {
     ) -> Bool {
         guard let emitted = notes.remove(key) else { return false }
         var end = event
-        end.channel = UInt8(emitted >> 7 & 15)
-        end.data1 = UInt8(emitted & 127)
+        NoteTable.aim(&end, at: emitted)
         if let style { _ = style.process(&end) }
         deliver(end, tally: &tally, sink: sink)
         return true

@@ -32,7 +32,9 @@ final class NoteTable: @unchecked Sendable {
         held.deallocate()
     }
 
-    /// The key of `event`'s (channel, note) as it arrives at the route.
+    /// The key of `event`'s (channel, note) as it arrives at the route; packed as an emitted
+    /// value is without its port.
+    @inline(__always)
     static func key(of event: MIDIEvent) -> Int {
         Int(event.channel & 15) << 7 | Int(event.data1 & 127)
     }
@@ -50,8 +52,26 @@ final class NoteTable: @unchecked Sendable {
     }
 
     /// The (channel, note, port) packed in an emitted value.
+    @inline(__always)
     static func unpack(_ value: Int) -> (channel: UInt8, note: UInt8, port: UInt16) {
         (UInt8(value >> 7 & 15), UInt8(value & 127), UInt16(truncatingIfNeeded: value >> 11))
+    }
+
+    /// Points `event` at the (channel, note) packed in `emitted`, keeping its port: how every
+    /// path turns a note-end, or the end of a re-struck key, into the note that was sent.
+    @inline(__always)
+    static func aim(_ event: inout MIDIEvent, at emitted: Int) {
+        let (channel, note, _) = unpack(emitted)
+        event.channel = channel
+        event.data1 = note
+    }
+
+    /// What was emitted for `key` when it is not the (channel, note) `event` goes out as: the
+    /// note a re-struck key has to end first. Nil when the key holds nothing or the same note.
+    @inline(__always)
+    func otherNote(for key: Int, than event: MIDIEvent) -> Int? {
+        guard let previous = emitted(for: key), previous != Self.key(of: event) else { return nil }
+        return previous
     }
 
     /// Forgets `key`; returns what was emitted for it, or `nil`.

@@ -65,6 +65,20 @@ struct EncodeCase: Sendable, CustomTestStringConvertible {
         #expect(events == [testCase.event])
     }
 
+    /// The wire-format table (status, data bytes, message length) says what the encoder writes:
+    /// a one-message kind's bytes are its ``MIDIEvent/wireBytes``, as long as the length its
+    /// status byte gives; an assembled kind starts with its status byte.
+    @Test(arguments: everyKind)
+    func theWireFormatTableAgreesWithTheEncoder(_ testCase: EncodeCase) {
+        let event = testCase.event
+        #expect(testCase.bytes[0] == event.statusByte)
+        let count = event.kind.dataByteCount
+        guard count > 0 || testCase.bytes.count == 1 else { return }  // assembled kinds
+        #expect(MIDIEvent.messageLength(status: event.statusByte) == 1 + count)
+        let (status, data1, data2) = event.wireBytes
+        #expect([status, data1, data2].prefix(1 + count) == testCase.bytes[...])
+    }
+
     @Test func sysexEncodesFromTheStoreAndParsesToTheSameBytes() {
         let store = SysExStore(slots: 2, capacity: 2048)
         let message = sysexMessage(length: 1200)

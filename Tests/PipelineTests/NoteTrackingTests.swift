@@ -227,6 +227,39 @@ struct SwapCase: Sendable, CustomTestStringConvertible {
         #expect(route.heldNoteCount == 0)
     }
 
+    /// The operators a note-on went through, then the operators its end meets: through the
+    /// general path, a plain route's `process`, or `forward`.
+    static let notePaths: [(name: String, after: [Operator], forwards: Bool)] = [
+        ("general path", [.transpose(Transpose(semitones: 0))], false),
+        ("plain process", [], false),
+        ("forward", [], true),
+    ]
+
+    /// The note table packs port, channel and note in one word; every path that ends a note
+    /// from it must take the channel's 4 bits alone, so a note sent on channel 16 from port 5
+    /// ends on channel 16, not on a channel made of the port's bits.
+    @Test(arguments: notePaths.indices)
+    func aNoteSentOnChannel16FromAHighPortEndsOnChannel16OnEveryPath(_ index: Int) {
+        let path = Self.notePaths[index]
+        func send(_ route: Route, _ event: MIDIEvent) -> [Output] {
+            path.forwards ? forwarded(route, event) : route.outputs(event)
+        }
+        let toChannel16: [Operator] = [.channelMap(ChannelMap([(0, 15)]))]
+
+        let ending = route(toChannel16)
+        #expect(ending.outputs(on(0, 60, port: 5)) == [Output(on(15, 60, port: 5))])
+        ending.replaceOperators(path.after)
+        #expect(send(ending, off(0, 60, 33, port: 5)) == [Output(off(15, 60, 33, port: 5))], "\(path.name)")
+
+        let retriggered = route(toChannel16)
+        _ = retriggered.outputs(on(0, 60, port: 5))
+        retriggered.replaceOperators(path.after)
+        #expect(
+            send(retriggered, on(0, 60, 90, port: 5))
+                == [Output(off(15, 60, port: 5)), Output(on(0, 60, 90, port: 5))], "\(path.name)")
+        #expect(retriggered.released() == [Output(off(0, 60, port: 5))], "\(path.name)")
+    }
+
     @Test func onlyAChainOfDestinationsForwards() {
         #expect(route(Chain([], destinations: [])).forwardingDestinations == nil)
         #expect(
