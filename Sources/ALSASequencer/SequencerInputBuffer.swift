@@ -5,10 +5,9 @@ import Glibc
 /// The events of a `hw` sequencer handle (the kernel's, always so for `default`) read straight
 /// from its descriptor, as libasound's `hw` backend reads them for `snd_seq_event_input`: one
 /// `read` brings every waiting event the buffer holds, each followed by its data if it has a
-/// variable length (SysEx). Without libasound's three call levels and libc's `read` wrapper:
-/// about 45 instructions less per event (callgrind; the paced latency did not move, see
-/// BENCHMARKS.md). A buffer of 64 KiB, where libasound's holds 500 events (14,000 bytes): a
-/// SysEx longer than the buffer could never be read.
+/// variable length (SysEx), without libasound's call levels and libc's `read` wrapper. A buffer
+/// of 64 KiB, where libasound's holds 500 events (14,000 bytes): a SysEx longer than the buffer
+/// could never be read.
 ///
 /// Owned by the input thread, which calls ``deallocate()`` when done.
 struct SequencerInputBuffer {

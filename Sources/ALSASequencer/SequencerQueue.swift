@@ -7,8 +7,8 @@ import MIDI
 /// depend on when our thread next runs.
 ///
 /// The queue runs only while it is needed: a running queue keeps a kernel timer firing (1 kHz
-/// with the usual high-resolution timer) for as long as it runs, which costs every event the
-/// bridge forwards meanwhile (BENCHMARKS.md) and keeps an idle machine awake. It starts when
+/// with the usual high-resolution timer) for as long as it runs, which keeps an idle machine
+/// awake (BENCHMARKS.md, "Idle"). It starts when
 /// first asked the time (``now()``) or ``start()``ed, and ``stop()`` stops it once nothing is
 /// left in it (``pendingEvents()``). Each start sets its real-time clock to 0 again;
 /// ``monotonicOrigin`` is where that 0 falls on `CLOCK_MONOTONIC`, so times kept on the

@@ -11,8 +11,8 @@ import Synchronization
 ///
 /// On a `hw` handle with an announcements port, the wait is the `read` itself, which the
 /// kernel ends at the first event and which then takes all that are waiting: one system call
-/// per wake-up where `poll()` and a `read` are two (a bare forwarder measured 1.04x the
-/// latency with the two, BENCHMARKS.md). ``stop()`` ends that wait by sending our own client an
+/// per wake-up where `poll()` and a `read` are two (docs/benchmark-history.md, sixth round).
+/// ``stop()`` ends that wait by sending our own client an
 /// event on the announcements port. Otherwise, and while the caller has a timeout pending, it
 /// waits in `poll()` on the sequencer and on a wake-up pipe, and reads without blocking.
 ///
@@ -129,8 +129,7 @@ public final class SequencerReader: @unchecked Sendable {
     }
 
     /// The monotonic clock in nanoseconds, the time base of every event.
-    // Inlinable: called from other modules once per receive, where a call (and the class's
-    // metadata it asks for) is a cost under emulation.
+    // Inlinable: other modules read the clock once per receive, and it is one system call.
     @inlinable
     public static func now() -> UInt64 {
         var time = timespec()

@@ -28,8 +28,7 @@ static inline void aseqosc_ev_set_dest(snd_seq_event_t *ev, unsigned char client
 static inline void aseqosc_ev_set_direct(snd_seq_event_t *ev) { snd_seq_ev_set_direct(ev); }
 static inline void aseqosc_ev_set_fixed(snd_seq_event_t *ev) { snd_seq_ev_set_fixed(ev); }
 // A fixed-size event's type and data, written here: Swift reaches a field of the imported `data`
-// union by copying the whole union out and back per field (a hundred instructions per event on
-// the OSC -> MIDI path), C by one store each. The rest of the union is cleared, as in a new event.
+// union by copying the whole union out and back per field, C by one store each. The rest of the union is cleared, as in a new event.
 static inline void aseqosc_ev_set_note_data(snd_seq_event_t *ev, snd_seq_event_type_t type, unsigned char channel,
                                             unsigned char note, unsigned char velocity) {
     ev->type = type;

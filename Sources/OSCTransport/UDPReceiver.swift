@@ -35,7 +35,7 @@ public final class UDPReceiveStatistics: Sendable {
 /// With nothing timed to do (`tick` returns -1), ``run(tick:beforeBatch:_:)`` waits in the
 /// receive itself on the blocking socket (`recvfrom` while the sender is quiet, `recvmmsg` with
 /// `MSG_WAITFORONE` during a burst): one system call per datagram instead of `poll` and then a
-/// receive, which under emulation took a tenth of a paced message's latency (BENCHMARKS.md).
+/// receive (docs/benchmark-history.md, fifth round).
 /// ``stop()`` ends that wait with `shutdown(SHUT_RD)`, which Linux applies to an unconnected UDP socket too (it answers `ENOTCONN` but wakes the reader);
 /// a wait with a timeout is a `poll()` on the socket and a self-pipe. ``OSCReceiver`` runs it
 /// beside a ``TCPReceiver`` instead. With an allow-list, datagrams from other senders are
@@ -171,8 +171,8 @@ public final class UDPReceiver: @unchecked Sendable {
     /// ``stop()`` was called.
     ///
     /// A quiet socket's wait is a single `recvfrom`: `recvmmsg` with `MSG_WAITFORONE` looks for
-    /// a second datagram after the first, a second pass through the kernel's receive path that
-    /// under emulation cost a paced message more than the rest of its receive (BENCHMARKS.md).
+    /// a second datagram after the first, a second pass through the kernel's receive path for
+    /// every paced message (docs/benchmark-history.md, sixth round).
     /// Every ``probeInterval``th single receive is followed by a batch read that does not wait;
     /// if that finds datagrams queued, the sender is in a burst and the waits take batches again
     /// until one finds a single datagram.
@@ -204,7 +204,7 @@ public final class UDPReceiver: @unchecked Sendable {
     /// nothing was (an error, or ``stop()``).
     private func receiveOne(_ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void) -> Bool {
         // `recvfrom`, not `recvmsg`: the kernel reads no header and no vector from us; and made
-        // directly, not through libc (BENCHMARKS.md). With MSG_TRUNC it answers a datagram's
+        // directly, not through libc (CSyscall.h). With MSG_TRUNC it answers a datagram's
         // whole length, larger than the slot if it was cut.
         let length = aseqosc_recvfrom_now(
             socket, slots, UInt(slotSize), Int32(MSG_TRUNC),

@@ -226,7 +226,7 @@ public final class UDPSender {
         let packets = queue.pointee.count
         if packets == 1 {
             // A played note alone: `send` takes a shorter way through the kernel than a
-            // `sendmmsg` of one (no header or vector to read from us; BENCHMARKS.md).
+            // `sendmmsg` of one (no header or vector to read from us).
             let vector = queue.pointee.vectors[0]
             sendNow(vector.iov_base, vector.iov_len, to: destination)
         } else {

@@ -1,8 +1,7 @@
 // System calls made straight from the caller, for those a forwarded event makes (OSC -> MIDI:
 // the receive and the MIDI write; MIDI -> OSC: the wait, the sequencer read and the send): no
-// libc wrapper, no cancellation-point bookkeeping, no call at all. Under the emulator the VM
-// tests run in, every call and return on the way costs as much as a few hundred instructions
-// (BENCHMARKS.md). Each returns what the kernel answers: the count, or -errno (errno is left
+// libc wrapper, no cancellation-point bookkeeping, no call at all (docs/benchmark-history.md,
+// sixth round, measured what each step of a paced message costs). Each returns what the kernel answers: the count, or -errno (errno is left
 // alone).
 #ifndef ASEQOSC_CSYSCALL_H
 #define ASEQOSC_CSYSCALL_H
