@@ -84,7 +84,7 @@ public final class Bridge: @unchecked Sendable {
     public func reload(_ new: BridgeConfig) throws(BridgeError) {
         // Every destination first, before anything changes: applying the inputs below creates,
         // deletes and rebinds ALSA ports, which a refused reload must not have done.
-        _ = try Self.resolve(Self.destinations(of: new))
+        _ = try RouteRuntime.resolve(Self.destinations(of: new))
         input.pause()
         worker.pause()
         defer {
@@ -183,22 +183,5 @@ public final class Bridge: @unchecked Sendable {
         var found: [DestinationConfig] = []
         for route in config.routes { collect(route.chain, into: &found) }
         return found
-    }
-
-    /// Resolves every destination's host name (at start, and again on reload).
-    static func resolve(_ destinations: [DestinationConfig]) throws(BridgeError) -> [ResolvedOSCDestination] {
-        var resolved: [ResolvedOSCDestination] = []
-        for config in destinations {
-            do {
-                let destination = try OSCDestination(
-                    host: config.host, port: config.port, broadcast: config.broadcast,
-                    multicastTTL: config.multicastTTL.map { UInt8($0) }, multicastInterface: config.multicastInterface,
-                    multicastLoopback: config.multicastLoop)
-                resolved.append(try destination.resolve())
-            } catch {
-                throw .network("destination \(config.endpoint): \(error)")
-            }
-        }
-        return resolved
     }
 }

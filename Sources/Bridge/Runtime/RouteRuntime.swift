@@ -45,7 +45,7 @@ final class RouteRuntime: @unchecked Sendable {
         forwardTo = Self.forwardingDestinations(route)
         Self.warmUp(route.chain, formatters)
         do {
-            resolved = try Bridge.resolve(destinations)
+            resolved = try Self.resolve(destinations)
             sender = try Self.sender(resolved)
         } catch {
             Self.unpin(hotFormatters)
@@ -123,7 +123,7 @@ final class RouteRuntime: @unchecked Sendable {
     /// Resolves the destinations' names again: this runtime if every address is the same, else
     /// a new one with new sockets around the same route (its held notes stay).
     func refreshed() throws(BridgeError) -> RouteRuntime {
-        let now = try Bridge.resolve(destinations)
+        let now = try Self.resolve(destinations)
         return now == resolved ? self : try RouteRuntime(keeping: self, resolved: now)
     }
 
@@ -191,6 +191,23 @@ final class RouteRuntime: @unchecked Sendable {
         guard long > 0 else { return false }
         sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination)
         return true
+    }
+
+    /// Resolves every destination's host name (at start, and again on reload).
+    static func resolve(_ destinations: [DestinationConfig]) throws(BridgeError) -> [ResolvedOSCDestination] {
+        var resolved: [ResolvedOSCDestination] = []
+        for config in destinations {
+            do {
+                let destination = try OSCDestination(
+                    host: config.host, port: config.port, broadcast: config.broadcast,
+                    multicastTTL: config.multicastTTL.map { UInt8($0) }, multicastInterface: config.multicastInterface,
+                    multicastLoopback: config.multicastLoop)
+                resolved.append(try destination.resolve())
+            } catch {
+                throw .network("destination \(config.endpoint): \(error)")
+            }
+        }
+        return resolved
     }
 
     private static func sender(_ resolved: [ResolvedOSCDestination]) throws(BridgeError) -> UDPSender {
