@@ -1,4 +1,6 @@
 import ALSASequencer
+import BridgeRuntime
+import Config
 
 extension Bridge {
     /// The OSC -> MIDI side for `config`, or nil when it has none. Its output ports come after

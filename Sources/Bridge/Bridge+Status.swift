@@ -1,3 +1,4 @@
+import BridgeRuntime
 import Platform
 
 extension Bridge {

@@ -1,8 +1,7 @@
 import ALSASequencer
+import BridgeRuntime
+import Config
 import MIDI
-import MIDIOSC
-import OSC
-import OSCTransport
 import Pipeline
 import Platform
 import Synchronization

@@ -176,7 +176,7 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
 
 extension BridgeStatus {
     /// The status of the running parts, read from counters their threads update.
-    init(
+    public init(
         version: String, client: String, uptimeSeconds: Double, input: MIDIInputSide, worker: MIDIToOSCWorker,
         routes: [RouteRuntime], ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, oscInput: OSCToMIDISide?
     ) {

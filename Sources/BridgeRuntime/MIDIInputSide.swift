@@ -1,4 +1,5 @@
 import ALSASequencer
+import Config
 import MIDI
 import Pipeline
 import Platform
@@ -11,13 +12,14 @@ import Synchronization
 /// for a port across reloads. A full ring drops events (counted), but never a note-off: one
 /// that does not fit is owed and queued at the next chance, so a burst cannot leave a note
 /// hanging downstream.
-final class MIDIInputSide: @unchecked Sendable {
+public final class MIDIInputSide: @unchecked Sendable {
     // @unchecked Sendable: while the input thread runs, only it touches the state below; the
     // owner changes ports (`apply`) only while the thread is paused.
 
     let client: SequencerClient
     let reader: SequencerReader
-    let bindings: PortBindings
+    /// The bindings of our ports, input and output: the input thread re-resolves them on announcements.
+    public let bindings: PortBindings
     let ring: SPSCRing<MIDIEvent>
     let sysexStore: SysExStore
     let wake: WakeSignal
@@ -51,7 +53,8 @@ final class MIDIInputSide: @unchecked Sendable {
     private var subscribed = false
     private var thread: SystemThread?
 
-    init(
+    /// The input side of `client`, pushing onto `ring` for `consumer`; no ports until ``apply(_:)``.
+    public init(
         client: SequencerClient, ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, wake: WakeSignal,
         consumer: MIDIToOSCWorker, log: Logger
     ) throws(ALSAError) {
@@ -71,7 +74,7 @@ final class MIDIInputSide: @unchecked Sendable {
     /// connections (rebound only if their specs changed); removed ones are deleted; new ones
     /// are created. Only while the input thread is stopped. Returns the port number of each
     /// input, by index.
-    func apply(_ inputs: [InputPortConfig]) throws(ALSAError) -> [UInt8] {
+    public func apply(_ inputs: [InputPortConfig]) throws(ALSAError) -> [UInt8] {
         let wanted = Set(inputs.map(\.name))
         for (name, port) in portsByName where !wanted.contains(name) {
             bindings.unbind(ourPort: port)
@@ -126,7 +129,7 @@ final class MIDIInputSide: @unchecked Sendable {
     }
 
     /// Starts (or resumes) the input thread.
-    func start() {
+    public func start() {
         reader.rearm()
         self.thread = SystemThread(name: "aseqosc-input") { [self] in
             do {
@@ -138,7 +141,7 @@ final class MIDIInputSide: @unchecked Sendable {
     }
 
     /// Stops the input thread and waits for it; events arriving meanwhile wait in the kernel.
-    func pause() {
+    public func pause() {
         guard thread != nil else { return }
         reader.stop()
         thread?.join()
@@ -232,7 +235,7 @@ final class MIDIInputSide: @unchecked Sendable {
 
     /// Logs what a reconcile changed, input and output bindings alike: the OSC -> MIDI side's
     /// output ports are bound through the same ``PortBindings``, reconciled on this thread.
-    func logChanges(_ changes: [PortBindings.Change]) {
+    public func logChanges(_ changes: [PortBindings.Change]) {
         for change in changes {
             switch change.kind {
             case .connected: log.info(change.logLine)

@@ -1,4 +1,5 @@
 import ALSASequencer
+import Config
 import Glibc
 import MIDI
 import MIDIOSC
@@ -38,7 +39,7 @@ final class OSCInputCounters: Sendable {
 /// bundle). Nothing there allocates, locks or blocks; only a debug log line for an unknown or
 /// malformed message allocates, and only when debug logging is on (and a log line when a TCP
 /// client comes or goes).
-final class OSCToMIDISide: @unchecked Sendable {
+public final class OSCToMIDISide: @unchecked Sendable {
     // @unchecked Sendable: after `start`, everything but the counters is touched only by the
     // OSC thread; `stop()` waits for that thread before touching anything else.
 
@@ -72,7 +73,7 @@ final class OSCToMIDISide: @unchecked Sendable {
 
     /// Creates the output ports (bound through `bindings`, which the input thread keeps
     /// reconciled), the queue and the socket; nothing runs until ``start()``.
-    init(
+    public init(
         client: SequencerClient, config: OSCInputConfig, outputs: [OutputPortConfig], bindings: PortBindings,
         sysexCapacity: Int, log: Logger
     ) throws(BridgeError) {
@@ -140,7 +141,8 @@ final class OSCToMIDISide: @unchecked Sendable {
         }
     }
 
-    func start() {
+    /// Starts the OSC thread.
+    public func start() {
         self.thread = SystemThread(name: "aseqosc-osc-in") { [self] in
             // One clock reading per batch of packets: they arrived together. TCP keeps its
             // connections' idle times by the same reading (the same clock, CLOCK_MONOTONIC).
@@ -156,7 +158,7 @@ final class OSCToMIDISide: @unchecked Sendable {
     /// scheduled on the queue, sends a note-off for every note the pipeline holds and for every
     /// note that may be sounding (played, or scheduled and already due), lets paced output finish
     /// (up to a second), then drops what is left but the note-offs, which go out regardless.
-    func stop() {
+    public func stop() {
         guard thread != nil else { return }
         receiver.stop()
         thread?.join()
@@ -196,7 +198,7 @@ final class OSCToMIDISide: @unchecked Sendable {
     static var cutoffMargin: UInt64 { 5_000_000 }
 
     /// Unbinds and deletes our output ports (on reload, after ``stop()``).
-    func removePorts() {
+    public func removePorts() {
         for port in ports {
             bindings.unbind(ourPort: port)
             try? client.deletePort(port)
