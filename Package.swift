@@ -53,7 +53,7 @@ let package = Package(
         // The composition root: builds the runtime from a config, reloads it, reports its status.
         .target(
             name: "Bridge",
-            dependencies: ["Config", "BridgeRuntime", "ALSASequencer", "MIDI", "Pipeline", "Platform"]),
+            dependencies: ["Config", "BridgeRuntime", "MIDI", "Pipeline", "Platform"]),
         // The command line: one type per subcommand.
         .executableTarget(
             name: "aseqosc",

@@ -180,7 +180,7 @@ extension BridgeStatus {
         version: String, client: String, uptimeSeconds: Double, input: MIDIInputSide, worker: MIDIToOSCWorker,
         routes: [RouteRuntime], ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, oscInput: OSCToMIDISide?
     ) {
-        let bindings = input.bindings.snapshot.map { binding in
+        let bindings = input.session.bindings.snapshot.map { binding in
             BridgeStatus.Binding(
                 port: input.portName(binding.ourPort) ?? "port \(binding.ourPort)",
                 direction: binding.direction == .source ? "in" : "out", spec: binding.spec.description,

@@ -200,7 +200,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
                 // The input thread is consuming: it empties the ring before it lets go, and
                 // wakes this thread for a batch it leaves; look again soon, for deadlines and
                 // for a stop.
-                plannedWake.store(SequencerReader.now() &+ 1_000_000, ordering: .relaxed)
+                plannedWake.store(SequencerSession.now() &+ 1_000_000, ordering: .relaxed)
                 wake.sleep(timeoutMilliseconds: 1) { false }
                 continue
             }
@@ -210,7 +210,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
             // thread, which takes it with an acquiring exchange, compares its deadlines with this
             // wake, not with the one before (it would then miss one that falls in between).
             plannedWake.store(
-                timeout < 0 ? .max : SequencerReader.now() &+ UInt64(timeout) &* 1_000_000, ordering: .relaxed)
+                timeout < 0 ? .max : SequencerSession.now() &+ UInt64(timeout) &* 1_000_000, ordering: .relaxed)
             stopConsuming()
             if stopping { return }
             wake.sleep(timeoutMilliseconds: timeout) {
@@ -285,7 +285,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     /// Emits the throttled values due now; returns how many could not be formatted.
     private func flushDueThrottles(_ count: Int) -> Int {
         var failed = 0
-        let now = SequencerReader.now()
+        let now = SequencerSession.now()
         var index = 0
         while index < count {
             failed &+= hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
@@ -329,7 +329,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     private func sleepTimeout() -> Int32 {
         let earliest = earliestDeadline()
         guard earliest != .max else { return idleWakeMilliseconds }
-        let now = SequencerReader.now()
+        let now = SequencerSession.now()
         guard earliest > now else { return 0 }
         let cap = idleWakeMilliseconds < 0 ? UInt64(Int32.max) : UInt64(idleWakeMilliseconds)
         return Int32(min((earliest - now) / 1_000_000 + 1, cap))

@@ -60,8 +60,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private let sysexStore: SysExStore?
     private let log: Logger
     private let outputNames: [String]
-    private let client: SequencerClient
-    private let bindings: PortBindings
+    private let session: SequencerSession
     private let ports: [UInt8]
     private var thread: SystemThread?
 
@@ -71,23 +70,23 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private var scheduleAt: UInt64?
     private var consumedSysEx = false
 
-    /// Creates the output ports (bound through `bindings`, which the input thread keeps
-    /// reconciled), the queue and the socket; nothing runs until ``start()``.
+    /// Creates the output ports on `session`'s client (bound through its bindings, which the
+    /// input thread keeps reconciled, and tells which wait for a port), the queue and the socket;
+    /// nothing runs until ``start()``.
     public init(
-        client: SequencerClient, config: OSCInputConfig, outputs: [OutputPortConfig], bindings: PortBindings,
-        sysexCapacity: Int, log: Logger
+        session: SequencerSession, config: OSCInputConfig, outputs: [OutputPortConfig], sysexCapacity: Int
     ) throws(BridgeError) {
         self.config = config
-        self.log = log
-        self.client = client
-        self.bindings = bindings
+        self.session = session
+        log = session.log
+        let client = session.client
         outputNames = outputs.map(\.name)
         var ports: [UInt8] = []
         do {
             for output in outputs {
                 let port = try client.createPort(name: output.name, direction: .output)
                 ports.append(port)
-                for spec in output.to { bindings.bind(spec, to: port, direction: .destination) }
+                for spec in output.to { session.bindings.bind(spec, to: port, direction: .destination) }
             }
             queue = try SequencerQueue(client: client, name: "aseqosc osc")
         } catch {
@@ -123,6 +122,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         } catch {
             throw .network("osc input: \(error)")
         }
+        session.settle(.destination)
     }
 
     /// Log lines for TCP clients coming and going; a broken stream is worth telling the user
@@ -146,7 +146,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         self.thread = SystemThread(name: "aseqosc-osc-in") { [self] in
             // One clock reading per batch of packets: they arrived together. TCP keeps its
             // connections' idle times by the same reading (the same clock, CLOCK_MONOTONIC).
-            receiver.run(tick: tick, beforeBatch: { now = SequencerReader.now() }, clock: { now }, handle)
+            receiver.run(tick: tick, beforeBatch: { now = SequencerSession.now() }, clock: { now }, handle)
             receiver.close()
         }
         log.info(
@@ -166,7 +166,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         // First, so that nothing scheduled can start a note after the cutoff below; what waited
         // for room in the kernel's pool goes with it.
         queue.removePendingEvents()
-        now = SequencerReader.now()
+        now = SequencerSession.now()
         scheduleAt = nil
         // Everything due by the cutoff has played, and nothing after it will. The queue's clock
         // and the monotonic one may differ by a timer tick; the margin errs towards a note-off
@@ -186,8 +186,8 @@ public final class OSCToMIDISide: @unchecked Sendable {
         // Then the rest: notes whose note-off was scheduled and removed.
         ledger.forEachMaySound(at: cutoff) { noteOff in emit(noteOff, 0) }
         let deadline = now + 1_000_000_000
-        while !output.isIdle && SequencerReader.now() < deadline {
-            _ = output.service(now: SequencerReader.now())
+        while !output.isIdle && SequencerSession.now() < deadline {
+            _ = output.service(now: SequencerSession.now())
             usleep(1000)
         }
         output.finish()
@@ -200,8 +200,8 @@ public final class OSCToMIDISide: @unchecked Sendable {
     /// Unbinds and deletes our output ports (on reload, after ``stop()``).
     public func removePorts() {
         for port in ports {
-            bindings.unbind(ourPort: port)
-            try? client.deletePort(port)
+            session.bindings.unbind(ourPort: port)
+            try? session.client.deletePort(port)
         }
     }
 
@@ -271,7 +271,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         // Nothing timed, the usual case: no clock to read and nothing more to call on a
         // message's way back to the wait (each call is a cost under emulation, BENCHMARKS.md).
         guard !output.isIdle || route.nextDeadline != nil else { return -1 }
-        let now = SequencerReader.now()
+        let now = SequencerSession.now()
         var next = output.service(now: now) ?? .max
         if let deadline = route.nextDeadline {
             if deadline <= now {
@@ -368,7 +368,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         let ahead = min(tag.rawValue - nowNTP, 86_400 << 32)
         let delay = (ahead >> 32) * 1_000_000_000 + ((ahead & 0xFFFF_FFFF) * 1_000_000_000) >> 32
         counters.scheduled.add(1, ordering: .relaxed)
-        return SequencerReader.now() + delay
+        return SequencerSession.now() + delay
     }
 
     private func handle(_ message: OSCMessageView, from sender: IPAddress) {
