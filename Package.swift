@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "OSC"),
         // JSON5 in (configs), JSON out (status, `ports --json`): what Foundation did, without it.
         .target(name: "JSON"),
-        // Threads, environment, files, clocks and POSIX errors for the daemon and its commands.
+        // Threads, environment, files, clocks, POSIX errors and the log for the daemon and its commands.
         .target(name: "Platform", dependencies: ["CSyscall"]),
         .target(name: "Pipeline", dependencies: ["MIDI", "OSC"]),
         // Both directions of the MIDI <-> OSC mapping: address schemes, templates, argument styles.
@@ -39,15 +39,34 @@ let package = Package(
         // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
         .target(name: "Discovery", dependencies: ["CAvahi", "Platform"]),
 
-        // Composition root and the command line.
+        // The bridge, one module per job. Configuration: read a config, validate it, summarise
+        // it (`aseqosc check`) and build each route's operator chain; pure, no threads, no ALSA
+        // client. (ALSASequencer and OSCTransport for the value types of port specs and
+        // allow-lists only.)
+        .target(
+            name: "Config",
+            dependencies: ["MIDI", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport", "JSON", "Platform"]),
+        // `aseqosc send`: the SendMIDI vocabulary, its scripts and the player that paces them out.
+        .target(name: "Send", dependencies: ["MIDI", "ALSASequencer"]),
+        // The running bridge: the two directions (MIDI -> OSC, OSC -> MIDI), their threads, the
+        // routes and destinations, paced MIDI output, and the status their counters make.
+        .target(
+            name: "BridgeRuntime",
+            dependencies: ["Config", "MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport", "Platform"]),
+        // The daemon's dealings with its service manager and clients: systemd's notify protocol
+        // and the control socket (`aseqosc status`, `aseqosc reload`).
+        .target(name: "Service", dependencies: ["Platform"]),
+        // The composition root: builds the runtime from a config, reloads it, reports its status.
         .target(
             name: "Bridge",
-            dependencies: [
-                "MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport", "JSON", "Platform",
-            ]),
+            dependencies: ["Config", "BridgeRuntime", "MIDI", "Pipeline", "Platform"]),
+        // The command line: one type per subcommand.
         .executableTarget(
             name: "aseqosc",
-            dependencies: ["Bridge", "ALSASequencer", "MIDI", "OSC", "JSON", "Platform", "Discovery"],
+            dependencies: [
+                "Bridge", "Config", "Send", "BridgeRuntime", "Service", "Discovery", "ALSASequencer", "MIDI", "JSON",
+                "Platform",
+            ],
             // Bind every symbol at start: lazy binding makes the first event down each path
             // wait for the dynamic linker (milliseconds under emulation), a played note.
             linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"])],
@@ -81,12 +100,18 @@ let package = Package(
             name: "ALSASequencerTests",
             dependencies: ["ALSASequencer", "MIDI", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "ALSASequencer", "MIDI", "MIDIOSC"]),
+        .testTarget(name: "SendTests", dependencies: ["Send", "MIDI"]),
         .testTarget(
-            name: "BridgeTests",
+            name: "BridgeRuntimeTests",
             dependencies: [
-                "Bridge", "ALSASequencer", "MIDI", "MIDIOSC", "OSC", "OSCTransport", "Pipeline", "CALSA", "CLiblo", "JSON",
+                "BridgeRuntime", "Config", "ALSASequencer", "MIDI", "MIDIOSC", "OSCTransport", "Pipeline", "CALSA",
                 "TestSupport", "CAllocationCounter",
             ]),
+        // End to end: the built binary against the kernel sequencer and peer tools.
+        .testTarget(
+            name: "BridgeTests",
+            dependencies: ["BridgeRuntime", "ALSASequencer", "MIDI", "OSC", "CLiblo", "TestSupport", "CAllocationCounter"]),
     ],
     swiftLanguageModes: [.v6]
 )

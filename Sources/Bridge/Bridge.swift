@@ -1,15 +1,14 @@
-import ALSASequencer
+import BridgeRuntime
+import Config
 import MIDI
-import MIDIOSC
-import OSC
-import OSCTransport
 import Pipeline
 import Platform
 import Synchronization
 
-/// The composition root: builds the running bridge from a config (ALSA client and ports,
-/// bindings, ring, routes, OSC formatters and sockets, threads), applies new configs without
-/// restarting the ALSA client, and takes it all down without leaving a note sounding.
+/// The composition root: builds the running bridge from a config (the ALSA session both
+/// directions share, ports, ring, routes, OSC formatters and sockets, threads), applies new
+/// configs without restarting the ALSA client, and takes it all down without leaving a note
+/// sounding.
 public final class Bridge: @unchecked Sendable {
     // @unchecked Sendable: started and stopped from one thread (the command's), reloaded one
     // reload at a time (the command's Reloader) and never during a start or stop; the parts it
@@ -18,7 +17,8 @@ public final class Bridge: @unchecked Sendable {
 
     public private(set) var config: BridgeConfig
     let log: Logger
-    let client: SequencerClient
+    /// The ALSA client, its announcements, the bindings of both directions and the clock.
+    let session: SequencerSession
     let input: MIDIInputSide
     let worker: MIDIToOSCWorker
     let ring: SPSCRing<MIDIEvent>
@@ -43,14 +43,7 @@ public final class Bridge: @unchecked Sendable {
     public init(config: BridgeConfig, log: Logger, idleWakeMilliseconds: Int32 = 1000) throws(BridgeError) {
         self.config = config
         self.log = log
-        do {
-            client = try SequencerClient(name: config.clientName)
-            // The kernel's largest input queue: a reload stops reading for a few milliseconds,
-            // and a busy source must not lose events (note-offs among them) meanwhile.
-            try client.setInputPool(2000)
-        } catch {
-            throw .alsa(error.description)
-        }
+        session = try SequencerSession(name: config.clientName, log: log)
         ring = SPSCRing(capacity: config.ringCapacity)
         sysexStore = SysExStore(slots: 16, capacity: config.sysexCapacity)
         let wake = try WakeSignal()
@@ -58,7 +51,7 @@ public final class Bridge: @unchecked Sendable {
             ring: ring, routes: [], sysexStore: sysexStore, wake: wake, idleWakeMilliseconds: idleWakeMilliseconds)
         do {
             input = try MIDIInputSide(
-                client: client, ring: ring, sysexStore: sysexStore, wake: wake, consumer: worker, log: log)
+                session: session, ring: ring, sysexStore: sysexStore, wake: wake, consumer: worker)
         } catch {
             throw .alsa(error.description)
         }
@@ -84,7 +77,7 @@ public final class Bridge: @unchecked Sendable {
     public func reload(_ new: BridgeConfig) throws(BridgeError) {
         // Every destination first, before anything changes: applying the inputs below creates,
         // deletes and rebinds ALSA ports, which a refused reload must not have done.
-        _ = try Self.resolve(Self.destinations(of: new))
+        _ = try RouteRuntime.resolve(Self.destinations(of: new))
         input.pause()
         worker.pause()
         defer {
@@ -103,7 +96,7 @@ public final class Bridge: @unchecked Sendable {
         }
         if new.clientName != config.clientName {
             do {
-                try client.rename(new.clientName)
+                try session.client.rename(new.clientName)
             } catch {
                 log.warning("cannot rename the ALSA client: \(error)")
             }
@@ -168,7 +161,7 @@ public final class Bridge: @unchecked Sendable {
 
     /// A one-line status for systemd's `STATUS=`.
     public var statusLine: String {
-        let bindings = input.bindings.snapshot
+        let bindings = session.bindings.snapshot
         let bound = bindings.filter { !$0.connected.isEmpty }.count
         return "\(bound)/\(bindings.count) bindings, \(worker.eventsIn.load(ordering: .relaxed)) events, "
             + "\(ring.drops) dropped"
@@ -183,22 +176,5 @@ public final class Bridge: @unchecked Sendable {
         var found: [DestinationConfig] = []
         for route in config.routes { collect(route.chain, into: &found) }
         return found
-    }
-
-    /// Resolves every destination's host name (at start, and again on reload).
-    static func resolve(_ destinations: [DestinationConfig]) throws(BridgeError) -> [ResolvedOSCDestination] {
-        var resolved: [ResolvedOSCDestination] = []
-        for config in destinations {
-            do {
-                let destination = try OSCDestination(
-                    host: config.host, port: config.port, broadcast: config.broadcast,
-                    multicastTTL: config.multicastTTL.map { UInt8($0) }, multicastInterface: config.multicastInterface,
-                    multicastLoopback: config.multicastLoop)
-                resolved.append(try destination.resolve())
-            } catch {
-                throw .network("destination \(config.endpoint): \(error)")
-            }
-        }
-        return resolved
     }
 }

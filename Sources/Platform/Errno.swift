@@ -14,3 +14,20 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public static let permissionDenied = Errno(EACCES)
     public static let noSuchFile = Errno(ENOENT)
 }
+
+/// A system call that failed: what was called (with what it was given) and the `errno` it left.
+public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The call, as the message names it: `socket`, `bind /run/aseqosc/control`.
+    public var call: String
+    public var errno: Errno
+
+    public init(_ call: String, _ errno: Errno) {
+        self.call = call
+        self.errno = errno
+    }
+
+    /// The failed call and the calling thread's `errno`, right after the call failed.
+    public static func current(_ call: String) -> SystemCallError { SystemCallError(call, .current) }
+
+    public var description: String { "\(call): \(errno)" }
+}

@@ -1,6 +1,7 @@
-import Bridge
+import Config
 import Discovery
 import Glibc
+import Platform
 import Synchronization
 
 /// The DNS-SD announcement of the OSC input: made when the config's input listens where other
@@ -34,7 +35,7 @@ final class Announcement: Sendable {
                     if isError { log.error(message) } else { log.notice(message) }
                 }
             } catch {
-                log.warning("announce: \(error); the OSC input is not announced\(Self.hint(for: error))")
+                log.warning("announce: \(error); the OSC input is not announced\(Self.dynamicUserHint)")
             }
         }
     }
@@ -42,7 +43,7 @@ final class Announcement: Sendable {
     /// systemd gives dynamic users uids from 61184 to 65519; dbus-daemon (Debian's system bus)
     /// answers them no Hello (systemd issue 22737), so the announcement fails under a unit with
     /// `DynamicUser=yes` for a reason the D-Bus error does not say.
-    static func hint(for error: AvahiError) -> String {
+    static var dynamicUserHint: String {
         guard (61184...65519).contains(getuid()) else { return "" }
         return " (the service runs as a dynamic user, whom dbus-daemon's system bus does not answer: "
             + "see \"Found on the network\" in docs/CONFIG.md for the drop-in that gives it a fixed user)"

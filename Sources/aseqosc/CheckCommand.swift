@@ -1,4 +1,4 @@
-import Bridge
+import Config
 
 /// `aseqosc check FILE`: validates a config without starting anything.
 struct CheckCommand: Command {

@@ -1,5 +1,3 @@
-import Bridge
-
 /// `aseqosc reload`: makes the running daemon read its config again and reports whether it took
 /// it (the unit's `ExecReload`, so `systemctl reload` fails when the config is refused).
 struct ReloadCommand: Command {

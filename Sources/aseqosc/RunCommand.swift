@@ -1,8 +1,11 @@
 import ALSASequencer
 import Bridge
+import BridgeRuntime
+import Config
 import Glibc
 import JSON
 import Platform
+import Service
 import Synchronization
 
 /// `aseqosc run`: the daemon. Starts the bridge from a config; SIGHUP reloads it, SIGTERM and

@@ -1,5 +1,5 @@
-import Bridge
 import Platform
+import Service
 
 /// Finds the control socket of a running `aseqosc run` for `status` and `reload`: the one
 /// named with `--control` or `--instance`, else the only one running.

@@ -1,6 +1,6 @@
 import ALSASequencer
-import Bridge
 import MIDI
+import Send
 
 /// `aseqosc send`: SendMIDI's commands played straight into an ALSA port, for shell scripts.
 struct SendCommand: Command {

@@ -1,5 +1,3 @@
-import Bridge
-
 /// `aseqosc status`: asks the running daemon over its control socket.
 struct StatusCommand: Command {
     static let name = "status"

@@ -1,4 +1,4 @@
-import Bridge
+import BridgeRuntime
 import CLiblo
 import Foundation
 import Glibc

@@ -1,18 +1,13 @@
-import ALSASequencer
+import BridgeRuntime
+import Config
 
 extension Bridge {
     /// The OSC -> MIDI side for `config`, or nil when it has none. Its output ports come after
     /// the input ports, so the inputs keep the numbers 0, 1, ...
     func makeOSCInput(_ config: BridgeConfig) throws(BridgeError) -> OSCToMIDISide? {
         guard let oscConfig = config.oscInput else { return nil }
-        let side = try OSCToMIDISide(
-            client: client, config: oscConfig, outputs: config.outputs, bindings: input.bindings,
-            sysexCapacity: config.sysexCapacity, log: log)
-        input.logChanges(input.bindings.reconcile())
-        for binding in input.bindings.bindings where binding.direction == .destination && binding.connected.isEmpty {
-            log.notice("output: '\(binding.spec)' is waiting: \(binding.waitingReason ?? "no port yet")")
-        }
-        return side
+        return try OSCToMIDISide(
+            session: session, config: oscConfig, outputs: config.outputs, sysexCapacity: config.sysexCapacity)
     }
 
     /// On reload (threads paused): an OSC input whose settings and output ports are unchanged

@@ -2,7 +2,7 @@ import MIDI
 import Pipeline
 import Testing
 
-@testable import Bridge
+@testable import BridgeRuntime
 
 /// The input side's pushes into a full ring: drops are counted, note-offs of sounding notes are
 /// owed and pushed first once there is room, and nothing overtakes them.

@@ -3,7 +3,7 @@ import Glibc
 import MIDI
 import Testing
 
-@testable import Bridge
+@testable import BridgeRuntime
 
 /// A writer that records what would reach the kernel and refuses writes with `EAGAIN` while
 /// `blocked`, which is how a port's queue fills in the field (the client's pool is full).

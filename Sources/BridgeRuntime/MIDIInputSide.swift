@@ -1,29 +1,30 @@
 import ALSASequencer
+import Config
 import MIDI
 import Pipeline
 import Platform
 import Synchronization
 
-/// The ALSA side of the MIDI -> OSC path: our input ports, their bindings, and the input thread
-/// that decodes events and queues them for the pipeline thread.
+/// The ALSA side of the MIDI -> OSC path: our input ports and the input thread that reads the
+/// session's client, decodes events and queues them for the pipeline thread (and hands the
+/// session its announcements).
 ///
 /// Events keep the ALSA port number they arrived on (`MIDIEvent.port`), which stays the same
 /// for a port across reloads. A full ring drops events (counted), but never a note-off: one
 /// that does not fit is owed and queued at the next chance, so a burst cannot leave a note
 /// hanging downstream.
-final class MIDIInputSide: @unchecked Sendable {
+public final class MIDIInputSide: @unchecked Sendable {
     // @unchecked Sendable: while the input thread runs, only it touches the state below; the
     // owner changes ports (`apply`) only while the thread is paused.
 
+    let session: SequencerSession
     let client: SequencerClient
     let reader: SequencerReader
-    let bindings: PortBindings
     let ring: SPSCRing<MIDIEvent>
     let sysexStore: SysExStore
     let wake: WakeSignal
     /// The ring's consumer, which this thread runs itself for a small batch when it is idle.
     let consumer: MIDIToOSCWorker
-    let log: Logger
     /// The largest batch the input thread runs through the pipeline itself; a bigger one goes to
     /// the pipeline thread, so that reading ALSA goes on while it is processed.
     static let inlineBatchLimit = 64
@@ -48,20 +49,20 @@ final class MIDIInputSide: @unchecked Sendable {
 
     /// The ring feeder, for tests and counters (input thread, or while it is paused).
     var feeder: RingFeeder { hot.pointee.feeder }
-    private var subscribed = false
     private var thread: SystemThread?
 
-    init(
-        client: SequencerClient, ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, wake: WakeSignal,
-        consumer: MIDIToOSCWorker, log: Logger
+    /// The input side of `session`'s client, pushing onto `ring` for `consumer`; no ports until
+    /// ``apply(_:)``.
+    public init(
+        session: SequencerSession, ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, wake: WakeSignal,
+        consumer: MIDIToOSCWorker
     ) throws(ALSAError) {
-        self.client = client
+        self.session = session
+        client = session.client
         self.ring = ring
         self.sysexStore = sysexStore
         self.wake = wake
         self.consumer = consumer
-        self.log = log
-        bindings = PortBindings(client: client)
         reader = try SequencerReader(client: client, sysexStore: sysexStore)
         hot = .allocate(capacity: 1)
         hot.initialize(to: HotState(feeder: RingFeeder(ring: ring)))
@@ -71,22 +72,22 @@ final class MIDIInputSide: @unchecked Sendable {
     /// connections (rebound only if their specs changed); removed ones are deleted; new ones
     /// are created. Only while the input thread is stopped. Returns the port number of each
     /// input, by index.
-    func apply(_ inputs: [InputPortConfig]) throws(ALSAError) -> [UInt8] {
+    public func apply(_ inputs: [InputPortConfig]) throws(ALSAError) -> [UInt8] {
         let wanted = Set(inputs.map(\.name))
         for (name, port) in portsByName where !wanted.contains(name) {
-            bindings.unbind(ourPort: port)
+            session.bindings.unbind(ourPort: port)
             try client.deletePort(port)
             hot.pointee.isInputPort[Int(port)] = false
             portsByName[name] = nil
             specsByName[name] = nil
-            log.info("input '\(name)' removed")
+            session.log.info("input '\(name)' removed")
         }
         var numbers: [UInt8] = []
         for input in inputs {
             if let port = portsByName[input.name] {
                 if specsByName[input.name] != input.from {
-                    bindings.unbind(ourPort: port)
-                    for spec in input.from { bindings.bind(spec, to: port, direction: .source) }
+                    session.bindings.unbind(ourPort: port)
+                    for spec in input.from { session.bindings.bind(spec, to: port, direction: .source) }
                     specsByName[input.name] = input.from
                 }
                 numbers.append(port)
@@ -96,21 +97,12 @@ final class MIDIInputSide: @unchecked Sendable {
             portsByName[input.name] = port
             specsByName[input.name] = input.from
             hot.pointee.isInputPort[Int(port)] = true
-            for spec in input.from { bindings.bind(spec, to: port, direction: .source) }
+            for spec in input.from { session.bindings.bind(spec, to: port, direction: .source) }
             numbers.append(port)
         }
-        if !subscribed {
-            // After the first inputs, so that they are ports 0, 1, ... as a user would expect of
-            // the port numbers some schemes send (osmid's id, TouchOSC's port byte).
-            _ = try client.subscribeToAnnouncements()
-            subscribed = true
-        }
+        try session.subscribeToAnnouncements()
         names.withLock { names in names = Dictionary(uniqueKeysWithValues: portsByName.map { ($0.value, $0.key) }) }
-        logChanges(bindings.reconcile())
-        // The output ports' bindings live here too; makeOSCInput reports those.
-        for binding in bindings.bindings where binding.direction == .source && binding.connected.isEmpty {
-            log.notice("input: '\(binding.spec)' is waiting: \(binding.waitingReason ?? "no port yet")")
-        }
+        session.settle(.source)
         return numbers
     }
 
@@ -126,19 +118,19 @@ final class MIDIInputSide: @unchecked Sendable {
     }
 
     /// Starts (or resumes) the input thread.
-    func start() {
+    public func start() {
         reader.rearm()
         self.thread = SystemThread(name: "aseqosc-input") { [self] in
             do {
                 try reader.run(midiBatch: handle, other: handle, afterBatch: afterBatch)
             } catch {
-                log.error("input thread stopped: \(error)")
+                session.log.error("input thread stopped: \(error)")
             }
         }
     }
 
     /// Stops the input thread and waits for it; events arriving meanwhile wait in the kernel.
-    func pause() {
+    public func pause() {
         guard thread != nil else { return }
         reader.stop()
         thread?.join()
@@ -205,8 +197,8 @@ final class MIDIInputSide: @unchecked Sendable {
         switch decoded {
         case .midi(let event, _):
             handle(event)
-        case .announcement(let announcement) where PortBindings.affectsBindings(announcement):
-            logChanges(bindings.reconcile())
+        case .announcement(let announcement):
+            session.announced(announcement)
         default:
             break
         }
@@ -217,7 +209,7 @@ final class MIDIInputSide: @unchecked Sendable {
     /// returns how long the reader may wait for the next event: while note-offs are still owed,
     /// 1 ms, so they go out as soon as the pipeline makes room even if no other event ever comes.
     private func afterBatch() -> Int32 {
-        if hot.pointee.feeder.isOwing { hot.pointee.feeder.payOwed(now: SequencerReader.now()) }
+        if hot.pointee.feeder.isOwing { hot.pointee.feeder.payOwed(now: SequencerSession.now()) }
         let pushed = hot.pointee.pushed
         let ranAroundRing = hot.pointee.ranAroundRing
         hot.pointee.pushed = 0
@@ -228,17 +220,5 @@ final class MIDIInputSide: @unchecked Sendable {
             wake.notify()
         }
         return hot.pointee.feeder.isOwing ? 1 : -1
-    }
-
-    /// Logs what a reconcile changed, input and output bindings alike: the OSC -> MIDI side's
-    /// output ports are bound through the same ``PortBindings``, reconciled on this thread.
-    func logChanges(_ changes: [PortBindings.Change]) {
-        for change in changes {
-            switch change.kind {
-            case .connected: log.info(change.logLine)
-            case .lost: log.notice(change.logLine)
-            case .failed: log.warning(change.logLine)
-            }
-        }
     }
 }

@@ -582,16 +582,16 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     /// events that silence notes, which are written at once, pacing aside; a write refused with
     /// `EAGAIN` is retried for up to `retryFor` nanoseconds.
     func finish(retryFor: UInt64 = 100_000_000) {
-        flush(now: SequencerReader.now())
+        flush(now: SequencerSession.now())
         var port = 0
         while port < ports.count {
             while counts[port] > 0 {
                 let event = events[port * slotsPerPort + heads[port]]
                 if Self.silencesNotes(event) {
-                    let deadline = SequencerReader.now() + retryFor
+                    let deadline = SequencerSession.now() + retryFor
                     var offset = 0
                     while case .blocked = attempt(event, port: port, offset: &offset, now: 0),
-                        SequencerReader.now() < deadline
+                        SequencerSession.now() < deadline
                     {
                         usleep(1000)
                     }

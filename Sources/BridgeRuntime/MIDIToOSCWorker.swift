@@ -21,14 +21,14 @@ import Synchronization
 /// ring to the pipeline thread, so reading ALSA goes on meanwhile. The right to consume is
 /// `consuming`, taken with an acquiring compare-exchange and given back with a releasing
 /// store, so each consumer sees everything the previous one did to the routes and senders.
-final class MIDIToOSCWorker: @unchecked Sendable {
+public final class MIDIToOSCWorker: @unchecked Sendable {
     // @unchecked Sendable: `routes`, `packet` and the routes' state belong to whichever thread
     // holds `consuming`; `replaceRoutes` is called only while paused, when the owner holds it.
     // Other threads read the atomics.
 
     private let ring: SPSCRing<MIDIEvent>
     /// The routes, owned here; the loop reads them through `hotRoutes`.
-    private(set) var routes: [RouteRuntime]
+    public private(set) var routes: [RouteRuntime]
     /// Unretained references to `routes`, in plain memory: the loop reads them per event, and a
     /// class `var` array would pay an exclusivity check and a retain each time. Changed only
     /// while the thread is paused.
@@ -58,17 +58,18 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     private let idleWakeMilliseconds: Int32
 
     /// Loop passes so far; the watchdog pings systemd only while this moves.
-    let progress = Atomic<UInt64>(0)
+    public let progress = Atomic<UInt64>(0)
     /// Events run through the routes: taken off the ring, or handed over around it by
     /// ``runInline(_:beforehand:)``.
-    let eventsIn = Atomic<Int>(0)
+    public let eventsIn = Atomic<Int>(0)
     /// Outputs that the destination's scheme does not send, or that did not fit a packet.
     let unformatted = Atomic<Int>(0)
 
     /// The largest UDP payload; a longer message (a huge SysEx as a blob) is not sent.
     static let packetCapacity = 65_507
 
-    init(
+    /// A worker for `routes`, taking events off `ring`; no thread runs until ``start()``.
+    public init(
         ring: SPSCRing<MIDIEvent>, routes: [RouteRuntime], sysexStore: SysExStore, wake: WakeSignal,
         idleWakeMilliseconds: Int32 = 1000
     ) {
@@ -105,7 +106,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     }
 
     /// Starts (or resumes) the pipeline thread.
-    func start() {
+    public func start() {
         stopRequested.store(false, ordering: .relaxed)
         // Releasing: pairs with the acquiring exchanges in `tryConsuming`; whatever the owner
         // did while paused (new routes, released notes) is seen by the next consumer.
@@ -117,7 +118,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
 
     /// Stops the thread after it has handled what is queued. Held notes stay held (a reload
     /// pauses this way); call ``releaseAllNotes()`` afterwards to end them.
-    func pause() {
+    public func pause() {
         guard thread != nil else { return }
         stopRequested.store(true, ordering: .releasing)
         wake.wake()
@@ -168,14 +169,14 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     }
 
     /// Swaps in the routes of a new config; only while paused.
-    func replaceRoutes(_ new: [RouteRuntime]) {
+    public func replaceRoutes(_ new: [RouteRuntime]) {
         precondition(thread == nil, "routes are replaced only while the pipeline thread is paused")
         routes = new
         publishHotRoutes()
     }
 
     /// Sends a note-off for every note every route holds; only while paused.
-    func releaseAllNotes() {
+    public func releaseAllNotes() {
         precondition(thread == nil, "notes are released only while the pipeline thread is paused")
         var index = 0
         while index < routes.count {
@@ -186,7 +187,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
 
     /// Sends a note-off for every note `route` holds, with this worker's packet buffer; only
     /// while paused.
-    func release(_ route: RouteRuntime) {
+    public func release(_ route: RouteRuntime) {
         precondition(thread == nil, "notes are released only while the pipeline thread is paused")
         route.releaseAll(packet: packet)
     }
@@ -199,7 +200,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
                 // The input thread is consuming: it empties the ring before it lets go, and
                 // wakes this thread for a batch it leaves; look again soon, for deadlines and
                 // for a stop.
-                plannedWake.store(SequencerReader.now() &+ 1_000_000, ordering: .relaxed)
+                plannedWake.store(SequencerSession.now() &+ 1_000_000, ordering: .relaxed)
                 wake.sleep(timeoutMilliseconds: 1) { false }
                 continue
             }
@@ -209,7 +210,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
             // thread, which takes it with an acquiring exchange, compares its deadlines with this
             // wake, not with the one before (it would then miss one that falls in between).
             plannedWake.store(
-                timeout < 0 ? .max : SequencerReader.now() &+ UInt64(timeout) &* 1_000_000, ordering: .relaxed)
+                timeout < 0 ? .max : SequencerSession.now() &+ UInt64(timeout) &* 1_000_000, ordering: .relaxed)
             stopConsuming()
             if stopping { return }
             wake.sleep(timeoutMilliseconds: timeout) {
@@ -284,7 +285,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     /// Emits the throttled values due now; returns how many could not be formatted.
     private func flushDueThrottles(_ count: Int) -> Int {
         var failed = 0
-        let now = SequencerReader.now()
+        let now = SequencerSession.now()
         var index = 0
         while index < count {
             failed &+= hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
@@ -328,7 +329,7 @@ final class MIDIToOSCWorker: @unchecked Sendable {
     private func sleepTimeout() -> Int32 {
         let earliest = earliestDeadline()
         guard earliest != .max else { return idleWakeMilliseconds }
-        let now = SequencerReader.now()
+        let now = SequencerSession.now()
         guard earliest > now else { return 0 }
         let cap = idleWakeMilliseconds < 0 ? UInt64(Int32.max) : UInt64(idleWakeMilliseconds)
         return Int32(min((earliest - now) / 1_000_000 + 1, cap))

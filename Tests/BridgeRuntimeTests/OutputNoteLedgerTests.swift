@@ -1,7 +1,7 @@
 import MIDI
 import Testing
 
-@testable import Bridge
+@testable import BridgeRuntime
 
 /// Which notes stopping must silence, given what was sent now and what was scheduled for later:
 /// every note that may sound at the cutoff, and (in the usual cases) no other.

@@ -1,3 +1,4 @@
+import Config
 import MIDI
 import MIDIOSC
 import OSC
@@ -7,14 +8,16 @@ import Pipeline
 /// One configured route as it runs: the pipeline's route (operators, held notes) with the
 /// formatters and sockets of its own destinations. A reload keeps a route whose config did not
 /// change (with its held notes) and releases the notes of one that did.
-final class RouteRuntime: @unchecked Sendable {
+public final class RouteRuntime: @unchecked Sendable {
     // @unchecked Sendable: built on the starting thread, then used only by the pipeline thread
     // (or by the reloading thread while the pipeline thread is paused).
 
-    let config: RouteConfig
+    /// The route as configured.
+    public let config: RouteConfig
     /// The ALSA port numbers of the route's inputs, part of its identity across reloads.
-    let inputPorts: [UInt8]
-    let route: Route
+    public let inputPorts: [UInt8]
+    /// The pipeline route: operators and held notes, kept across reloads while the config stays.
+    public let route: Route
     let destinations: [DestinationConfig]
     // `let`s, not `var`s: the pipeline thread reads them per event, and a class `var` would
     // pay a dynamic exclusivity check each time. A reload that re-resolves to new addresses
@@ -24,12 +27,14 @@ final class RouteRuntime: @unchecked Sendable {
     /// without the bounds check, retain and release that an array element costs.
     private let hotFormatters: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>
     let sender: UDPSender
-    let resolved: [ResolvedOSCDestination]
+    /// The addresses its destinations resolved to, by destination index.
+    public let resolved: [ResolvedOSCDestination]
     /// The destination indices of a route that only forwards (``Route/forwardingDestinations``),
     /// in plain memory; empty for any other route.
     private let forwardTo: UnsafeMutableBufferPointer<Int>
 
-    init(
+    /// A runtime for `config`, its destinations resolved and their sockets open.
+    public init(
         config: RouteConfig, inputPorts: [UInt8], portNames: [String], sysexStore: SysExStore
     ) throws(BridgeError) {
         self.config = config
@@ -45,7 +50,7 @@ final class RouteRuntime: @unchecked Sendable {
         forwardTo = Self.forwardingDestinations(route)
         Self.warmUp(route.chain, formatters)
         do {
-            resolved = try Bridge.resolve(destinations)
+            resolved = try Self.resolve(destinations)
             sender = try Self.sender(resolved)
         } catch {
             Self.unpin(hotFormatters)
@@ -122,8 +127,8 @@ final class RouteRuntime: @unchecked Sendable {
 
     /// Resolves the destinations' names again: this runtime if every address is the same, else
     /// a new one with new sockets around the same route (its held notes stay).
-    func refreshed() throws(BridgeError) -> RouteRuntime {
-        let now = try Bridge.resolve(destinations)
+    public func refreshed() throws(BridgeError) -> RouteRuntime {
+        let now = try Self.resolve(destinations)
         return now == resolved ? self : try RouteRuntime(keeping: self, resolved: now)
     }
 
@@ -191,6 +196,23 @@ final class RouteRuntime: @unchecked Sendable {
         guard long > 0 else { return false }
         sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination)
         return true
+    }
+
+    /// Resolves every destination's host name (at start, and again on reload).
+    public static func resolve(_ destinations: [DestinationConfig]) throws(BridgeError) -> [ResolvedOSCDestination] {
+        var resolved: [ResolvedOSCDestination] = []
+        for config in destinations {
+            do {
+                let destination = try OSCDestination(
+                    host: config.host, port: config.port, broadcast: config.broadcast,
+                    multicastTTL: config.multicastTTL.map { UInt8($0) }, multicastInterface: config.multicastInterface,
+                    multicastLoopback: config.multicastLoop)
+                resolved.append(try destination.resolve())
+            } catch {
+                throw .network("destination \(config.endpoint): \(error)")
+            }
+        }
+        return resolved
     }
 
     private static func sender(_ resolved: [ResolvedOSCDestination]) throws(BridgeError) -> UDPSender {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Bridge
+@testable import BridgeRuntime
 
 /// The OSC input's part of `aseqosc status`: separate JSON fields for scripts, and aligned lines
 /// for people.

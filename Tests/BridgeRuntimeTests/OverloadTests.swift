@@ -4,7 +4,7 @@ import Pipeline
 import Synchronization
 import XCTest
 
-@testable import Bridge
+@testable import BridgeRuntime
 
 /// A burst far beyond what the pipeline keeps up with, into a small ring: the input side drops
 /// and counts, stays flat in memory, and still delivers every note's end.

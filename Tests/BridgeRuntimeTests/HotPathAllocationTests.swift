@@ -1,6 +1,7 @@
 import ALSASequencer
 import CALSA
 import CAllocationCounter
+import Config
 import Foundation
 import MIDI
 import MIDIOSC
@@ -9,7 +10,7 @@ import Pipeline
 import TestSupport
 import XCTest
 
-@testable import Bridge
+@testable import BridgeRuntime
 
 /// The whole MIDI -> OSC hot path, in one thread: ALSA event decode -> ring feeder -> routes with
 /// operators -> OSC formatting for three destinations -> UDP to loopback sockets, with 0 heap

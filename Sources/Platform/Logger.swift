@@ -1,5 +1,4 @@
 import Glibc
-import Platform
 import Synchronization
 
 /// Severity of a log line; the raw values are syslog's priorities, which journald reads from a

@@ -1,5 +1,5 @@
 import ALSASequencer
-import Platform
+import MIDI
 import OSCTransport
 import Pipeline
 
@@ -174,19 +174,21 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
     }
 }
 
-extension Bridge {
-    /// A consistent-enough picture of the running bridge, from counters other threads update.
-    public func status(version: String = "") -> BridgeStatus {
-        let routes = routeSnapshot
-        let bindings = input.bindings.snapshot.map { binding in
+extension BridgeStatus {
+    /// The status of the running parts, read from counters their threads update.
+    public init(
+        version: String, client: String, uptimeSeconds: Double, input: MIDIInputSide, worker: MIDIToOSCWorker,
+        routes: [RouteRuntime], ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, oscInput: OSCToMIDISide?
+    ) {
+        let bindings = input.session.bindings.snapshot.map { binding in
             BridgeStatus.Binding(
                 port: input.portName(binding.ourPort) ?? "port \(binding.ourPort)",
                 direction: binding.direction == .source ? "in" : "out", spec: binding.spec.description,
                 connected: binding.connected.map { "\($0.address) \($0.clientName):\($0.portName)" },
                 waiting: binding.connected.isEmpty ? binding.waitingReason : nil)
         }
-        return BridgeStatus(
-            version: version, client: currentConfig.clientName, uptimeSeconds: WallClock.monotonic - startTime,
+        self.init(
+            version: version, client: client, uptimeSeconds: uptimeSeconds,
             bindings: bindings,
             routes: routes.map { runtime in
                 let counts = runtime.route.counters.snapshot
@@ -209,7 +211,7 @@ extension Bridge {
             eventsIn: worker.eventsIn.load(ordering: .relaxed), ringCapacity: ring.capacity,
             ringHighWater: ring.highWater, ringDrops: ring.drops, inputOverruns: input.reader.overruns,
             sysexDropped: sysexStore.droppedCount, unsentEvents: worker.unformatted.load(ordering: .relaxed),
-            oscInput: oscInputSnapshot?.status)
+            oscInput: oscInput?.status)
     }
 }
 

@@ -52,12 +52,14 @@ public final class ControlSocket: @unchecked Sendable {
 
     /// Listens on `path` (replacing a stale socket left by a crashed run). `respond` gets each
     /// request line and returns the answer.
-    public init(path: String, respond: @escaping @Sendable (String) -> [UInt8]) throws(BridgeError) {
+    public init(path: String, respond: @escaping @Sendable (String) -> [UInt8]) throws(SystemCallError) {
         self.path = path
         self.respond = respond
-        guard path.utf8.count < 108 else { throw .system("control socket path too long: \(path)", ENAMETOOLONG) }
+        guard path.utf8.count < 108 else {
+            throw SystemCallError("control socket path too long: \(path)", Errno(ENAMETOOLONG))
+        }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .system("socket", errno) }
+        guard fd >= 0 else { throw .current("socket") }
         unlink(path)
         var address = Self.address(path)
         let bound = withUnsafePointer(to: &address) {
@@ -68,7 +70,7 @@ public final class ControlSocket: @unchecked Sendable {
         guard bound == 0, listen(fd, 8) == 0 else {
             let code = errno
             close(fd)
-            throw .system("bind \(path)", code)
+            throw SystemCallError("bind \(path)", Errno(code))
         }
         chmod(path, 0o666)  // status for every local user; a reload changes nothing the file does not say
         descriptor = fd
@@ -104,7 +106,7 @@ public final class ControlSocket: @unchecked Sendable {
     }
 
     /// Connects to a daemon's socket, sends `request` and returns what it answered.
-    public static func query(path: String, request: String = "status json") throws(BridgeError) -> [UInt8] {
+    public static func query(path: String, request: String = "status json") throws(SystemCallError) -> [UInt8] {
         let fd = try connected(to: path)
         defer { close(fd) }
         sendAll(Array((request + "\n").utf8), to: fd)
@@ -128,9 +130,9 @@ public final class ControlSocket: @unchecked Sendable {
     }
 
     /// A stream socket connected to the daemon's socket at `path`.
-    private static func connected(to path: String) throws(BridgeError) -> Int32 {
+    private static func connected(to path: String) throws(SystemCallError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .system("socket", errno) }
+        guard fd >= 0 else { throw .current("socket") }
         var address = address(path)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -140,7 +142,7 @@ public final class ControlSocket: @unchecked Sendable {
         guard result == 0 else {
             let code = errno
             close(fd)
-            throw .system("connect \(path)", code)
+            throw SystemCallError("connect \(path)", Errno(code))
         }
         return fd
     }

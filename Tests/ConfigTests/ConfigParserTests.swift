@@ -1,5 +1,5 @@
 import ALSASequencer
-import Bridge
+import Config
 import Foundation
 import MIDI
 import Testing

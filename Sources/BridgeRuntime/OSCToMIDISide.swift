@@ -1,4 +1,5 @@
 import ALSASequencer
+import Config
 import Glibc
 import MIDI
 import MIDIOSC
@@ -38,7 +39,7 @@ final class OSCInputCounters: Sendable {
 /// bundle). Nothing there allocates, locks or blocks; only a debug log line for an unknown or
 /// malformed message allocates, and only when debug logging is on (and a log line when a TCP
 /// client comes or goes).
-final class OSCToMIDISide: @unchecked Sendable {
+public final class OSCToMIDISide: @unchecked Sendable {
     // @unchecked Sendable: after `start`, everything but the counters is touched only by the
     // OSC thread; `stop()` waits for that thread before touching anything else.
 
@@ -59,8 +60,7 @@ final class OSCToMIDISide: @unchecked Sendable {
     private let sysexStore: SysExStore?
     private let log: Logger
     private let outputNames: [String]
-    private let client: SequencerClient
-    private let bindings: PortBindings
+    private let session: SequencerSession
     private let ports: [UInt8]
     private var thread: SystemThread?
 
@@ -70,23 +70,23 @@ final class OSCToMIDISide: @unchecked Sendable {
     private var scheduleAt: UInt64?
     private var consumedSysEx = false
 
-    /// Creates the output ports (bound through `bindings`, which the input thread keeps
-    /// reconciled), the queue and the socket; nothing runs until ``start()``.
-    init(
-        client: SequencerClient, config: OSCInputConfig, outputs: [OutputPortConfig], bindings: PortBindings,
-        sysexCapacity: Int, log: Logger
+    /// Creates the output ports on `session`'s client (bound through its bindings, which the
+    /// input thread keeps reconciled, and tells which wait for a port), the queue and the socket;
+    /// nothing runs until ``start()``.
+    public init(
+        session: SequencerSession, config: OSCInputConfig, outputs: [OutputPortConfig], sysexCapacity: Int
     ) throws(BridgeError) {
         self.config = config
-        self.log = log
-        self.client = client
-        self.bindings = bindings
+        self.session = session
+        log = session.log
+        let client = session.client
         outputNames = outputs.map(\.name)
         var ports: [UInt8] = []
         do {
             for output in outputs {
                 let port = try client.createPort(name: output.name, direction: .output)
                 ports.append(port)
-                for spec in output.to { bindings.bind(spec, to: port, direction: .destination) }
+                for spec in output.to { session.bindings.bind(spec, to: port, direction: .destination) }
             }
             queue = try SequencerQueue(client: client, name: "aseqosc osc")
         } catch {
@@ -122,6 +122,7 @@ final class OSCToMIDISide: @unchecked Sendable {
         } catch {
             throw .network("osc input: \(error)")
         }
+        session.settle(.destination)
     }
 
     /// Log lines for TCP clients coming and going; a broken stream is worth telling the user
@@ -140,11 +141,12 @@ final class OSCToMIDISide: @unchecked Sendable {
         }
     }
 
-    func start() {
+    /// Starts the OSC thread.
+    public func start() {
         self.thread = SystemThread(name: "aseqosc-osc-in") { [self] in
             // One clock reading per batch of packets: they arrived together. TCP keeps its
             // connections' idle times by the same reading (the same clock, CLOCK_MONOTONIC).
-            receiver.run(tick: tick, beforeBatch: { now = SequencerReader.now() }, clock: { now }, handle)
+            receiver.run(tick: tick, beforeBatch: { now = SequencerSession.now() }, clock: { now }, handle)
             receiver.close()
         }
         log.info(
@@ -156,7 +158,7 @@ final class OSCToMIDISide: @unchecked Sendable {
     /// scheduled on the queue, sends a note-off for every note the pipeline holds and for every
     /// note that may be sounding (played, or scheduled and already due), lets paced output finish
     /// (up to a second), then drops what is left but the note-offs, which go out regardless.
-    func stop() {
+    public func stop() {
         guard thread != nil else { return }
         receiver.stop()
         thread?.join()
@@ -164,7 +166,7 @@ final class OSCToMIDISide: @unchecked Sendable {
         // First, so that nothing scheduled can start a note after the cutoff below; what waited
         // for room in the kernel's pool goes with it.
         queue.removePendingEvents()
-        now = SequencerReader.now()
+        now = SequencerSession.now()
         scheduleAt = nil
         // Everything due by the cutoff has played, and nothing after it will. The queue's clock
         // and the monotonic one may differ by a timer tick; the margin errs towards a note-off
@@ -184,8 +186,8 @@ final class OSCToMIDISide: @unchecked Sendable {
         // Then the rest: notes whose note-off was scheduled and removed.
         ledger.forEachMaySound(at: cutoff) { noteOff in emit(noteOff, 0) }
         let deadline = now + 1_000_000_000
-        while !output.isIdle && SequencerReader.now() < deadline {
-            _ = output.service(now: SequencerReader.now())
+        while !output.isIdle && SequencerSession.now() < deadline {
+            _ = output.service(now: SequencerSession.now())
             usleep(1000)
         }
         output.finish()
@@ -196,10 +198,10 @@ final class OSCToMIDISide: @unchecked Sendable {
     static var cutoffMargin: UInt64 { 5_000_000 }
 
     /// Unbinds and deletes our output ports (on reload, after ``stop()``).
-    func removePorts() {
+    public func removePorts() {
         for port in ports {
-            bindings.unbind(ourPort: port)
-            try? client.deletePort(port)
+            session.bindings.unbind(ourPort: port)
+            try? session.client.deletePort(port)
         }
     }
 
@@ -269,7 +271,7 @@ final class OSCToMIDISide: @unchecked Sendable {
         // Nothing timed, the usual case: no clock to read and nothing more to call on a
         // message's way back to the wait (each call is a cost under emulation, BENCHMARKS.md).
         guard !output.isIdle || route.nextDeadline != nil else { return -1 }
-        let now = SequencerReader.now()
+        let now = SequencerSession.now()
         var next = output.service(now: now) ?? .max
         if let deadline = route.nextDeadline {
             if deadline <= now {
@@ -366,7 +368,7 @@ final class OSCToMIDISide: @unchecked Sendable {
         let ahead = min(tag.rawValue - nowNTP, 86_400 << 32)
         let delay = (ahead >> 32) * 1_000_000_000 + ((ahead & 0xFFFF_FFFF) * 1_000_000_000) >> 32
         counters.scheduled.add(1, ordering: .relaxed)
-        return SequencerReader.now() + delay
+        return SequencerSession.now() + delay
     }
 
     private func handle(_ message: OSCMessageView, from sender: IPAddress) {

@@ -6,16 +6,19 @@ import Pipeline
 ///
 /// Events carry the ALSA port number of the input they arrived on (stable across reloads), so
 /// config input indices are translated through `inputPorts`.
-struct RouteBuilder {
+public struct RouteBuilder {
     /// The ALSA port number of each config input, by input index.
-    let inputPorts: [UInt8]
-    private(set) var destinations: [DestinationConfig] = []
+    public let inputPorts: [UInt8]
+    /// The OSC destinations of the routes built so far, numbered in the order met.
+    public private(set) var destinations: [DestinationConfig] = []
 
-    init(inputPorts: [UInt8]) {
+    /// A builder for routes whose config input `i` arrives on ALSA port `inputPorts[i]`.
+    public init(inputPorts: [UInt8]) {
         self.inputPorts = inputPorts
     }
 
-    mutating func build(_ route: RouteConfig) -> Route {
+    /// The pipeline route for `route`, its destinations appended to ``destinations``.
+    public mutating func build(_ route: RouteConfig) -> Route {
         Route(inputPorts: PortSet(route.inputs.map { UInt16(inputPorts[$0]) }), chain: chain(route.chain))
     }
 
@@ -38,7 +41,7 @@ struct RouteBuilder {
     }
 
     /// One config operator as pipeline operators (a velocity setting may be several steps).
-    static func operators(_ config: OperatorConfig, inputPorts: [UInt8]) -> [Operator] {
+    public static func operators(_ config: OperatorConfig, inputPorts: [UInt8]) -> [Operator] {
         switch config {
         case .kinds(let kinds, let inverted):
             return [.kindFilter(KindFilter(kinds.sorted { $0.rawValue < $1.rawValue }, inverted: inverted))]

@@ -1,4 +1,4 @@
-import Bridge
+import Config
 import Foundation
 import MIDI
 import MIDIOSC

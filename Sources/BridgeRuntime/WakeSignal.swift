@@ -1,4 +1,5 @@
 import Glibc
+import Platform
 import Synchronization
 
 /// Lets the input thread wake the pipeline thread only when it is asleep, so that in a busy
@@ -17,7 +18,7 @@ public final class WakeSignal: @unchecked Sendable {
     public init() throws(BridgeError) {
         var ends: (Int32, Int32) = (-1, -1)
         let created = withUnsafeMutableBytes(of: &ends) { pipe($0.baseAddress!.assumingMemoryBound(to: Int32.self)) }
-        guard created == 0 else { throw BridgeError.system("pipe", errno) }
+        guard created == 0 else { throw .system(.current("pipe")) }
         (readEnd, writeEnd) = ends
         for end in [readEnd, writeEnd] {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
@@ -58,22 +59,5 @@ public final class WakeSignal: @unchecked Sendable {
         sleeping.store(false, ordering: .relaxed)
         var sink = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         while withUnsafeMutableBytes(of: &sink, { read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
-    }
-}
-
-/// A failure while starting or running the bridge.
-public enum BridgeError: Error, CustomStringConvertible {
-    case system(String, Int32)
-    case config(ConfigError)
-    case alsa(String)
-    case network(String)
-
-    public var description: String {
-        switch self {
-        case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
-        case .config(let error): error.description
-        case .alsa(let message): message
-        case .network(let message): message
-        }
     }
 }

@@ -1,5 +1,5 @@
-import Bridge
 import MIDI
+import Send
 import Testing
 
 /// The commands of a script as wire bytes (no running status), so expectations read like a

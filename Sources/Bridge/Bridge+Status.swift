@@ -1,0 +1,12 @@
+import BridgeRuntime
+import Platform
+
+extension Bridge {
+    /// A consistent-enough picture of the running bridge, from counters other threads update.
+    public func status(version: String = "") -> BridgeStatus {
+        BridgeStatus(
+            version: version, client: currentConfig.clientName, uptimeSeconds: WallClock.monotonic - startTime,
+            input: input, worker: worker, routes: routeSnapshot, ring: ring, sysexStore: sysexStore,
+            oscInput: oscInputSnapshot)
+    }
+}

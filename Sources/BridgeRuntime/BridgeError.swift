@@ -1,0 +1,16 @@
+import Platform
+
+/// A failure while starting or running the bridge.
+public enum BridgeError: Error, CustomStringConvertible {
+    case system(SystemCallError)
+    case alsa(String)
+    case network(String)
+
+    public var description: String {
+        switch self {
+        case .system(let error): error.description
+        case .alsa(let message): message
+        case .network(let message): message
+        }
+    }
+}
