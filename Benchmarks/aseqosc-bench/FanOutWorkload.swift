@@ -4,48 +4,49 @@ import MIDIOSC
 import OSCTransport
 import Pipeline
 
-/// One route fanning out to `destinations` OSC/UDP destinations, as the pipeline thread runs
-/// it (`RouteRuntime.run`, `MIDIToOSCWorker`): a forward-only route, each output formatted
-/// (default scheme) straight into the `UDPSender` batch slot, a flush every `flushEvery` events
-/// and at the end; the packets really go to loopback sockets bound here (never read: the
-/// kernel drops what does not fit, and the sends still succeed).
+/// `routes` routes, each fanning out to `destinations` OSC/UDP destinations, as the pipeline
+/// thread runs them (`MIDIToOSCWorker`, `RouteRuntime.run`): each route forwards (no operators)
+/// or runs `operators` operators, each output is formatted (default scheme) straight into the
+/// route's `UDPSender` batch slot (a SysEx too long for a slot through a packet buffer, sent on
+/// its own), a flush of every sender every `flushEvery` events and at the end. The packets
+/// really go to loopback sockets bound here (never read: the kernel drops what does not fit,
+/// and the sends still succeed). With `sysexBytes` > 0 every event is a SysEx message of that
+/// many bytes (F0 and F7 included), stored as the input thread stores one and released after
+/// the routes ran it, as the worker does.
 final class FanOutWorkload {
     let events: Int
     let destinations: Int
     let flushEvery: Int
-    private let route: Route
-    private let formatters: [OSCEventFormatter]
-    private let hotFormatters: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>
-    private let targets: UnsafeMutableBufferPointer<Int>
-    private let sender: UDPSender
-    private let receivers: [Int32]
+    private let routes: [RouteUnderTest]
+    /// `routes`, unretained, in plain memory, as the worker reads them per event.
+    private let hotRoutes: UnsafeMutableBufferPointer<Unmanaged<RouteUnderTest>>
     private let input: UnsafeMutableBufferPointer<MIDIEvent>
+    private let sysexStore: SysExStore
+    private let sysexMessage: [UInt8]
+    private let packet = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_507, alignment: 16)
 
-    /// `events` input events (notes on and off, controllers) to `destinations` destinations.
-    init(destinations: Int, events: Int, flushEvery: Int) {
+    /// `events` input events (notes on and off, controllers; or SysEx messages) through
+    /// `routes` routes of `operators` operators to `destinations` destinations each.
+    init(
+        destinations: Int, events: Int, flushEvery: Int, routes routeCount: Int = 1, operators: Int = 0,
+        sysexBytes: Int = 0
+    ) {
         self.events = events
         self.destinations = destinations
         self.flushEvery = flushEvery
-        route = Route(inputPorts: PortSet([0]), chain: Chain([], destinations: Array(0..<destinations)))
-        formatters = (0..<destinations).map { _ in OSCEventFormatter(scheme: .default, portNames: ["keyboard"]) }
-        hotFormatters = .allocate(capacity: destinations)
-        _ = hotFormatters.initialize(from: formatters.map(\.unretained))
-        targets = .allocate(capacity: destinations)
-        _ = targets.initialize(from: route.forwardingDestinations ?? [])
-        var bound: [Int32] = []
-        var resolved: [ResolvedOSCDestination] = []
-        for _ in 0..<destinations {
-            let (descriptor, port) = Self.bindLoopback()
-            bound.append(descriptor)
-            resolved.append(try! OSCDestination(parsing: "127.0.0.1:\(port)").resolve())
-        }
-        receivers = bound
-        sender = try! UDPSender(destinations: resolved)
+        let chain = Chain(Self.operators(operators), destinations: Array(0..<destinations))
+        let store = SysExStore(slots: 16, capacity: 65_536)
+        sysexStore = store
+        routes = (0..<routeCount).map { _ in RouteUnderTest(chain: chain, destinations: destinations, sysex: store) }
+        hotRoutes = .allocate(capacity: routeCount)
+        _ = hotRoutes.initialize(from: routes.map { Unmanaged.passUnretained($0) })
+        sysexMessage = sysexBytes >= 2 ? [0xF0] + (0..<(sysexBytes - 2)).map { UInt8($0 % 128) } + [0xF7] : []
         input = .allocate(capacity: events)
         var i = 0
         while i < events {
             let note = UInt8(36 + i % 48)
-            switch i % 4 {
+            switch sysexBytes >= 2 ? -1 : i % 4 {
+            case -1: input[i] = MIDIEvent(.sysex)
             case 0: input[i] = .noteOn(channel: UInt8(i % 16), note: note, velocity: 100)
             case 1: input[i] = .controlChange(channel: UInt8(i % 16), controller: 1, value: UInt8(i % 128))
             case 2: input[i] = .noteOff(channel: UInt8((i - 2) % 16), note: UInt8(36 + (i - 2) % 48))
@@ -56,54 +57,171 @@ final class FanOutWorkload {
     }
 
     deinit {
-        hotFormatters.deallocate()
-        targets.deallocate()
+        hotRoutes.deallocate()
         input.deallocate()
-        for descriptor in receivers { close(descriptor) }
+        packet.deallocate()
     }
 
-    /// Runs every event to every destination; returns the packets the sender counted.
+    /// `count` operators that keep every event of this workload and each do some work, cycling
+    /// through five kinds a route typically has (the transposes alternate up and down).
+    static func operators(_ count: Int) -> [Operator] {
+        (0..<count).map { i in
+            switch i % 5 {
+            case 0: .kindFilter(KindFilter([.noteOn, .noteOff, .controlChange, .sysex]))
+            case 1: .transpose(Transpose(semitones: (i / 5) % 2 == 0 ? 1 : -1))
+            case 2: .velocity(VelocityCurve(.gamma(0.8)))
+            case 3: .channelFilter(ChannelFilter(Array(0..<16)))
+            default: .controllerMap(ControllerMap([(from: 1, to: 7), (from: 7, to: 1)]))
+            }
+        }
+    }
+
+    /// Runs every event through every route; returns the packets the first sender counted.
     func run() -> Int {
-        let formatters = hotFormatters.baseAddress.unsafelyUnwrapped
-        let destinations = targets.baseAddress.unsafelyUnwrapped
-        let count = targets.count
-        var i = 0
-        while i < events {
-            var output = input[i]
-            if route.forward(&output) == .send {
+        let routes = hotRoutes.baseAddress.unsafelyUnwrapped
+        if hotRoutes.count == 1 {
+            // One route, as the worker runs it: taken once for the whole run, not per event.
+            routes[0]._withUnsafeGuaranteedRef { route in
+                forEachEvent { event in route.run(event, packet: packet) }
+            }
+        } else {
+            let count = hotRoutes.count
+            forEachEvent { event in
                 var index = 0
                 while index < count {
-                    let destination = destinations[index]
-                    let size = formatters[destination].write(output, into: sender.nextSlot())
-                    if size > 0 { sender.commit(size, to: destination) }
+                    routes[index]._withUnsafeGuaranteedRef { $0.run(event, packet: packet) }
                     index &+= 1
                 }
             }
-            i += 1
-            if i % flushEvery == 0 {
-                sender.flush()
-                route.publishForwarded()
-            }
         }
-        sender.flush()
-        route.publishForwarded()
-        return sender.statistics.packetsSent(to: 0)
+        return routes[0]._withUnsafeGuaranteedRef { $0.sender.statistics.packetsSent(to: 0) }
     }
 
-    private static func bindLoopback() -> (Int32, Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        precondition(descriptor >= 0, "socket")
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+    /// Calls `body` with each input event (a SysEx one stored first, released after), flushing
+    /// every `flushEvery` events and at the end.
+    @inline(__always)
+    private func forEachEvent(_ body: (MIDIEvent) -> Void) {
+        let sysex = !sysexMessage.isEmpty
+        var i = 0
+        while i < events {
+            var event = input[i]
+            if sysex {
+                if let reference = sysexMessage.withUnsafeBytes({ sysexStore.store($0) }) { event.sysex = reference }
+                body(event)
+                sysexStore.release(event.sysex)
+            } else {
+                body(event)
+            }
+            i += 1
+            if i % flushEvery == 0 { flushAll() }
         }
-        precondition(bound == 0, "bind")
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+        flushAll()
     }
+
+    private func flushAll() {
+        let routes = hotRoutes.baseAddress.unsafelyUnwrapped
+        var index = 0
+        while index < hotRoutes.count {
+            routes[index]._withUnsafeGuaranteedRef { route in
+                route.sender.flush()
+                route.route.publishForwarded()
+            }
+            index &+= 1
+        }
+    }
+
+    /// One route with its formatters, sender and sockets, as `RouteRuntime` holds them.
+    private final class RouteUnderTest {
+        let route: Route
+        private let formatters: [OSCEventFormatter]
+        private let hotFormatters: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>
+        /// The destination indices of a route that only forwards; empty for any other.
+        private let forwardTo: UnsafeMutableBufferPointer<Int>
+        let sender: UDPSender
+        private let receivers: [Int32]
+
+        init(chain: Chain, destinations: Int, sysex: SysExStore) {
+            route = Route(inputPorts: PortSet([0]), chain: chain)
+            formatters = (0..<destinations).map { _ in
+                OSCEventFormatter(scheme: .default, portNames: ["keyboard"], sysex: sysex)
+            }
+            hotFormatters = .allocate(capacity: destinations)
+            _ = hotFormatters.initialize(from: formatters.map(\.unretained))
+            let forwarding = route.forwardingDestinations ?? []
+            let buffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(forwarding.count, 1))
+            _ = buffer.initialize(from: forwarding)
+            forwardTo = UnsafeMutableBufferPointer(rebasing: buffer[..<forwarding.count])
+            var bound: [Int32] = []
+            var resolved: [ResolvedOSCDestination] = []
+            for _ in 0..<destinations {
+                let (descriptor, port) = bindLoopback()
+                bound.append(descriptor)
+                resolved.append(try! OSCDestination(parsing: "127.0.0.1:\(port)").resolve())
+            }
+            receivers = bound
+            sender = try! UDPSender(destinations: resolved)
+        }
+
+        deinit {
+            hotFormatters.deallocate()
+            forwardTo.deallocate()
+            for descriptor in receivers { close(descriptor) }
+        }
+
+        /// `RouteRuntime.run`: the forward path without a sink for a route that only forwards,
+        /// else the route's `process` with one.
+        @inline(__always)
+        func run(_ event: MIDIEvent, packet: UnsafeMutableRawBufferPointer) {
+            if !forwardTo.isEmpty {
+                var output = event
+                switch route.forward(&output) {
+                case .notTaken:
+                    return
+                case .send:
+                    let destinations = forwardTo.baseAddress.unsafelyUnwrapped
+                    var index = 0
+                    while index < forwardTo.count {
+                        send(output, to: destinations[index], packet: packet)
+                        index &+= 1
+                    }
+                    return
+                case .needsProcess:
+                    break
+                }
+            }
+            route.process(event, now: event.timestamp) { output, destination in
+                send(output, to: destination, packet: packet)
+            }
+        }
+
+        /// `RouteRuntime.send`: into the batch slot, or a long message through `packet`.
+        @inline(__always)
+        private func send(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) {
+            let formatter = hotFormatters.baseAddress.unsafelyUnwrapped + destination
+            let size = formatter.pointee.write(event, into: sender.nextSlot())
+            if size > 0 {
+                sender.commit(size, to: destination)
+                return
+            }
+            let long = formatter.pointee.write(event, into: packet)
+            if long > 0 { sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination) }
+        }
+    }
+}
+
+private func bindLoopback() -> (Int32, Int) {
+    let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    precondition(descriptor >= 0, "socket")
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+    }
+    precondition(bound == 0, "bind")
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+    }
+    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
 }

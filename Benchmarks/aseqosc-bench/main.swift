@@ -31,7 +31,9 @@ while let argument = arguments.popFirst() {
                                pipeline_aseqosc, pipeline_liblo, encode_aseqosc, encode_liblo, ring_push_pop,
                                osc_to_midi (OSC in: validate, translate, route; no ALSA write),
                                fanout_N (one route to N loopback UDP destinations, a flush every
-                               64 events), fanout_lone_N (a flush after every event)
+                               64 events), fanout_lone_N (a flush after every event),
+                               routes_N (N forwarding routes, a destination each), operators_N
+                               (one route of N operators), sysex_N (SysEx messages of N bytes)
                                mappings_N, mappings_template_N (N = 10, 100, 1000), mappings_spray_1000,
                                mappings_load_N (N = 100, 1000): see Benchmarks/mappings.sh
             """)
@@ -57,14 +59,24 @@ func allowCPUs(_ mask: UInt8) -> Bool {
 }
 let pinned = allowCPUs(1)
 
-if let only, only.hasPrefix("fanout_") {
-    // One route to N destinations over real loopback sockets (Benchmarks/fanout.sh).
-    let lone = only.hasPrefix("fanout_lone_")
-    guard let destinations = Int(only.dropFirst(lone ? 12 : 7)), destinations > 0 else {
-        FileHandle.standardError.write("unknown workload '\(only)'; try --help\n".data(using: .utf8)!)
-        exit(64)
+/// The MIDI -> OSC workload an `--only` key names, or nil for any other key: fanout_N,
+/// fanout_lone_N, routes_N, operators_N, sysex_N.
+func growthWorkload(_ key: String, events: Int) -> FanOutWorkload? {
+    let parts = key.split(separator: "_")
+    guard parts.count >= 2, let n = Int(parts[parts.count - 1]), n >= 0 else { return nil }
+    switch parts.dropLast().joined(separator: "_") {
+    case "fanout" where n > 0: return FanOutWorkload(destinations: n, events: events, flushEvery: 64)
+    case "fanout_lone" where n > 0: return FanOutWorkload(destinations: n, events: events, flushEvery: 1)
+    case "routes" where n > 0: return FanOutWorkload(destinations: 1, events: events, flushEvery: 64, routes: n)
+    case "operators": return FanOutWorkload(destinations: 1, events: events, flushEvery: 64, operators: n)
+    case "sysex" where n >= 2: return FanOutWorkload(destinations: 1, events: events, flushEvery: 64, sysexBytes: n)
+    default: return nil
     }
-    let fanOut = FanOutWorkload(destinations: destinations, events: 100_000 / scale, flushEvery: lone ? 1 : 64)
+}
+
+if let only, let fanOut = growthWorkload(only, events: 100_000 / scale) {
+    // Routes, destinations, operators, SysEx over real loopback sockets (Benchmarks/fanout.sh,
+    // Benchmarks/growth.sh).
     let summary = measure(only, key: only, events: fanOut.events, repetitions: repetitions, fanOut.run)
     print(
         "\(only): \(Int(summary.eventsPerSecond)) events/s, \(summary.nanosecondsPerEvent) ns/event, "

@@ -33,6 +33,10 @@
  *                           ~60 µs, and it then lands on every other event of one stream of a pair
  *                           and on none of the other's, so that p50 measures the phase, not the
  *                           bridge (BENCHMARKS.md, tenth round).
+ *     --sysex N             m2o only: every event a SysEx message of N bytes (F0 and F7 included)
+ *     --sinks K             m2o only: also bind K UDP ports from UDP_PORT + 100 up and never read
+ *                           them, the further destinations of a bridge that fans out (the kernel
+ *                           drops what does not fit; the bridge's sends still succeed)
  *     --pair LABEL          drive two bridges at once, taking turns event by event. The second one
  *                           ("stream b", reported as LABEL) uses our second port "loadgen-b" and
  *                           UDP_PORT + 1; --count, --rate and --window are per bridge. Paced, the
@@ -254,7 +258,7 @@ static int create_port(snd_seq_t *seq, const char *name) {
 int main(int argc, char **argv) {
     const char *direction = "m2o", *format = "osmid", *connect = NULL, *label = "run", *pid_file = NULL,
                *latencies_path = NULL, *pair_label = NULL;
-    int udp_port = 57120, window = 16, bridge_pid = 0, bundle = 1;
+    int udp_port = 57120, window = 16, bridge_pid = 0, bundle = 1, sysex = 0, sinks = 0;
     long count = 3000, settle_ms = 1000, idle_ms = 3000, warmup_ms = 0, jitter_us = -1;
     double rate = 0;
     for (int i = 1; i < argc; i++) {
@@ -278,6 +282,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(option, "--warmup-ms")) warmup_ms = atol(value);
         else if (!strcmp(option, "--jitter-us")) jitter_us = atol(value);
         else if (!strcmp(option, "--pair")) pair_label = value;
+        else if (!strcmp(option, "--sysex")) sysex = atoi(value);
+        else if (!strcmp(option, "--sinks")) sinks = atoi(value);
         else { fprintf(stderr, "loadgen: unknown option %s (see the header of loadgen.c)\n", option); return 64; }
     }
     int m2o = strcmp(direction, "m2o") == 0;
@@ -291,7 +297,19 @@ int main(int argc, char **argv) {
         fprintf(stderr, "loadgen: --bundle takes N >= 1, with --direction o2m and without --pair\n");
         return 64;
     }
+    if ((sysex != 0 || sinks != 0) && (!m2o || sysex == 1 || sysex < 0 || sinks < 0 || sinks > 1000)) {
+        fprintf(stderr, "loadgen: --sysex takes N >= 2 and --sinks 0...1000, with --direction m2o\n");
+        return 64;
+    }
     int streams = pair_label ? 2 : 1;
+    unsigned char *sysex_message = sysex ? malloc((size_t)sysex) : NULL;
+    for (int k = 0; k < sysex; k++) sysex_message[k] = k == 0 ? 0xF0 : k == sysex - 1 ? 0xF7 : (unsigned char)(k % 128);
+    for (int k = 0; k < sinks; k++) {
+        int fd = socket(AF_INET, SOCK_DGRAM, 0);
+        struct sockaddr_in sink = {.sin_family = AF_INET, .sin_port = htons(udp_port + 100 + k)};
+        sink.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sink, sizeof sink) < 0) die("bind (--sinks)", 0);
+    }
 
     snd_seq_t *seq;
     int err = snd_seq_open(&seq, "default", SND_SEQ_OPEN_DUPLEX, SND_SEQ_NONBLOCK);
@@ -387,7 +405,8 @@ int main(int argc, char **argv) {
                 snd_seq_ev_set_source(&event, s->port);
                 snd_seq_ev_set_subs(&event);
                 snd_seq_ev_set_direct(&event);
-                if (kind == NOTE_ON) snd_seq_ev_set_noteon(&event, channel, d1, d2);
+                if (sysex) snd_seq_ev_set_sysex(&event, (unsigned)sysex, sysex_message);
+                else if (kind == NOTE_ON) snd_seq_ev_set_noteon(&event, channel, d1, d2);
                 else if (kind == CONTROL) snd_seq_ev_set_controller(&event, channel, d1, d2);
                 else snd_seq_ev_set_noteoff(&event, channel, d1, d2);
                 s->sent_at[s->sent] = now_ns();
