@@ -129,3 +129,18 @@ public func waitUntil(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bo
     }
     return condition()
 }
+
+/// Waits until some process has ALSA raw MIDI device `device` (`"hw:C,D"`) open for input: the
+/// kernel lists an owner under its input substream in `/proc/asound/cardC/midiD` only then, so
+/// bytes sent afterwards cannot reach the device before its reader (`amidi -d`) listens.
+public func waitForRawMIDIReader(_ device: String, timeout: TimeInterval = 10) -> Bool {
+    let numbers = device.dropFirst("hw:".count).split(separator: ",")
+    guard numbers.count == 2 else { return false }
+    let path = "/proc/asound/card\(numbers[0])/midi\(numbers[1])"
+    return waitUntil(timeout: timeout) {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let input = text.range(of: "Input")
+        else { return false }
+        return text[input.upperBound...].contains("Owner PID")
+    }
+}

@@ -35,6 +35,9 @@ final class OSCToMIDIALSATests: XCTestCase {
     func dumpRawMIDI(_ device: String = "hw:0,0") throws -> BackgroundProcess {
         let dump = BackgroundProcess(stdbuf, ["-oL", amidi, "-p", device, "-d", "-a", "-c"])
         try dump.start()
+        XCTAssertTrue(waitForRawMIDIReader(device), "amidi did not open \(device)")
+        // Open is not yet listening: virmidi passes events on once amidi's first read triggers
+        // the input, which /proc does not show.
         usleep(300_000)
         return dump
     }

@@ -35,6 +35,9 @@ final class ScheduledOutputALSATests: XCTestCase {
         let amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
         let dump = BackgroundProcess(stdbuf, ["-oL", amidi, "-p", "hw:0,0", "-d", "-a"])
         try dump.start()
+        XCTAssertTrue(waitForRawMIDIReader("hw:0,0"), "amidi did not open hw:0,0")
+        // Open is not yet listening: virmidi passes events on once amidi's first read triggers
+        // the input, which /proc does not show.
         usleep(300_000)
         return dump
     }
