@@ -270,9 +270,9 @@ JSON
   wait_for 40 hinted
   check "aseqosc@announced as a dynamic user says why it cannot announce, and keeps running" \
     "$(hinted && systemctl is-active -q aseqosc@announced; echo $?)" "$(journalctl -q -u aseqosc@announced | tail -n 3 | oneline)"
-  adduser --system --group --no-create-home --quiet aseqosc
+  adduser --system --group --no-create-home --quiet _aseqosc || not_ok "adduser --system _aseqosc" "exit $?"
   mkdir -p /etc/systemd/system/aseqosc@announced.service.d
-  printf '[Service]\nDynamicUser=no\nUser=aseqosc\nGroup=aseqosc\n' > /etc/systemd/system/aseqosc@announced.service.d/user.conf
+  printf '[Service]\nDynamicUser=no\nUser=_aseqosc\nGroup=_aseqosc\n' > /etc/systemd/system/aseqosc@announced.service.d/user.conf
   systemctl daemon-reload
   systemctl restart aseqosc@announced
   announced() { journalctl -q -u aseqosc@announced | grep -q "announce: 'Unit test bridge' as _osc._udp port 57310"; }
