@@ -3,16 +3,15 @@ import Glibc
 
 /// The interface and protocol an announcement for a listen address goes out on: every
 /// interface for a wildcard address, else only the interface that holds the address (so that
-/// no peer is told an address it cannot reach).
-struct AnnouncementScope {
+/// no peer is told an address it cannot reach); every interface too when none holds it.
+struct AnnouncementScope: Equatable {
     var interface = AvahiIfIndex(AVAHI_IF_UNSPEC)
     var proto = AvahiProtocol(AVAHI_PROTO_UNSPEC)
 
-    /// nil when no interface holds `host`.
-    init?(listeningOn host: String) {
+    init(listeningOn host: String) {
         if host == "0.0.0.0" || host == "::" { return }
         var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        guard getifaddrs(&list) == 0, let first = list else { return }
         defer { freeifaddrs(list) }
         var entry: UnsafeMutablePointer<ifaddrs>? = first
         while let current = entry {
@@ -32,6 +31,5 @@ struct AnnouncementScope {
             proto = AvahiProtocol(family == AF_INET ? AVAHI_PROTO_INET : AVAHI_PROTO_INET6)
             return
         }
-        return nil
     }
 }

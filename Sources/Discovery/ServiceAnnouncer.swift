@@ -33,7 +33,7 @@ public final class ServiceAnnouncer: @unchecked Sendable {
         }
         self.poll = poll
         self.services = services
-        self.scope = AnnouncementScope(listeningOn: host) ?? AnnouncementScope(listeningOn: "0.0.0.0")!
+        self.scope = AnnouncementScope(listeningOn: host)
         self.log = log
         self.name = services.first?.name ?? OSCService.defaultName
         var error: Int32 = 0
@@ -63,10 +63,8 @@ public final class ServiceAnnouncer: @unchecked Sendable {
     /// name); nothing happens when they are the same.
     public func update(services new: [OSCService], listeningOn host: String) {
         withPollLocked {
-            let newScope = AnnouncementScope(listeningOn: host) ?? AnnouncementScope(listeningOn: "0.0.0.0")!
-            guard new != services || newScope.interface != scope.interface || newScope.proto != scope.proto else {
-                return
-            }
+            let newScope = AnnouncementScope(listeningOn: host)
+            guard new != services || newScope != scope else { return }
             services = new
             scope = newScope
             name = new.first?.name ?? name
@@ -82,6 +80,12 @@ public final class ServiceAnnouncer: @unchecked Sendable {
     }
 
     private func setState(_ text: String) { stateText.withLock { $0 = text } }
+
+    /// Logs `error` and shows it in `status` until the next change of state.
+    private func fail(_ error: AvahiError) {
+        log(true, "announce: \(error)")
+        setState("failed: \(error)")
+    }
 
     private static let clientChanged: AvahiClientCallback = { client, state, context in
         guard let client, let context else { return }
@@ -147,8 +151,7 @@ public final class ServiceAnnouncer: @unchecked Sendable {
         case AVAHI_ENTRY_GROUP_FAILURE:
             let error = AvahiError(
                 code: avahi_client_errno(avahi_entry_group_get_client(group)), call: "avahi entry group")
-            log(true, "announce: \(error)")
-            setState("failed: \(error)")
+            fail(error)
         default:
             break
         }
@@ -169,8 +172,7 @@ public final class ServiceAnnouncer: @unchecked Sendable {
             group = avahi_entry_group_new(client, Self.groupChanged, Unmanaged.passUnretained(self).toOpaque())
             guard group != nil else {
                 let error = AvahiError(code: avahi_client_errno(client), call: "avahi_entry_group_new")
-                log(true, "announce: \(error)")
-                setState("failed: \(error)")
+                fail(error)
                 return
             }
         }
@@ -185,15 +187,13 @@ public final class ServiceAnnouncer: @unchecked Sendable {
             }
             if added < 0 {
                 let error = AvahiError(code: added, call: "avahi_entry_group_add_service")
-                log(true, "announce: \(error)")
-                setState("failed: \(error)")
+                fail(error)
                 return
             }
             let committed = avahi_entry_group_commit(group)
             if committed < 0 {
                 let error = AvahiError(code: committed, call: "avahi_entry_group_commit")
-                log(true, "announce: \(error)")
-                setState("failed: \(error)")
+                fail(error)
             }
             return
         }
