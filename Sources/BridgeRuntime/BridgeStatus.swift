@@ -24,6 +24,10 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         public var bytesSent: Int
         /// Send errors by reason (connection refused, buffer full, ...).
         public var errors: [String: Int]
+        /// The destination's `recovery` (`held-notes`, `note-offs`), nil when off.
+        public var recovery: String? = nil
+        /// What recovery sent: `/aseqosc/held` messages, or note-offs sent again.
+        public var recoverySent: Int = 0
     }
 
     public struct Route: Codable, Sendable, Equatable {
@@ -62,6 +66,23 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         public var outputs: [OSCOutputPort]
         /// The TCP listener's counters, when `osc.protocol` includes TCP.
         public var tcp: OSCTCPInput?
+        /// Note recovery from senders that announce their held notes, once one has.
+        public var recovery: OSCRecovery? = nil
+    }
+
+    /// The OSC input's side of note recovery (docs/OSC.md, "Recovery").
+    public struct OSCRecovery: Codable, Sendable, Equatable {
+        /// Senders followed now; `/aseqosc/held` messages read, and those that did not fit.
+        public var senders: Int
+        public var messages: Int
+        public var malformed: Int
+        /// Note-offs sent for notes a held-notes message did not list (their note-off was lost).
+        public var repaired: Int
+        /// Note-offs sent because their sender was silent for twice its period, and such senders.
+        public var releasedSilent: Int
+        public var sendersLost: Int
+        /// Senders not followed because 16 already were.
+        public var sendersRefused: Int
     }
 
     /// The OSC input's TCP clients.
@@ -159,9 +180,14 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
                     ? "no errors"
                     : destination.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
                         separator: ", ")
+                let recovery = destination.recovery.map { mode in
+                    mode == "note-offs"
+                        ? "; note-offs repeated \(destination.recoverySent)"
+                        : "; held-notes messages \(destination.recoverySent)"
+                }
                 lines.append(
                     "    -> \(destination.address) (\(destination.scheme)): \(destination.packetsSent) packets, "
-                        + "\(destination.bytesSent) bytes, \(errors)")
+                        + "\(destination.bytesSent) bytes, \(errors)\(recovery ?? "")")
             }
         }
         return lines.joined(separator: "\n")
@@ -198,6 +224,7 @@ extension BridgeStatus {
                     throttled: counts.throttled,
                     destinations: runtime.resolved.indices.map { index in
                         let counters = runtime.sender.statistics.counters(for: index)
+                        let announcer = runtime.announcers[index]
                         return BridgeStatus.Destination(
                             address: runtime.resolved[index].destination.description,
                             scheme: runtime.destinations[index].sends, packetsSent: counters.packetsSent,
@@ -205,7 +232,8 @@ extension BridgeStatus {
                             errors: Dictionary(
                                 uniqueKeysWithValues: counters.errors.filter { $0.value > 0 }.map {
                                     ("\($0.key)", $0.value)
-                                }))
+                                }), recovery: announcer?.mode.rawValue,
+                            recoverySent: announcer?.sentCount.load(ordering: .relaxed) ?? 0)
                     })
             },
             eventsIn: worker.eventsIn.load(ordering: .relaxed), ringCapacity: ring.capacity,
@@ -254,6 +282,16 @@ extension BridgeStatus.OSCInput {
             ("SysEx", "\(sysexDisabled) refused (osc.sysex off), \(sysexDropped) without room"),
         ]
         if let tcp { rows.insert(("TCP", tcp.text), at: 1) }
+        if let recovery {
+            rows.append(
+                (
+                    "recovery",
+                    "\(recovery.senders) senders followed, \(recovery.messages) held-notes messages "
+                        + "(\(recovery.malformed) malformed); note-offs: \(recovery.repaired) repaired, "
+                        + "\(recovery.releasedSilent) for \(recovery.sendersLost) senders gone silent; "
+                        + "\(recovery.sendersRefused) senders refused (16 followed)"
+                ))
+        }
         for output in outputs {
             rows.append(
                 (

@@ -34,8 +34,8 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     /// while the thread is paused.
     private let hotRoutes: UnsafeMutablePointer<Unmanaged<RouteRuntime>>
     private let hotRouteCount: UnsafeMutablePointer<Int>
-    /// Whether any route has a throttle, the only thing with deadlines: without one, a batch
-    /// skips reading the clock and asking every route.
+    /// Whether any route has a throttle or a destination with note recovery, the only things
+    /// with deadlines: without one, a batch skips reading the clock and asking every route.
     private let hotHasDeadlines: UnsafeMutablePointer<Bool>
     static let maximumRoutes = 4096
     private let sysexStore: SysExStore
@@ -102,7 +102,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
             index += 1
         }
         hotRouteCount.pointee = routes.count
-        hotHasDeadlines.pointee = routes.contains { $0.route.chain.hasThrottles }
+        hotHasDeadlines.pointee = routes.contains { $0.route.chain.hasThrottles || $0.hasRecovery }
     }
 
     /// Starts (or resumes) the pipeline thread.
@@ -246,7 +246,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
             }
         }
         if handled > 0 { eventsIn.add(handled, ordering: .relaxed) }
-        if hotHasDeadlines.pointee { failed &+= flushDueThrottles(count) }
+        if hotHasDeadlines.pointee { failed &+= sendDue(count) }
         if failed > 0 { unformatted.add(failed, ordering: .relaxed) }
         flushAll()
     }
@@ -282,13 +282,17 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
         if handled & 63 == 0 { flushAll() }
     }
 
-    /// Emits the throttled values due now; returns how many could not be formatted.
-    private func flushDueThrottles(_ count: Int) -> Int {
+    /// Emits the throttled values and the recovery messages due now; returns how many values
+    /// could not be formatted.
+    private func sendDue(_ count: Int) -> Int {
         var failed = 0
         let now = SequencerSession.now()
         var index = 0
         while index < count {
             failed &+= hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
+                if runtime.hasRecovery && runtime.recoveryDue <= now {
+                    runtime.sendDueRecovery(now: now, packet: packet)
+                }
                 guard let deadline = runtime.route.nextDeadline, deadline <= now else { return 0 }
                 return runtime.flushDue(now: now, packet: packet)
             }
@@ -309,23 +313,24 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
         }
     }
 
-    /// The earliest throttle deadline of any route (monotonic ns), or `.max`; consumer only.
+    /// The earliest throttle or recovery deadline of any route (monotonic ns), or `.max`;
+    /// consumer only.
     private func earliestDeadline() -> UInt64 {
         guard hotHasDeadlines.pointee else { return .max }
         var earliest: UInt64 = .max
         let count = hotRouteCount.pointee
         var index = 0
         while index < count {
-            if let deadline = hotRoutes[index]._withUnsafeGuaranteedRef({ $0.route.nextDeadline }), deadline < earliest
-            {
-                earliest = deadline
+            hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
+                if let deadline = runtime.route.nextDeadline, deadline < earliest { earliest = deadline }
+                if runtime.hasRecovery { earliest = min(earliest, runtime.recoveryDue) }
             }
             index += 1
         }
         return earliest
     }
 
-    /// How long to sleep: until the earliest throttle deadline, at most the idle wake period.
+    /// How long to sleep: until the earliest deadline, at most the idle wake period.
     private func sleepTimeout() -> Int32 {
         let earliest = earliestDeadline()
         guard earliest != .max else { return idleWakeMilliseconds }

@@ -29,6 +29,8 @@ final class OSCInputCounters: Sendable {
     let late = Atomic<Int>(0)
     /// Bundles scheduled on the sequencer queue for later.
     let scheduled = Atomic<Int>(0)
+    /// Held-notes messages of senders with recovery (``RecoveryListener``).
+    let recovery = Atomic<Int>(0)
 }
 
 /// The OSC -> MIDI direction: our ALSA output ports and their bindings, the UDP and TCP
@@ -63,6 +65,10 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private let session: SequencerSession
     private let ports: [UInt8]
     private var thread: SystemThread?
+    /// The senders that announce their held notes (`recovery: true` on an aseqosc destination).
+    let recovery = RecoveryListener()
+    /// The followed sender of the packet being handled (an index into `recovery`), or -1.
+    private var recordingSender = -1
 
     // Per message being handled: its arrival time (read once per receive batch), and the time
     // (monotonic) its bundle asks for.
@@ -240,7 +246,20 @@ public final class OSCToMIDISide: @unchecked Sendable {
                     scheduledHeld: port.scheduledHeld.load(ordering: .relaxed),
                     scheduledHighWater: port.scheduledHighWater.load(ordering: .relaxed),
                     droppedScheduled: Self.byKind(port.droppedScheduled))
-            }, tcp: tcp)
+            }, tcp: tcp, recovery: recoveryStatus)
+    }
+
+    /// Note recovery's counters, once a sender has used it.
+    private var recoveryStatus: BridgeStatus.OSCRecovery? {
+        let messages = counters.recovery.load(ordering: .relaxed)
+        let malformed = recovery.malformed.load(ordering: .relaxed)
+        guard messages + malformed > 0 else { return nil }
+        return BridgeStatus.OSCRecovery(
+            senders: recovery.following.load(ordering: .relaxed), messages: messages, malformed: malformed,
+            repaired: recovery.repaired.load(ordering: .relaxed),
+            releasedSilent: recovery.releasedSilent.load(ordering: .relaxed),
+            sendersLost: recovery.sendersLost.load(ordering: .relaxed),
+            sendersRefused: recovery.sendersRefused.load(ordering: .relaxed))
     }
 
     /// The kinds counted in `counts` (indexed by raw value), by name.
@@ -270,9 +289,17 @@ public final class OSCToMIDISide: @unchecked Sendable {
         route.publishForwarded()
         // Nothing timed, the usual case: no clock to read and nothing more to call on a
         // message's way back to the wait (each call is a cost under emulation, BENCHMARKS.md).
-        guard !output.isIdle || route.nextDeadline != nil else { return -1 }
+        guard !output.isIdle || route.nextDeadline != nil || !recovery.isEmpty else { return -1 }
         let now = SequencerSession.now()
-        var next = output.service(now: now) ?? .max
+        if recovery.nextDeadline <= now {
+            // Senders gone silent: their notes end as if their note-offs had come.
+            self.now = now
+            scheduleAt = nil
+            recordingSender = -1
+            recovery.expire(now: now) { process($0) }
+            output.flush(now: now)
+        }
+        var next = min(output.service(now: now) ?? .max, recovery.nextDeadline)
         if let deadline = route.nextDeadline {
             if deadline <= now {
                 self.now = now
@@ -287,12 +314,15 @@ public final class OSCToMIDISide: @unchecked Sendable {
         return Int32(min((next - now + 999_999) / 1_000_000, 1000))
     }
 
-    private func handle(_ datagram: UnsafeRawBufferPointer, from sender: IPAddress) {
+    private func handle(_ datagram: UnsafeRawBufferPointer, from sender: PacketSource) {
         scheduleAt = nil
+        // One look at an empty table for every packet when no sender uses recovery.
+        recordingSender = recovery.isEmpty ? -1 : recovery.index(of: sender, now: now) ?? -1
         // The commonest message: one event at an address seen before, to one output, never
         // SysEx, never scheduled; through a route without operators (the default), it is
         // forwarded without a sink closure to the route's one destination.
         if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
+            if recordingSender >= 0 { recovery.record(event, sender: recordingSender, now: now) }
             var forwarded = event
             if route.forward(&forwarded) == .send {
                 // A plain message is one event: written at once, unless a bundle before it in
@@ -338,7 +368,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         }
     }
 
-    private func handle(_ bundle: OSCBundleView, inheriting parent: UInt64?, from sender: IPAddress) {
+    private func handle(_ bundle: OSCBundleView, inheriting parent: UInt64?, from sender: PacketSource) {
         let time = queueTime(for: bundle.timeTag) ?? parent
         for element in bundle.elements {
             switch element {
@@ -371,15 +401,24 @@ public final class OSCToMIDISide: @unchecked Sendable {
         return SequencerSession.now() + delay
     }
 
-    private func handle(_ message: OSCMessageView, from sender: IPAddress) {
+    private func handle(_ message: OSCMessageView, from sender: PacketSource) {
         counters.messages.add(1, ordering: .relaxed)
         count(translator.translate(message, timestamp: now, cache: addressCache) { process($0) }, message, from: sender)
     }
 
-    private func count(_ outcome: OSCToMIDITranslator.Outcome, _ message: OSCMessageView, from sender: IPAddress) {
+    private func count(_ outcome: OSCToMIDITranslator.Outcome, _ message: OSCMessageView, from sender: PacketSource) {
         switch outcome {
         case .translated:
             counters.translated.add(1, ordering: .relaxed)
+        case .unknownAddress where HeldNotesMessage.isAddressed(message):
+            guard let held = HeldNotesMessage(message) else {
+                recovery.malformed.add(1, ordering: .relaxed)
+                log.debug("osc input: \(message.addressString) from \(sender): arguments do not fit the address")
+                return
+            }
+            counters.recovery.add(1, ordering: .relaxed)
+            recordingSender = -1
+            recovery.received(held, from: sender, now: now) { process($0) }
         case .unknownAddress:
             counters.unknownAddress.add(1, ordering: .relaxed)
             log.debug("osc input: unknown address \(message.addressString) from \(sender)")
@@ -396,6 +435,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     /// One translated event through the operators to its output.
     private func process(_ event: MIDIEvent) {
+        if recordingSender >= 0 { recovery.record(event, sender: recordingSender, now: now) }
         consumedSysEx = false
         route.process(event, now: now) { output, destination in emit(output, destination) }
         if event.kind == .sysex && !consumedSysEx { sysexStore?.release(event.sysex) }

@@ -32,6 +32,11 @@ public final class RouteRuntime: @unchecked Sendable {
     /// The destination indices of a route that only forwards (``Route/forwardingDestinations``),
     /// in plain memory; empty for any other route.
     private let forwardTo: UnsafeMutableBufferPointer<Int>
+    /// Each destination's note recovery, by destination index (nil: `recovery: false`); kept
+    /// across a re-resolve with the held notes.
+    let announcers: [RecoveryAnnouncer?]
+    /// Whether any destination has recovery: the per-output check of a route without any.
+    let hasRecovery: Bool
 
     /// A runtime for `config`, its destinations resolved and their sockets open.
     public init(
@@ -48,6 +53,8 @@ public final class RouteRuntime: @unchecked Sendable {
         }
         hotFormatters = Self.pin(formatters)
         forwardTo = Self.forwardingDestinations(route)
+        announcers = destinations.map { $0.recovery == .off ? nil : RecoveryAnnouncer(mode: $0.recovery) }
+        hasRecovery = announcers.contains { $0 != nil }
         Self.warmUp(route.chain, formatters)
         do {
             resolved = try Self.resolve(destinations)
@@ -65,6 +72,8 @@ public final class RouteRuntime: @unchecked Sendable {
         route = old.route
         destinations = old.destinations
         formatters = old.formatters
+        announcers = old.announcers
+        hasRecovery = old.hasRecovery
         self.resolved = resolved
         hotFormatters = Self.pin(formatters)
         forwardTo = Self.forwardingDestinations(route)
@@ -137,7 +146,33 @@ public final class RouteRuntime: @unchecked Sendable {
         route.releaseAll { event, destination in
             send(event, to: destination, packet: packet)
         }
+        // At once, not at the next turn: a receiver repairs a lost one of those note-offs now,
+        // and this may be the bridge's last word (a stop).
+        for (destination, announcer) in announcers.enumerated() {
+            announcer?.sendHeld { queue($0, to: destination) }
+        }
         sender.flush()
+    }
+
+    /// When a destination's recovery is due next (monotonic ns), `.max` if none is.
+    var recoveryDue: UInt64 {
+        var earliest = UInt64.max
+        for announcer in announcers { if let due = announcer?.nextDue, due < earliest { earliest = due } }
+        return earliest
+    }
+
+    /// Sends what recovery has due at `now` to the route's destinations.
+    func sendDueRecovery(now: UInt64, packet: UnsafeMutableRawBufferPointer) {
+        for (destination, announcer) in announcers.enumerated() {
+            announcer?.sendDue(
+                now: now, message: { queue($0, to: destination) },
+                noteOff: { _ = sendEvent($0, to: destination, packet: packet) })
+        }
+    }
+
+    private func queue(_ message: HeldNotesMessage, to destination: Int) {
+        let size = message.write(into: sender.nextSlot())
+        if size > 0 { sender.commit(size, to: destination) }
     }
 
     /// Runs `event` through the route and queues what comes out for the route's destinations;
@@ -184,6 +219,27 @@ public final class RouteRuntime: @unchecked Sendable {
     @inline(__always)
     @discardableResult
     func send(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) -> Bool {
+        if hasRecovery, let announcer = announcers[destination] {
+            return sendRecovering(event, to: destination, announcer, packet: packet)
+        }
+        return sendEvent(event, to: destination, packet: packet)
+    }
+
+    /// ``send(_:to:packet:)`` to a destination with recovery: a note that starts a phase goes
+    /// after a held-notes message, and what was sent is recorded.
+    @inline(never)
+    private func sendRecovering(
+        _ event: MIDIEvent, to destination: Int, _ announcer: RecoveryAnnouncer, packet: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        if let opening = announcer.opening(event) { queue(opening, to: destination) }
+        guard sendEvent(event, to: destination, packet: packet) else { return false }
+        announcer.sent(event, now: SequencerSession.now())
+        return true
+    }
+
+    /// Formats `event` for `destination` and queues it (see ``send(_:to:packet:)``).
+    @inline(__always)
+    private func sendEvent(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) -> Bool {
         let formatter = hotFormatters.baseAddress.unsafelyUnwrapped + destination
         // Straight into the sender's batch; only a message too long for a batch slot (a long
         // SysEx) takes the detour through `packet` and is sent on its own.

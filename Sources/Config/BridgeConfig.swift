@@ -137,6 +137,9 @@ public struct DestinationConfig: Sendable, Equatable {
     /// What becomes of an event no mapping matches (``resolvedScheme`` is ``OSCScheme/none``
     /// when it is dropped).
     public var unmatched = UnmatchedEvents.scheme
+    /// What the destination is sent besides its events, so that a receiver can repair a note-off
+    /// the network lost.
+    public var recovery = NoteRecovery.off
 
     /// `host:port`, with IPv6 hosts in brackets.
     public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
@@ -148,6 +151,20 @@ public struct DestinationConfig: Sendable, Equatable {
         let count = "\(mappings.count) mapping\(mappings.count == 1 ? "" : "s")"
         return unmatched == .drop ? count : "\(count) + \(scheme)"
     }
+}
+
+/// How a destination helps its receiver end notes whose note-off a lossy network lost
+/// (docs/OSC.md, "Recovery").
+public enum NoteRecovery: String, Sendable, Equatable, CaseIterable {
+    /// Only the events (the default: every scheme stays byte for byte what its peers expect).
+    case off
+    /// `/aseqosc/held` messages, while notes are held and for a second after: the held notes per
+    /// channel, and the period the sender promises not to stay silent for; aseqosc's OSC input
+    /// releases what a sender no longer holds, and everything of a sender gone silent.
+    case heldNotes = "held-notes"
+    /// Every note-off sent again twice, 100 and 200 ms later (unless the note was played again),
+    /// for receivers that know nothing of `/aseqosc/held`.
+    case repeatedNoteOffs = "note-offs"
 }
 
 /// One kind's OSC message in a custom scheme.

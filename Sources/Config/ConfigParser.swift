@@ -294,7 +294,8 @@ public enum ConfigParser {
     /// `"C2..C5"`, `"36..72"`, `[36, 72]`, or one note (`"C4"`, `60`).
     static func noteRange(_ node: ConfigNode, _ context: Context) throws(ConfigError) -> ClosedRange<UInt8> {
         func note(_ text: Substring) throws(ConfigError) -> UInt8 {
-            let trimmed = String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+            let trimmed = String(
+                text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
             guard let note = NoteName.parse(trimmed, middleCOctave: context.middleCOctave) else {
                 throw node.error("'\(trimmed)' is not a note (C-1..G9, F#3, Bb2 or 0-127)")
             }
@@ -423,8 +424,24 @@ public enum ConfigParser {
     }
 
     static let destinationKeys = [
-        "host", "port", "scheme", "messages", "mappings", "unmatched", "multicast", "broadcast",
+        "host", "port", "scheme", "messages", "mappings", "unmatched", "multicast", "broadcast", "recovery",
     ]
+
+    /// `true` (held notes), `false`, or a mode's name.
+    static func recovery(_ node: ConfigNode) throws(ConfigError) -> NoteRecovery {
+        let choices = "true, false, 'held-notes' or 'note-offs'"
+        switch node.value {
+        case .bool(let on):
+            return on ? .heldNotes : .off
+        case .string(let name):
+            guard let mode = NoteRecovery(rawValue: name), mode != .off else {
+                throw node.error("unknown recovery '\(name)'; expected \(choices)")
+            }
+            return mode
+        default:
+            throw node.expected(choices)
+        }
+    }
 
     static func destination(_ node: ConfigNode, _ context: Context) throws(ConfigError) -> DestinationConfig {
         let object = try node.object(allowing: destinationKeys)
@@ -469,6 +486,7 @@ public enum ConfigParser {
             multicastLoop: nil, broadcast: try object["broadcast"]?.bool() ?? false)
         destination.mappings = mappings
         destination.unmatched = unmatched
+        if let recovery = object["recovery"] { destination.recovery = try Self.recovery(recovery) }
         if let multicast = object["multicast"] {
             let options = try multicast.object(allowing: ["ttl", "interface", "loop"])
             destination.multicastTTL = try options["ttl"]?.int(in: 0...255)

@@ -35,10 +35,11 @@ extension ChainConfig {
                 "scheme \($0.scheme)"
                 + ($0.messages.isEmpty
                     ? "" : " (custom messages: \($0.messages.keys.sorted().joined(separator: ", ")))")
-            guard !$0.mappings.isEmpty else { return indent + "-> osc://\($0.endpoint) " + scheme }
+            let recovery = $0.recovery == .off ? "" : ", recovery \($0.recovery.rawValue)"
+            guard !$0.mappings.isEmpty else { return indent + "-> osc://\($0.endpoint) " + scheme + recovery }
             let count = "\($0.mappings.count) mapping\($0.mappings.count == 1 ? "" : "s")"
             return indent + "-> osc://\($0.endpoint) \(count), "
-                + ($0.unmatched == .drop ? "unmatched events dropped" : "unmatched events by " + scheme)
+                + ($0.unmatched == .drop ? "unmatched events dropped" : "unmatched events by " + scheme) + recovery
         }
         for (index, branch) in branches.enumerated() {
             let label =

@@ -95,6 +95,33 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
     }
 }
 
+/// Where a packet came from: the sender's address and port. The port tells two senders on one
+/// host apart (two routes of one bridge each send from a socket of their own).
+public struct PacketSource: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
+    public var address: IPAddress
+    public var port: UInt16
+
+    public init(address: IPAddress, port: UInt16) {
+        self.address = address
+        self.port = port
+    }
+
+    /// The address and port of a `sockaddr_in` or `sockaddr_in6`; nil for other families.
+    @inline(__always)  // in the receive loop, once per datagram
+    public init?(_ address: UnsafePointer<sockaddr>) {
+        guard let ip = IPAddress(address) else { return nil }
+        self.address = ip
+        // sin_port and sin6_port sit at the same offset, in network byte order.
+        port = UInt16(bigEndian: address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port })
+    }
+
+    /// `10.1.2.3:9000` or `[fe80::1]:9000`.
+    public var description: String {
+        if case .v6 = address { return "[\(address)]:\(port)" }
+        return "\(address):\(port)"
+    }
+}
+
 /// Why a network in an allow-list could not be read.
 public struct IPNetworkError: Error, Hashable, Sendable, CustomStringConvertible {
     public var text: String

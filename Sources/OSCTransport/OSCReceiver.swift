@@ -58,7 +58,7 @@ public final class OSCReceiver: @unchecked Sendable {
     /// by; it is called right after `beforeBatch`, so it may return what that one just read.
     public func run(
         tick: () -> Int32, beforeBatch: () -> Void = {}, clock: () -> UInt64 = TCPReceiver.now,
-        _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void
+        _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void
     ) {
         descriptors[0] = pollfd(fd: wakePipe.reader, events: Int16(POLLIN), revents: 0)
         descriptors[1] = pollfd(fd: udp?.socket ?? -1, events: Int16(POLLIN), revents: 0)

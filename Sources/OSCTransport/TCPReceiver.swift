@@ -172,7 +172,7 @@ public final class TCPReceiver: @unchecked Sendable {
 
     private struct Connection {
         var descriptor: Int32 = -1
-        var peer = IPAddress.v4(0)
+        var peer = PacketSource(address: .v4(0), port: 0)
         var deframer: OSCStreamDeframer
         var buffer: UnsafeMutableRawPointer?
         // The clock (CLOCK_MONOTONIC, ns) of the last round that read bytes from it, or of its accept.
@@ -290,7 +290,7 @@ public final class TCPReceiver: @unchecked Sendable {
     /// caller's tick), then accepts new clients. `now` is the round's time on ``now()``'s clock.
     func service(
         _ descriptors: UnsafeMutablePointer<pollfd>, now: UInt64,
-        _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void
+        _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void
     ) {
         var i = 0
         while i < maxConnections {
@@ -315,7 +315,7 @@ public final class TCPReceiver: @unchecked Sendable {
             if deadline <= now {
                 statistics.recordFrameTimeout()
                 let started = deadline - frameTimeoutNanoseconds
-                resetConnection(i, .frameTimedOut(connections[i].peer, seconds: Double(now - started) / 1e9))
+                resetConnection(i, .frameTimedOut(connections[i].peer.address, seconds: Double(now - started) / 1e9))
             } else if deadline < earliest {
                 earliest = deadline
             }
@@ -338,19 +338,19 @@ public final class TCPReceiver: @unchecked Sendable {
                 return  // EAGAIN: no more; EMFILE and friends: try again at the next wake-up
             }
             let peer = withUnsafePointer(to: &peerAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { IPAddress($0) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { PacketSource($0) }
             }
             // Counted before the reset, so a client that sees its connection end finds it counted.
-            guard let peer, allowList?.allows(peer) ?? true else {
+            guard let peer, allowList?.allows(peer.address) ?? true else {
                 statistics.recordRefused(notAllowed: true)
                 Self.reset(client)
-                onConnection(.refused(peer ?? .v4(0), notAllowed: true))
+                onConnection(.refused(peer?.address ?? .v4(0), notAllowed: true))
                 continue
             }
             guard let slot = freeSlot() ?? evictIdlest(now: now) else {
                 statistics.recordRefused(notAllowed: false)
                 Self.reset(client)
-                onConnection(.refused(peer, notAllowed: false))
+                onConnection(.refused(peer.address, notAllowed: false))
                 continue
             }
             // Accepted sockets do not inherit O_NONBLOCK on Linux.
@@ -367,7 +367,7 @@ public final class TCPReceiver: @unchecked Sendable {
             connections[slot].lastActive = now
             connections[slot].frameDeadline = .max
             statistics.recordAccepted()
-            onConnection(.accepted(peer))
+            onConnection(.accepted(peer.address))
         }
     }
 
@@ -399,12 +399,12 @@ public final class TCPReceiver: @unchecked Sendable {
         guard idlest >= 0 else { return nil }
         statistics.recordEvicted()
         let idle = Double(now - connections[idlest].lastActive) / 1e9
-        resetConnection(idlest, .evicted(connections[idlest].peer, idleSeconds: idle))
+        resetConnection(idlest, .evicted(connections[idlest].peer.address, idleSeconds: idle))
         return idlest
     }
 
     /// Reads up to four buffers from one client, handing on every complete packet.
-    private func read(slot: Int, now: UInt64, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void) {
+    private func read(slot: Int, now: UInt64, _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void) {
         let connection = connections + slot
         let peer = connection.pointee.peer
         let buffer = connection.pointee.buffer!
@@ -456,7 +456,7 @@ public final class TCPReceiver: @unchecked Sendable {
 
     private func end(_ slot: Int, _ error: OSCStreamError?) {
         statistics.recordClosed(error)
-        let peer = connections[slot].peer
+        let peer = connections[slot].peer.address
         Glibc.close(connections[slot].descriptor)
         release(slot)
         onConnection(.closed(peer, error))

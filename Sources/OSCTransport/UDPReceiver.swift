@@ -141,7 +141,7 @@ public final class UDPReceiver: @unchecked Sendable {
     /// place to read the clock once for them all); `tick` runs after every wake-up and returns
     /// how long `poll` may wait next, in milliseconds (-1: until a datagram or a wake-up).
     public func run(
-        tick: () -> Int32, beforeBatch: () -> Void = {}, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void
+        tick: () -> Int32, beforeBatch: () -> Void = {}, _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void
     ) {
         var descriptors = (
             pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
@@ -177,7 +177,7 @@ public final class UDPReceiver: @unchecked Sendable {
     /// if that finds datagrams queued, the sender is in a burst and the waits take batches again
     /// until one finds a single datagram.
     func receiveAvailable(
-        _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void, tick: () -> Int32,
+        _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void, beforeBatch: () -> Void, tick: () -> Int32,
         waitingForOne: Bool = false
     ) {
         guard waitingForOne else {
@@ -202,7 +202,8 @@ public final class UDPReceiver: @unchecked Sendable {
 
     /// Waits for one datagram with `recvfrom` into the first slot and hands it on; false when
     /// nothing was (an error, or ``stop()``).
-    private func receiveOne(_ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void) -> Bool {
+    private func receiveOne(_ handler: (UnsafeRawBufferPointer, PacketSource) -> Void, beforeBatch: () -> Void) -> Bool
+    {
         // `recvfrom`, not `recvmsg`: the kernel reads no header and no vector from us; and made
         // directly, not through libc (CSyscall.h). With MSG_TRUNC it answers a datagram's
         // whole length, larger than the slot if it was cut.
@@ -223,7 +224,7 @@ public final class UDPReceiver: @unchecked Sendable {
     /// is not full; returns how many datagrams the first read got (-1: none, an error or
     /// nothing waiting).
     private func receiveBatches(
-        _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void, beforeBatch: () -> Void, tick: () -> Int32,
+        _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void, beforeBatch: () -> Void, tick: () -> Int32,
         flags firstFlags: Int32
     ) -> Int {
         // The headers point at their slots from `init` on; of what they hold, the kernel changes
@@ -250,7 +251,7 @@ public final class UDPReceiver: @unchecked Sendable {
 
     /// Hands on the first `count` datagrams received, but those that were truncated or whose
     /// sender is not allowed, which are counted instead.
-    private func handOn(_ count: Int, _ handler: (UnsafeRawBufferPointer, IPAddress) -> Void) {
+    private func handOn(_ count: Int, _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void) {
         var accepted = 0
         var bytes = 0
         var notAllowed = 0
@@ -260,8 +261,9 @@ public final class UDPReceiver: @unchecked Sendable {
             let length = Int(headers[i].msg_len)
             if headers[i].msg_hdr.msg_flags & Int32(MSG_TRUNC) != 0 {
                 truncated += 1
-            } else if let sender = (senders + i).withMemoryRebound(to: sockaddr.self, capacity: 1, { IPAddress($0) }) {
-                if let allowList, !allowList.allows(sender) {
+            } else if let sender = (senders + i).withMemoryRebound(to: sockaddr.self, capacity: 1, { PacketSource($0) })
+            {
+                if let allowList, !allowList.allows(sender.address) {
                     notAllowed += 1
                 } else {
                     accepted += 1

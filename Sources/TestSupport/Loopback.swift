@@ -20,3 +20,19 @@ public func sendUDPDatagram(_ bytes: [UInt8], toLoopbackPort port: Int) -> Int {
     defer { close(descriptor) }
     return withIPv4Loopback(port: port) { sendto(descriptor, bytes, bytes.count, 0, $0, $1) }
 }
+
+/// One UDP socket that sends every datagram from the same port, as a long-running sender does
+/// (a receiver that tells senders apart by address and port sees one sender).
+public final class UDPPeer {
+    private let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+
+    public init() {}
+
+    deinit { close(descriptor) }
+
+    /// Sends `bytes` as one datagram to 127.0.0.1:`port`; returns what `sendto` returned.
+    @discardableResult
+    public func send(_ bytes: [UInt8], toLoopbackPort port: Int) -> Int {
+        withIPv4Loopback(port: port) { sendto(descriptor, bytes, bytes.count, 0, $0, $1) }
+    }
+}

@@ -85,15 +85,25 @@ public final class BackgroundProcess: @unchecked Sendable {
     public func wait(timeout: TimeInterval = 20) -> ProcessResult {
         let deadline = Date().addingTimeInterval(timeout)
         var timedOut = false
+        var reaped: Int32?
+        var zombieSince: Date?
         while process.isRunning {
-            if Date() >= deadline {
+            if !timedOut && Date() >= deadline {
                 timedOut = true
                 kill(process.processIdentifier, SIGKILL)
-                break
+            }
+            // Foundation can miss a child's exit (seen in the ALSA VM: the child a zombie and
+            // `isRunning` true for good, so `waitUntilExit()` never returned). A zombie it has
+            // not reaped within a second is reaped here.
+            if isZombie {
+                zombieSince = zombieSince ?? Date()
+                if Date().timeIntervalSince(zombieSince!) > 1, let status = reap() {
+                    reaped = status
+                    break
+                }
             }
             usleep(2_000)
         }
-        process.waitUntilExit()
         // Drain what the handlers have not picked up yet.
         outPipe.fileHandleForReading.readabilityHandler = nil
         errPipe.fileHandleForReading.readabilityHandler = nil
@@ -104,8 +114,24 @@ public final class BackgroundProcess: @unchecked Sendable {
             if let restErr { err.append(restErr) }
         }
         return ProcessResult(
-            status: process.terminationStatus, standardOutput: standardOutput, standardError: standardError,
-            timedOut: timedOut)
+            status: reaped ?? process.terminationStatus, standardOutput: standardOutput,
+            standardError: standardError, timedOut: timedOut)
+    }
+
+    /// Whether the child has exited and not been reaped (state `Z` in `/proc/PID/stat`).
+    private var isZombie: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[close...].dropFirst(2).first == "Z"
+    }
+
+    /// Reaps the child; its exit status, or its signal as Foundation reports one; nil if it
+    /// was not ours to reap any more.
+    private func reap() -> Int32? {
+        var status: Int32 = 0
+        guard waitpid(process.processIdentifier, &status, WNOHANG) == process.processIdentifier else { return nil }
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
     }
 
     /// Stops the child with SIGTERM (SIGKILL after `grace`) and returns what it left.

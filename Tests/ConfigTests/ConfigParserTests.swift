@@ -35,6 +35,14 @@ import Testing
             "routes[0].destinations[0].scheme: unknown scheme 'm2o'; expected one of default, osmid, touchosc"
         ),
         (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, recovery: \"yes\" }] }] }",
+            "routes[0].destinations[0].recovery: unknown recovery 'yes'; expected true, false, 'held-notes' or 'note-offs'"
+        ),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, recovery: 1 }] }] }",
+            "routes[0].destinations[0].recovery: expected true, false, 'held-notes' or 'note-offs', found 1"
+        ),
+        (
             "{ \(input), routes: [{ operators: [{ tranpose: 12 }], destinations: [{ host: \"a\", port: 1 }] }] }",
             "routes[0].operators[0].tranpose: unknown key; did you mean 'transpose'?"
         ),

@@ -14,7 +14,7 @@ final class TCPReceiverTests: XCTestCase {
     /// Runs an ``OSCReceiver`` on a thread until `stop()`, collecting each packet and its sender.
     final class Collector: @unchecked Sendable {
         let lock = NSLock()
-        var packets: [([UInt8], IPAddress)] = []
+        var packets: [([UInt8], PacketSource)] = []
         let done = DispatchSemaphore(value: 0)
         let receiver: OSCReceiver
 
@@ -192,8 +192,12 @@ final class TCPReceiverTests: XCTestCase {
         XCTAssertEqual(Set(got), Set(packets))
         XCTAssertEqual(tcp.statistics.accepted, 3)
         XCTAssertEqual(tcp.statistics.open, 3)
-        let senders = collector.lock.withLock { collector.packets.map(\.1.description) }
+        let senders = collector.lock.withLock { collector.packets.map(\.1.address.description) }
         XCTAssertEqual(senders, ["127.0.0.1", "127.0.0.1", "127.0.0.1"])
+        // Each connection is its own sender: the port tells them apart.
+        let ports = collector.lock.withLock { Set(collector.packets.map(\.1.port)) }
+        XCTAssertEqual(ports.count, 3, "\(ports)")
+        XCTAssertFalse(ports.contains(0))
         // Optimised builds may end an object's life at its last use: the clients must stay open.
         withExtendedLifetime(clients) {}
     }
@@ -326,7 +330,8 @@ final class TCPReceiverTests: XCTestCase {
         XCTAssertNil(tablet.closing(timeout: 0.5), "an idle connection was closed with a slot free")
         tablet.write(Self.slip(Self.message("/later", [])))
         XCTAssertEqual(collector.waitFor(2).last, Self.message("/later", []))
-        XCTAssertEqual([tcp.statistics.closed, tcp.statistics.evictedIdle, tcp.statistics.partialFrameTimeouts], [0, 0, 0])
+        XCTAssertEqual(
+            [tcp.statistics.closed, tcp.statistics.evictedIdle, tcp.statistics.partialFrameTimeouts], [0, 0, 0])
     }
 
     /// A broken stream closes its own connection only; the other client's packets still arrive.

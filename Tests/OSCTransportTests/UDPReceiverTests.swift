@@ -13,7 +13,7 @@ final class UDPReceiverTests: XCTestCase {
     /// Runs `receiver` on a thread until `stop()`, collecting each datagram and its sender.
     final class Collector: @unchecked Sendable {
         let lock = NSLock()
-        var datagrams: [([UInt8], IPAddress)] = []
+        var datagrams: [([UInt8], PacketSource)] = []
         let done = DispatchSemaphore(value: 0)
 
         func run(_ receiver: UDPReceiver) {
@@ -25,7 +25,7 @@ final class UDPReceiverTests: XCTestCase {
             }.start()
         }
 
-        func waitFor(_ count: Int) -> [([UInt8], IPAddress)] {
+        func waitFor(_ count: Int) -> [([UInt8], PacketSource)] {
             let deadline = Date().addingTimeInterval(5)
             while Date() < deadline {
                 let got = lock.withLock { datagrams }
@@ -64,7 +64,7 @@ final class UDPReceiverTests: XCTestCase {
         receiver.stop()
         XCTAssertEqual(collector.done.wait(timeout: .now() + 5), .success, "stop() did not end the loop")
         XCTAssertEqual(got.map(\.0), packets)
-        XCTAssertEqual(got.map(\.1.description), Array(repeating: "127.0.0.1", count: 10))
+        XCTAssertEqual(got.map(\.1.address.description), Array(repeating: "127.0.0.1", count: 10))
         XCTAssertEqual(receiver.statistics.datagrams, 10)
         XCTAssertEqual(receiver.statistics.bytes, packets.reduce(0) { $0 + $1.count })
     }
@@ -216,7 +216,7 @@ final class UDPReceiverTests: XCTestCase {
         while receiver.statistics.datagrams + receiver.statistics.notAllowed < 2 && Date() < deadline { usleep(2_000) }
         receiver.stop()
         collector.done.wait()
-        XCTAssertEqual(collector.datagrams.map(\.1.description), ["127.0.0.1"])
+        XCTAssertEqual(collector.datagrams.map(\.1.address.description), ["127.0.0.1"])
         XCTAssertEqual(receiver.statistics.notAllowed, 1, "::1 is not in 127.0.0.0/8")
     }
 

@@ -1,0 +1,157 @@
+import MIDI
+import MIDIOSC
+import OSCTransport
+import Synchronization
+
+/// The OSC input's side of note recovery (docs/OSC.md, "Recovery"): the senders that announce
+/// their held notes, what each of them has sounding here, and when each was last heard from.
+///
+/// A sender is known from its first `/aseqosc/held` message on; from then on its note-ons and
+/// note-offs (as translated, before the OSC input's operators) are recorded by channel and
+/// note. A held-notes message ends each note of its channel it does not list, unless that
+/// note's note-on arrived within ``grace`` of it (it may have passed the message on the way);
+/// a sender silent for twice its period has everything of it ended and is forgotten. Used only
+/// by the OSC thread; the counters are read by `status`.
+final class RecoveryListener {
+    /// The most senders followed at once; a further one is counted and not followed.
+    static let capacity = 16
+    /// How long a note-on must have arrived before a held-notes message that does not list it.
+    static let grace: UInt64 = 30_000_000
+
+    private struct Sender {
+        var source: PacketSource
+        var period: UInt64
+        var lastHeard: UInt64
+        /// By `channel * 128 + note`: the output the note sounds on, or `silent`.
+        var outputs: UnsafeMutablePointer<UInt16>
+        /// By `channel * 128 + note`: when its note-on arrived.
+        var started: UnsafeMutablePointer<UInt64>
+    }
+    static let silent = UInt16.max
+
+    private var senders: [Sender] = []
+
+    /// Note-offs sent because a held-notes message did not list a sounding note.
+    let repaired = Atomic<Int>(0)
+    /// Note-offs sent because their sender fell silent.
+    let releasedSilent = Atomic<Int>(0)
+    /// Senders that went silent with notes sounding or not.
+    let sendersLost = Atomic<Int>(0)
+    /// Senders not followed: ``capacity`` were already.
+    let sendersRefused = Atomic<Int>(0)
+    /// Messages at `/aseqosc/held` whose arguments do not fit it.
+    let malformed = Atomic<Int>(0)
+    /// How many senders are followed now.
+    let following = Atomic<Int>(0)
+
+    deinit {
+        for sender in senders { free(sender) }
+    }
+
+    /// Whether no sender is followed: the per-packet check of an input no sender uses this with.
+    var isEmpty: Bool { senders.isEmpty }
+
+    /// The followed sender `source`, if it is one; counts as hearing from it.
+    @inline(__always)
+    func index(of source: PacketSource, now: UInt64) -> Int? {
+        var index = 0
+        while index < senders.count {
+            if senders[index].source == source {
+                senders[index].lastHeard = now
+                return index
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Records a translated event of sender `index`, arrived at `now`.
+    @inline(__always)
+    func record(_ event: MIDIEvent, sender index: Int, now: UInt64) {
+        guard event.kind == .noteOn || event.kind == .noteOff else { return }
+        let key = Int(event.channel & 15) << 7 | Int(event.note & 127)
+        if event.endsNote {
+            senders[index].outputs[key] = Self.silent
+        } else {
+            senders[index].outputs[key] = event.port
+            senders[index].started[key] = now
+        }
+    }
+
+    /// Handles a held-notes message from `source` at `now`: follows the sender if it is new, and
+    /// passes `release` a note-off for each of its notes on the channel the message does not
+    /// list.
+    func received(_ message: HeldNotesMessage, from source: PacketSource, now: UInt64, release: (MIDIEvent) -> Void) {
+        let period = UInt64(message.periodMilliseconds) * 1_000_000
+        guard let index = index(of: source, now: now) ?? follow(source, period: period, now: now) else { return }
+        senders[index].period = period
+        let channel = message.channel & 15
+        let base = Int(channel) << 7
+        var note = 0
+        while note < 128 {
+            let output = senders[index].outputs[base + note]
+            if output != Self.silent && !message.notes.contains(UInt8(note))
+                && senders[index].started[base + note] &+ Self.grace <= now
+            {
+                senders[index].outputs[base + note] = Self.silent
+                repaired.add(1, ordering: .relaxed)
+                release(MIDIEvent(.noteOff, channel: channel, data1: UInt8(note), port: output, timestamp: now))
+            }
+            note += 1
+        }
+    }
+
+    /// When the next sender falls silent (monotonic ns), if it says nothing before; `.max`
+    /// with none followed.
+    var nextDeadline: UInt64 {
+        var earliest = UInt64.max
+        for sender in senders { earliest = min(earliest, sender.lastHeard &+ 2 &* sender.period) }
+        return earliest
+    }
+
+    /// Ends everything of each sender silent for twice its period at `now`, and forgets it.
+    func expire(now: UInt64, release: (MIDIEvent) -> Void) {
+        var index = senders.count - 1
+        while index >= 0 {
+            let sender = senders[index]
+            if sender.lastHeard &+ 2 &* sender.period < now {
+                var key = 0
+                while key < 16 * 128 {
+                    if sender.outputs[key] != Self.silent {
+                        releasedSilent.add(1, ordering: .relaxed)
+                        release(
+                            MIDIEvent(
+                                .noteOff, channel: UInt8(key >> 7), data1: UInt8(key & 127), port: sender.outputs[key],
+                                timestamp: now))
+                    }
+                    key += 1
+                }
+                sendersLost.add(1, ordering: .relaxed)
+                free(sender)
+                senders.remove(at: index)
+                following.store(senders.count, ordering: .relaxed)
+            }
+            index -= 1
+        }
+    }
+
+    /// Starts following `source` (an allocation, once per sender, not per event).
+    private func follow(_ source: PacketSource, period: UInt64, now: UInt64) -> Int? {
+        guard senders.count < Self.capacity else {
+            sendersRefused.add(1, ordering: .relaxed)
+            return nil
+        }
+        let outputs = UnsafeMutablePointer<UInt16>.allocate(capacity: 16 * 128)
+        outputs.initialize(repeating: Self.silent, count: 16 * 128)
+        let started = UnsafeMutablePointer<UInt64>.allocate(capacity: 16 * 128)
+        started.initialize(repeating: 0, count: 16 * 128)
+        senders.append(Sender(source: source, period: period, lastHeard: now, outputs: outputs, started: started))
+        following.store(senders.count, ordering: .relaxed)
+        return senders.count - 1
+    }
+
+    private func free(_ sender: Sender) {
+        sender.outputs.deallocate()
+        sender.started.deallocate()
+    }
+}
