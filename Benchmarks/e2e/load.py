@@ -67,7 +67,11 @@ def main(out):
             f"| {show(ratio('p50_us'), 2, 'x')} | {show(p99_ratio, 2, 'x')} | {lost} |"
         )
     if hog_ticks:
-        print(f"\nthe hog ran {min(hog_ticks)}-{max(hog_ticks)} clock ticks per loaded run (it competed for the CPU)")
+        # utime + stime from /proc/PID/stat, in USER_HZ (100 a second on Linux).
+        print(
+            f"\nthe hog used {min(hog_ticks) / 100:.1f}-{max(hog_ticks) / 100:.1f} s of CPU per loaded run "
+            "(a run is about 2 s of events after the bridge's start): it had the CPU whenever nothing else did"
+        )
     if goal is not None:
         verdict = "met" if goal <= 1.5 else "NOT met"
         print(f"goal (aseqosc's p99 under the hog within 1.5x of unloaded): {goal:.2f}x, {verdict}")
