@@ -91,6 +91,14 @@ final class RealtimeALSATests: XCTestCase {
         XCTAssertEqual(try Self.threads(of: bridge.bridge.pid).count, before)
         try play("90 3C 64")
         XCTAssertTrue(bridge.waitForMessages(port: 9211, count: 1))
+
+        // A reload that changes `realtime` says it waits for a restart, and changes nothing.
+        XCTAssertTrue(try bridge.reload(Self.config(realtime: "realtime: false")), bridge.bridge.standardError)
+        XCTAssertTrue(
+            bridge.bridge.standardError.contains(
+                "WARNING realtime: the new settings (off (normal priority)) take effect when aseqosc restarts"),
+            bridge.bridge.standardError)
+        XCTAssertEqual(try policies(bridge).filter { expected[$0.key] != nil }, expected)
     }
 
     func testRealtimeFalseLeavesEveryThreadAtNormalPriority() throws {
