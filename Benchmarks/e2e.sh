@@ -4,7 +4,7 @@
 # BENCHMARKS.md for what is measured and how to read it).
 #
 #   Benchmarks/e2e.sh [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION]
-#                     [--trace-only] [--bundles-only] [--against BINARY] [--here] [--out DIR]
+#                     [--trace-only] [--bundles-only] [--against BINARY] [--load-only] [--here] [--out DIR]
 #
 #   --reverse       also OSC -> MIDI (aseqosc, o2m and the bare forwarder)
 #   --no-callgrind  skip the instruction counts (the slow part: every bridge runs twice under
@@ -35,6 +35,11 @@
 #                   --reverse), 2 pairs per --rounds, each build once as stream a; prints each
 #                   pair's p50 ratio (this / other) and their median: an A/B of a change, about
 #                   10 s a pair
+#   --load-only     only paced MIDI -> OSC runs (1,000 events/s) of aseqosc with real-time threads,
+#                   aseqosc with `realtime: false`, m2o and the bare forwarder, each unloaded and
+#                   then with a CPU hog (a busy loop at normal priority), --rounds times; prints
+#                   p50/p99 per bridge and the hog/unloaded ratios (Benchmarks/e2e/load.py):
+#                   about 1 minute a round. Benchmarks/load.sh runs it
 #   --here          run on this machine's own /dev/snd/seq instead of in the VM: no emulator, so
 #                   wall-clock latency and rate mean what they say (needs osmid and valgrind
 #                   installed, the UDP ports 57120-57121 and 57200-57201 free, and root for
@@ -48,12 +53,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/bench
 vm_args=()
-trace_only=0 bundles_only=0 against_only=0 here=0
+trace_only=0 bundles_only=0 against_only=0 load_only=0 here=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --reverse|--no-callgrind|--quick|--paired) vm_args+=("$1"); shift ;;
     --trace-only) vm_args+=("$1"); trace_only=1; shift ;;
     --bundles-only) vm_args+=("$1"); bundles_only=1; shift ;;
+    --load-only) vm_args+=("$1"); load_only=1; shift ;;
     --rounds)
       case "${2:-}" in
         [1-9]|[1-9][0-9]) vm_args+=("$1" "$2"); shift 2 ;;
@@ -91,7 +97,9 @@ esac
 echo "== build (host)" >&2
 gcc -O2 -Wall -o "$out/bare-forwarder" Benchmarks/e2e/bare-forwarder.c -lasound
 gcc -O2 -Wall -o "$out/loadgen" Benchmarks/e2e/loadgen.c -lasound -lm
-swift build -c release -j "${JOBS:-2}" --product aseqosc 2>&1 | grep -E "error|warning: |Compiling|Build" >&2 || true
+# E2E_NO_BUILD=1 measures .build/release/aseqosc as it is (say, the test suite's build).
+[ "${E2E_NO_BUILD:-0}" = 1 ] ||
+  swift build -c release -j "${JOBS:-2}" --product aseqosc 2>&1 | grep -E "error|warning: |Compiling|Build" >&2 || true
 [ -x .build/release/aseqosc ] || { echo "e2e.sh: no .build/release/aseqosc" >&2; exit 70; }
 
 # MIDI -> OSC: one input bound to the generator by name, one destination with the default
@@ -123,6 +131,8 @@ JSON5
 }
 JSON5
   .build/release/aseqosc check "$out/aseqosc$suffix.json5" >&2
+  # The same bridge with its threads at normal priority (--load-only).
+  sed 's/^  client: "aseqosc",$/&\n  realtime: false,/' "$out/aseqosc$suffix.json5" > "$out/aseqosc-nort$suffix.json5"
   .build/release/aseqosc check "$out/aseqosc-reverse$suffix.json5" >&2
 done
 
@@ -150,6 +160,8 @@ if [ "$trace_only" = 1 ]; then
   python3 Benchmarks/e2e/trace-segments.py "$out"/trace.*.txt
 elif [ "$bundles_only" = 1 ]; then
   python3 Benchmarks/e2e/bundles.py "$out/results.txt"
+elif [ "$load_only" = 1 ]; then
+  python3 Benchmarks/e2e/load.py "$out"
 elif [ "$against_only" = 1 ]; then
   python3 Benchmarks/e2e/against.py "$out/results.txt"
 else

@@ -3,14 +3,14 @@
 # to be run by hand (e2e.sh builds what it needs and calls it):
 #
 #   in-vm.sh OUT [--reverse] [--no-callgrind] [--quick] [--rounds N] [--paired] [--callgrind-only BRIDGE.DIRECTION]
-#             [--trace-only] [--bundles-only] [--against BINARY]
+#             [--trace-only] [--bundles-only] [--against BINARY] [--load-only]
 #
 # OUT holds loadgen, bare-forwarder and aseqosc.json5 (built by e2e.sh) and receives
 # results.txt (one RESULT or CALLGRIND line per run) and every program's log.
 set -u
 out=$1
 shift
-reverse=0 callgrind=1 quick=0 only="" rounds=1 paired=0 trace=0 bundles=0 against=""
+reverse=0 callgrind=1 quick=0 only="" rounds=1 paired=0 trace=0 bundles=0 against="" load=0
 while [ $# -gt 0 ]; do
   case $1 in
     --reverse) reverse=1 ;;
@@ -28,6 +28,8 @@ while [ $# -gt 0 ]; do
     --bundles-only) bundles=1 ;;
     # Only paired paced runs of this aseqosc and another build (BINARY), N rounds of 2 pairs.
     --against) against=$2; shift ;;
+    # Only paced MIDI -> OSC runs with and without a CPU hog, N rounds (load.py).
+    --load-only) load=1 ;;
     *) echo "in-vm.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift
@@ -38,6 +40,9 @@ results=$out/results.txt
 paced_n=2000 window_n=6000 window=16 cg_small=2000 cg_large=12000
 [ "$quick" = 1 ] && paced_n=300 window_n=900 cg_small=300 cg_large=1500
 forward_port=57120 reverse_port=57200
+
+# What runs the load generator (the load runs put it under SCHED_FIFO).
+loadgen_prefix=""
 
 # Waits (up to 120 s) until FILE has a line equal to TEXT.
 wait_for_line() {
@@ -78,7 +83,8 @@ record() {
 start_generator() {
   generator_label=$1
   shift
-  "$out/loadgen" --label "$generator_label" "$@" > "$out/loadgen.$generator_label.log" 2>&1 &
+  # shellcheck disable=SC2086  # loadgen_prefix is a list of words without spaces
+  $loadgen_prefix "$out/loadgen" --label "$generator_label" "$@" > "$out/loadgen.$generator_label.log" 2>&1 &
   generator_pid=$!
   wait_for_line "$out/loadgen.$generator_label.log" ready || { kill $generator_pid; return 1; }
 }
@@ -152,6 +158,8 @@ trace_off() {
 # The bridges, MIDI -> OSC. Each subscribes itself to the generator's port "loadgen". exec, so
 # that the PID run() records is the bridge's (or valgrind's, which is the same process).
 aseqosc_forward() { exec "$@" "$aseqosc" run --config "$out/aseqosc.json5" --log-level warning; }
+# The same with `realtime: false`: its threads at normal priority.
+aseqosc_nort_forward() { exec "$@" "$aseqosc" run --config "$out/aseqosc-nort.json5" --log-level warning; }
 m2o_forward() { exec "$@" m2o -m 3 -i loadgen -o $forward_port; }
 bare_forward() { exec "$@" "$out/bare-forwarder" --connect loadgen:0 $forward_port; }
 # OSC -> MIDI. The generator listens on its port "loadgen" and sends OSC to the bridge.
@@ -216,6 +224,33 @@ if [ -n "$against" ]; then
         other_$kind -- aseqosc_${kind}_b
       round=$((round + 1))
     done
+  done
+  rounds=0 callgrind=0
+fi
+
+if [ "$load" = 1 ]; then
+  # Each round, every bridge paced unloaded and then with a busy loop at normal priority on
+  # the VM's one CPU; labels BRIDGE.m2o.load.idle|hog.ROUND. The generator runs SCHED_FIFO 50
+  # in both, so what the hog delays is the bridge, not the generator's clock readings.
+  loadgen_prefix="chrt -f 50"
+  round=1
+  while [ $round -le "$rounds" ]; do
+    for bridge in aseqosc aseqosc_nort m2o bare; do
+      signal=$(stop_signal $bridge)
+      name=$(echo $bridge | tr _ -)
+      echo "== load: $name, round $round of $rounds" >&2
+      run "$name.m2o.load.idle.$round" "$signal" --direction m2o --udp-port $forward_port --rate 1000 \
+        --count $paced_n --warmup-ms 100 -- ${bridge}_forward
+      sh -c 'while :; do :; done' &
+      hog_pid=$!
+      run "$name.m2o.load.hog.$round" "$signal" --direction m2o --udp-port $forward_port --rate 1000 \
+        --count $paced_n --warmup-ms 100 -- ${bridge}_forward
+      # The hog's CPU time while it ran (ticks): proof that it competed.
+      echo "HOG label=$name.m2o.load.hog.$round ticks=$(awk '{ print $14 + $15 }' /proc/$hog_pid/stat)" >> "$results"
+      kill $hog_pid
+      wait $hog_pid 2>/dev/null
+    done
+    round=$((round + 1))
   done
   rounds=0 callgrind=0
 fi

@@ -6,8 +6,10 @@ extension Bridge {
     /// the input ports, so the inputs keep the numbers 0, 1, ...
     func makeOSCInput(_ config: BridgeConfig) throws(BridgeError) -> OSCToMIDISide? {
         guard let oscConfig = config.oscInput else { return nil }
-        return try OSCToMIDISide(
+        let side = try OSCToMIDISide(
             session: session, config: oscConfig, outputs: config.outputs, sysexCapacity: config.sysexCapacity)
+        side.realtime = realtime
+        return side
     }
 
     /// On reload (threads paused): an OSC input whose settings and output ports are unchanged

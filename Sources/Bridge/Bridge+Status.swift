@@ -7,6 +7,6 @@ extension Bridge {
         BridgeStatus(
             version: version, client: currentConfig.clientName, uptimeSeconds: WallClock.monotonic - startTime,
             input: input, worker: worker, routes: routeSnapshot, ring: ring, sysexStore: sysexStore,
-            oscInput: oscInputSnapshot)
+            oscInput: oscInputSnapshot, realtime: realtime)
     }
 }

@@ -25,6 +25,8 @@ public final class Bridge: @unchecked Sendable {
     let sysexStore: SysExStore
     /// The OSC -> MIDI direction, when the config has output ports (see OSCToMIDISide.swift).
     var oscInput: OSCToMIDISide?
+    /// SCHED_FIFO and locked memory for the event threads, as the config asks at start.
+    let realtime: RealtimeScheduler
     /// When the bridge was built, on the monotonic clock (uptime in status).
     let startTime = WallClock.monotonic
     private let lock = Mutex(())
@@ -43,6 +45,8 @@ public final class Bridge: @unchecked Sendable {
     public init(config: BridgeConfig, log: Logger, idleWakeMilliseconds: Int32 = 1000) throws(BridgeError) {
         self.config = config
         self.log = log
+        realtime = RealtimeScheduler(
+            priority: config.realtime.priority, lockMemory: config.realtime.lockMemory, log: log)
         session = try SequencerSession(name: config.clientName, log: log)
         ring = SPSCRing(capacity: config.ringCapacity)
         sysexStore = SysExStore(slots: 16, capacity: config.sysexCapacity)
@@ -57,6 +61,8 @@ public final class Bridge: @unchecked Sendable {
         }
         let routes = try buildRoutes(config, reusing: []).routes
         worker.replaceRoutes(routes)
+        worker.realtime = realtime
+        input.realtime = realtime
         routesForStatus = routes
         oscInput = try makeOSCInput(config)
         oscInputForStatus = oscInput
@@ -64,6 +70,7 @@ public final class Bridge: @unchecked Sendable {
 
     /// Starts the pipeline thread, then the input thread.
     public func start() {
+        realtime.prepare()
         worker.start()
         input.start()
         oscInput?.start()
@@ -94,6 +101,12 @@ public final class Bridge: @unchecked Sendable {
             }
             worker.release(old)
         }
+        let running = config.realtime
+        if new.realtime != running {
+            // The OSC thread keeps running through a reload, and memory stays locked: a change
+            // half applied would show one thing and do another.
+            log.warning("realtime: the new settings (\(new.realtime.summary)) take effect when aseqosc restarts")
+        }
         if new.clientName != config.clientName {
             do {
                 try session.client.rename(new.clientName)
@@ -105,6 +118,8 @@ public final class Bridge: @unchecked Sendable {
         try reloadOSCInput(from: config, to: new)
         lock.withLock { _ in
             config = new
+            // What runs, so that each later reload still says a change is pending.
+            config.realtime = running
             routesForStatus = built.routes
             oscInputForStatus = oscInput
         }

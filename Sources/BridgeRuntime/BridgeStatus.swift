@@ -2,6 +2,7 @@ import ALSASequencer
 import MIDI
 import OSCTransport
 import Pipeline
+import Platform
 
 /// What `aseqosc status` shows: bindings, routes and destinations with their counters, the
 /// ring, drops and uptime. Encoded as JSON on the control socket.
@@ -138,6 +139,43 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         public var droppedScheduled: [String: Int] = [:]
     }
 
+    /// How the event threads are scheduled and whether memory is locked (`realtime` in the config).
+    public struct Realtime: Codable, Sendable, Equatable {
+        public struct Thread: Codable, Sendable, Equatable {
+            /// `input`, `pipeline` or `osc`.
+            public var name: String
+            /// `fifo` (SCHED_FIFO) or `other` (normal priority).
+            public var policy: String
+            /// The SCHED_FIFO priority; 0 under `other`.
+            public var priority: Int
+            /// Why SCHED_FIFO was refused (`EPERM`), when it was asked for and refused.
+            public var refused: String?
+        }
+
+        /// The SCHED_FIFO priority the config asks for; nil with `realtime: false`.
+        public var requestedPriority: Int?
+        /// The threads that are running, in the order input, pipeline, osc.
+        public var threads: [Thread]
+        public var memoryLocked: Bool
+        /// Why locking memory was refused, when it was asked for and refused.
+        public var memoryRefused: String?
+
+        /// `threads: input fifo/4, pipeline fifo/4, osc fifo/4; memory locked`, or with the
+        /// reasons: `threads: input other (SCHED_FIFO refused: EPERM), ...; memory not locked (...)`.
+        public var text: String {
+            let threadText = threads.map { thread in
+                "\(thread.name) "
+                    + ThreadSchedule(policy: thread.policy, priority: thread.priority, refused: thread.refused).text
+            }
+            let memory =
+                if memoryLocked { "memory locked" } else if let memoryRefused {
+                    "memory not locked (\(memoryRefused))"
+                } else { requestedPriority == nil ? "memory not locked (realtime off)" : "memory not locked" }
+            let running = threadText.isEmpty ? "none running" : threadText.joined(separator: ", ")
+            return "threads: \(running); \(memory)"
+        }
+    }
+
     public var version: String
     public var client: String
     public var uptimeSeconds: Double
@@ -152,6 +190,8 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
     public var unsentEvents: Int
     /// The OSC -> MIDI side's counters, when it runs.
     public var oscInput: OSCInput?
+    /// The event threads' scheduling, when the bridge reports it.
+    public var realtime: Realtime? = nil
 
     /// The text `aseqosc status` prints for people.
     public var text: String {
@@ -159,8 +199,9 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
             "aseqosc \(version), client '\(client)', up \(Self.duration(uptimeSeconds))",
             "events in \(eventsIn); ring \(ringHighWater)/\(ringCapacity) high water, \(ringDrops) dropped; "
                 + "input overruns \(inputOverruns); SysEx dropped \(sysexDropped); not sent by scheme \(unsentEvents)",
-            "bindings:",
         ]
+        if let realtime { lines.append(realtime.text) }
+        lines.append("bindings:")
         for binding in bindings {
             let arrow = binding.direction == "in" ? "<-" : "->"
             let target =
@@ -204,7 +245,8 @@ extension BridgeStatus {
     /// The status of the running parts, read from counters their threads update.
     public init(
         version: String, client: String, uptimeSeconds: Double, input: MIDIInputSide, worker: MIDIToOSCWorker,
-        routes: [RouteRuntime], ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, oscInput: OSCToMIDISide?
+        routes: [RouteRuntime], ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, oscInput: OSCToMIDISide?,
+        realtime: RealtimeScheduler? = nil
     ) {
         let bindings = input.session.bindings.snapshot.map { binding in
             BridgeStatus.Binding(
@@ -239,7 +281,22 @@ extension BridgeStatus {
             eventsIn: worker.eventsIn.load(ordering: .relaxed), ringCapacity: ring.capacity,
             ringHighWater: ring.highWater, ringDrops: ring.drops, inputOverruns: input.reader.overruns,
             sysexDropped: sysexStore.droppedCount, unsentEvents: worker.unformatted.load(ordering: .relaxed),
-            oscInput: oscInput?.status)
+            oscInput: oscInput?.status, realtime: realtime.map { Realtime($0, osc: oscInput != nil) })
+    }
+}
+
+extension BridgeStatus.Realtime {
+    /// What `scheduler` recorded of the threads that run (the OSC thread only with an OSC input).
+    init(_ scheduler: RealtimeScheduler, osc: Bool) {
+        let schedules = scheduler.schedules
+        let memory = scheduler.memory
+        self.init(
+            requestedPriority: scheduler.priority,
+            threads: RealtimeRole.allCases.filter { $0 != .osc || osc }.compactMap { role in
+                schedules[role].map {
+                    Thread(name: "\(role)", policy: $0.policy, priority: $0.priority, refused: $0.refused)
+                }
+            }, memoryLocked: memory.locked, memoryRefused: memory.refused)
     }
 }
 

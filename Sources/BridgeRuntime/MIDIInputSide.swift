@@ -50,6 +50,8 @@ public final class MIDIInputSide: @unchecked Sendable {
     /// The ring feeder, for tests and counters (input thread, or while it is paused).
     var feeder: RingFeeder { hot.pointee.feeder }
     private var thread: SystemThread?
+    /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
+    public var realtime: RealtimeScheduler?
 
     /// The input side of `session`'s client, pushing onto `ring` for `consumer`; no ports until
     /// ``apply(_:)``.
@@ -120,7 +122,8 @@ public final class MIDIInputSide: @unchecked Sendable {
     /// Starts (or resumes) the input thread.
     public func start() {
         reader.rearm()
-        self.thread = SystemThread(name: "aseqosc-input") { [self] in
+        self.thread = SystemThread(name: "aseqosc-input") { [self, realtime] in
+            realtime?.enter(.input)
             do {
                 try reader.run(midiBatch: handle, other: handle, afterBatch: afterBatch)
             } catch {

@@ -53,6 +53,8 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     /// sleep (``WakeSignal``'s pattern), so the wake-up is not lost if it comes first.
     private let deadlineMoved = Atomic<Bool>(false)
     private var thread: SystemThread?
+    /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
+    public var realtime: RealtimeScheduler?
     /// The longest the thread sleeps without work, so `progress` moves for the watchdog; -1:
     /// no limit (no watchdog, an idle bridge sleeps until an event).
     private let idleWakeMilliseconds: Int32
@@ -111,7 +113,8 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
         // Releasing: pairs with the acquiring exchanges in `tryConsuming`; whatever the owner
         // did while paused (new routes, released notes) is seen by the next consumer.
         consuming.store(false, ordering: .releasing)
-        self.thread = SystemThread(name: "aseqosc-pipe") { [self] in
+        self.thread = SystemThread(name: "aseqosc-pipe") { [self, realtime] in
+            realtime?.enter(.pipeline)
             run()
         }
     }

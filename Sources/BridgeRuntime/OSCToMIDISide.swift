@@ -69,6 +69,8 @@ public final class OSCToMIDISide: @unchecked Sendable {
     let recovery = RecoveryListener()
     /// The followed sender of the packet being handled (an index into `recovery`), or -1.
     private var recordingSender = -1
+    /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
+    public var realtime: RealtimeScheduler?
 
     // Per message being handled: its arrival time (read once per receive batch), and the time
     // (monotonic) its bundle asks for.
@@ -149,7 +151,8 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     /// Starts the OSC thread.
     public func start() {
-        self.thread = SystemThread(name: "aseqosc-osc-in") { [self] in
+        self.thread = SystemThread(name: "aseqosc-osc-in") { [self, realtime] in
+            realtime?.enter(.osc)
             // One clock reading per batch of packets: they arrived together. TCP keeps its
             // connections' idle times by the same reading (the same clock, CLOCK_MONOTONIC).
             receiver.run(tick: tick, beforeBatch: { now = SequencerSession.now() }, clock: { now }, handle)

@@ -20,6 +20,31 @@ public struct BridgeConfig: Sendable {
     public var ringCapacity = 4096
     /// The longest SysEx message kept, in bytes; longer ones are dropped and counted.
     public var sysexCapacity = 65_536
+    /// Real-time scheduling of the event threads (the `realtime` key).
+    public var realtime = RealtimeConfig()
+}
+
+/// SCHED_FIFO for the input, pipeline and OSC threads, and locked memory.
+public struct RealtimeConfig: Sendable, Equatable {
+    /// Below the audio threads of JACK (its clients run at 5 by default) and PipeWire (88, or
+    /// 20 through rtkit), so MIDI never pre-empts audio, and above every normal thread.
+    public static let defaultPriority = 4
+
+    /// The SCHED_FIFO priority (1-99); nil runs the threads at normal priority.
+    public var priority: Int? = defaultPriority
+    /// Whether the process's memory is locked (`mlockall`) while the threads run real-time.
+    public var lockMemory = true
+
+    public init(priority: Int? = defaultPriority, lockMemory: Bool = true) {
+        self.priority = priority
+        self.lockMemory = lockMemory
+    }
+
+    /// `SCHED_FIFO 4, memory locked`, `off`: for `aseqosc check`.
+    public var summary: String {
+        guard let priority else { return "off (normal priority)" }
+        return "SCHED_FIFO \(priority)" + (lockMemory ? ", memory locked" : ", memory not locked")
+    }
 }
 
 /// One of our ALSA input ports.

@@ -41,7 +41,9 @@ public enum ConfigParser {
         try parse(ConfigNode(ConfigValue.parseJSON5(Array(bytes))))
     }
 
-    static let topLevelKeys = ["client", "middleC", "inputs", "outputs", "mappings", "routes", "ring", "sysex", "osc"]
+    static let topLevelKeys = [
+        "client", "middleC", "inputs", "outputs", "mappings", "routes", "ring", "sysex", "osc", "realtime",
+    ]
 
     static func parse(_ root: ConfigNode) throws(ConfigError) -> BridgeConfig {
         let top = try root.object(allowing: topLevelKeys)
@@ -59,6 +61,7 @@ public enum ConfigParser {
             let object = try sysex.object(allowing: ["maxBytes"])
             if let maxBytes = object["maxBytes"] { config.sysexCapacity = try maxBytes.int(in: 16...16_777_216) }
         }
+        if let realtime = top["realtime"] { config.realtime = try self.realtime(realtime) }
         if let inputs = top["inputs"] {
             for node in try inputs.array() {
                 let object = try node.object(allowing: ["name", "from"])
@@ -91,6 +94,25 @@ public enum ConfigParser {
             throw ConfigError(path: "inputs", message: "routes need at least one input port")
         }
         return config
+    }
+
+    /// `true` (the default), `false` (normal priority), or `{ priority: 1-99, lockMemory: bool }`.
+    static func realtime(_ node: ConfigNode) throws(ConfigError) -> RealtimeConfig {
+        if case .bool(let on) = node.value { return on ? RealtimeConfig() : RealtimeConfig(priority: nil) }
+        guard case .object = node.value else { throw node.expected("true, false or { priority: 1-99 }") }
+        let object = try node.object(allowing: ["priority", "lockMemory"])
+        var realtime = RealtimeConfig()
+        if let priority = object["priority"] {
+            guard case .number(let number) = priority.value, number == number.rounded(), (1...99).contains(number)
+            else {
+                throw priority.expected(
+                    "a SCHED_FIFO priority 1-99 (default \(RealtimeConfig.defaultPriority); `realtime: false` for "
+                        + "normal priority)")
+            }
+            realtime.priority = Int(number)
+        }
+        if let lockMemory = object["lockMemory"] { realtime.lockMemory = try lockMemory.bool() }
+        return realtime
     }
 
     struct Context {

@@ -11,6 +11,19 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { String(cString: strerror(code)) }
 
+    /// The symbolic name (`EPERM`) for the errors a person may need to look up, else the number.
+    public var name: String {
+        switch code {
+        case EPERM: "EPERM"
+        case EACCES: "EACCES"
+        case EINVAL: "EINVAL"
+        case ENOMEM: "ENOMEM"
+        case EAGAIN: "EAGAIN"
+        case ENOSYS: "ENOSYS"
+        default: "errno \(code)"
+        }
+    }
+
     public static let permissionDenied = Errno(EACCES)
     public static let noSuchFile = Errno(ENOENT)
 }

@@ -11,9 +11,11 @@ final class RunningBridge {
     let configFile: URL
     let controlPath: String
 
+    /// `launcher` runs the bridge through another command (`setpriv ...`), which gets the
+    /// bridge's command line as its arguments.
     init(
         config: String, oscPorts: [UInt16], environment: [String: String]? = nil, controlPath: String? = nil,
-        file: StaticString = #filePath, line: UInt = #line
+        launcher: [String] = [], file: StaticString = #filePath, line: UInt = #line
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("aseqosc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -29,9 +31,9 @@ final class RunningBridge {
             dumps[port] = dump
         }
         self.dumps = dumps
-        bridge = BackgroundProcess(
-            TestEnvironment.aseqoscBinary, ["run", "--config", configFile.path, "--control", self.controlPath],
-            environment: environment)
+        let run = ["run", "--config", configFile.path, "--control", self.controlPath]
+        let arguments = launcher + [TestEnvironment.aseqoscBinary] + run
+        bridge = BackgroundProcess(arguments[0], Array(arguments.dropFirst()), environment: environment)
         try bridge.start()
         let started = Self.waitUntil(timeout: 20) {
             self.bridge.standardError.contains("NOTICE  running") || !self.bridge.isRunning

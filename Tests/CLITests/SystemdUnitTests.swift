@@ -77,4 +77,21 @@ final class SystemdUnitTests: XCTestCase {
             XCTAssertTrue(text.split(separator: "\n").contains(Substring(line)), line)
         }
     }
+
+    func testBothUnitsGrantTheRealtimeThreadsTheDefaultPriorityAndLockedMemory() throws {
+        for name in ["aseqosc.service", "aseqosc@.service"] {
+            let lines = try String(
+                contentsOf: Self.repository.appendingPathComponent("systemd/\(name)"), encoding: .utf8
+            ).split(separator: "\n")
+            // The ceiling is the default priority (RealtimeConfig.defaultPriority).
+            for line in ["LimitRTPRIO=4", "LimitMEMLOCK=infinity", "SystemCallFilter=sched_setscheduler"] {
+                XCTAssertTrue(lines.contains(Substring(line)), "\(name): \(line)")
+            }
+            XCTAssertFalse(lines.contains { $0.hasPrefix("RestrictRealtime=") }, name)
+            // The deny list comes first: a later allow line puts sched_setscheduler back.
+            let deny = lines.firstIndex(of: "SystemCallFilter=~@privileged @resources")
+            let allow = lines.firstIndex(of: "SystemCallFilter=sched_setscheduler")
+            XCTAssertLessThan(try XCTUnwrap(deny), try XCTUnwrap(allow), name)
+        }
+    }
 }

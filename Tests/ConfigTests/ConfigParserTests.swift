@@ -125,6 +125,16 @@ import Testing
         ("{ client: \"\" }", "client: expected a non-empty string"),
         ("{ middleC: 7 }", "middleC: expected 3-5, found 7"),
         ("{ ring: { capacity: 1 } }", "ring.capacity: expected 16-1048576, found 1"),
+        (
+            "{ realtime: { priority: 0 } }",
+            "realtime.priority: expected a SCHED_FIFO priority 1-99 (default 4; `realtime: false` for normal priority), found 0"
+        ),
+        (
+            "{ realtime: { priority: 100 } }",
+            "realtime.priority: expected a SCHED_FIFO priority 1-99 (default 4; `realtime: false` for normal priority), found 100"
+        ),
+        ("{ realtime: \"fifo\" }", "realtime: expected true, false or { priority: 1-99 }, found \"fifo\""),
+        ("{ realtime: { priorty: 40 } }", "realtime.priorty: unknown key; did you mean 'priority'?"),
         ("{ routs: [] }", "routs: unknown key; did you mean 'routes'?"),
         ("[1, 2]", "expected an object, found an array"),
         ("{ inputs: [{ name: \"in\" }, }", "not valid JSON5 at line 1, column 28: expected a value, found '}'"),
@@ -213,5 +223,20 @@ import Testing
             """
         let config = try ConfigParser.parse(Data(text.utf8))
         #expect(config.routes[0].chain.operators == [.notes(60...72, inverted: false)])
+    }
+}
+
+/// `realtime`: on by default, below the audio servers' threads; `false` or an object.
+@Suite struct RealtimeConfigTests {
+    @Test(arguments: [
+        ("{}", RealtimeConfig(priority: 4, lockMemory: true)),
+        ("{ realtime: true }", RealtimeConfig(priority: 4, lockMemory: true)),
+        ("{ realtime: false }", RealtimeConfig(priority: nil)),
+        ("{ realtime: { priority: 70 } }", RealtimeConfig(priority: 70, lockMemory: true)),
+        ("{ realtime: { priority: 1, lockMemory: false } }", RealtimeConfig(priority: 1, lockMemory: false)),
+        ("{ realtime: { priority: 99 } }", RealtimeConfig(priority: 99, lockMemory: true)),
+    ])
+    func realtimeKeyGivesPriorityAndMemoryLocking(text: String, expected: RealtimeConfig) throws {
+        #expect(try ConfigParser.parse(Data(text.utf8)).realtime == expected)
     }
 }

@@ -138,6 +138,31 @@ oscdump_on 57120 "$osc_main"
 play_until "$osc_main" 'note_on .*60 100' 10 '90 3C 64 80 3C 00'
 check "MIDI played into virmidi reaches oscdump on 57120" "$?" \
   "oscdump saw: $(head -n 5 "$osc_main" | oneline)"
+
+# ---------------------------------------------------------------- real-time threads
+# The packaged unit grants SCHED_FIFO (LimitRTPRIO=4, sched_setscheduler back in its filter) and
+# memory locking (LimitMEMLOCK=infinity) to its dynamic user: the input and pipeline threads run
+# FIFO at 4 (the default config has no OSC input), the others at normal priority (policy 0).
+main_pid=$(prop aseqosc MainPID)
+threads=$(for task in /proc/"$main_pid"/task/*; do
+  printf '%s %s %s\n' "$(cat "$task/comm")" "$(awk -F: '/^policy/ { gsub(/ /, "", $2); print $2 }' "$task/sched")" \
+    "$(awk -F: '/^prio / { gsub(/ /, "", $2); print $2 }' "$task/sched")"
+done | sort)
+echo "$threads" > "$out/threads.txt"
+fifo=$(echo "$threads" | awk '$2 == 1 { print $1 "/" 99 - $3 }' | sort | paste -sd' ')
+others=$(echo "$threads" | awk '$2 != 1 { print $1 }' | sort -u | paste -sd' ')
+check "the unit's input and pipeline threads run SCHED_FIFO 4, the others normal (/proc/PID/task/*/sched)" \
+  "$([ "$fifo" = "aseqosc-input/4 aseqosc-pipe/4" ] && echo "$others" | grep -qw aseqosc-control; echo $?)" \
+  "FIFO: '$fifo'; normal: '$others'"
+threads_line=$(aseqosc status --control /run/aseqosc/control 2>&1 | grep '^threads:')
+check "aseqosc status shows the threads' policy and the memory lock" \
+  "$([ "$threads_line" = "threads: input fifo/4, pipeline fifo/4; memory locked" ]; echo $?)" \
+  "status says '$threads_line'"
+vmlck=$(awk '/^VmLck:/ { print $2 }' /proc/"$main_pid"/status)
+note "VmLck ${vmlck} kB, VmRSS $(awk '/^VmRSS:/ { print $2 }' /proc/"$main_pid"/status) kB"
+refusals=$(journalctl -b -u aseqosc --no-pager -o cat 2>&1 | grep -c 'realtime:')
+check "the journal has no realtime refusal" "$([ "$refusals" = 0 ]; echo $?)" \
+  "$(journalctl -b -u aseqosc --no-pager -o cat | grep 'realtime:' | oneline)"
 wait_for 3 in_file "$osc_main" 'note_off .*60'
 check "its note-off follows" "$?" "oscdump saw: $(head -n 5 "$osc_main" | oneline)"
 
