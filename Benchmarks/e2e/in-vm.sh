@@ -44,26 +44,8 @@ forward_port=57120 reverse_port=57200
 # What runs the load generator (the load runs put it under SCHED_FIFO).
 loadgen_prefix=""
 
-# Waits (up to 120 s) until FILE has a line equal to TEXT.
-wait_for_line() {
-  i=0
-  while ! grep -qx "$2" "$1" 2>/dev/null; do
-    i=$((i + 1))
-    [ $i -lt 1200 ] || { echo "timed out waiting for '$2' in $1" >&2; return 1; }
-    sleep 0.1
-  done
-}
-
-# stop_bridges SIGNAL PID...: stops the bridges with SIGNAL (SIGKILL after 60 s) and waits.
-stop_bridges() {
-  stop_with=$1
-  shift
-  kill "-$stop_with" "$@" 2>/dev/null  # m2o may have gone: it exits when its input does
-  ( sleep 60; kill -9 "$@" 2>/dev/null ) &
-  watchdog_pid=$!
-  wait "$@"
-  kill $watchdog_pid 2>/dev/null
-}
+# wait_for_line, stop_signal, stop_bridges.
+. "$(dirname "$0")/../lib/vm-helpers.sh"
 
 # record LABEL BRIDGE_LOG...: appends the generator's RESULT lines to results.txt, or a failure
 # line and the logs' last lines.
@@ -177,7 +159,6 @@ other_forward() { aseqosc=$against; aseqosc_forward; }
 other_forward_b() { aseqosc=$against; aseqosc_forward_b; }
 other_reverse() { aseqosc=$against; aseqosc_reverse; }
 other_reverse_b() { aseqosc=$against; aseqosc_reverse_b; }
-stop_signal() { case $1 in m2o|o2m) echo INT ;; *) echo TERM ;; esac; }
 
 forward="aseqosc m2o bare"
 # Every reverse bridge gets o2m's addresses (/*/note_on ,iii ...), which aseqosc accepts too.

@@ -15,15 +15,8 @@ aseqosc=.build/release/aseqosc
 results=$out/results.txt
 port=57120
 
-# wait_for_line FILE TEXT: waits (up to 120 s) until FILE has a line equal to TEXT.
-wait_for_line() {
-  i=0
-  while ! grep -qx "$2" "$1" 2>/dev/null; do
-    i=$((i + 1))
-    [ $i -lt 1200 ] || { echo "timed out waiting for '$2' in $1" >&2; return 1; }
-    sleep 0.1
-  done
-}
+# wait_for_line, stop_signal, stop_bridges.
+. "$(dirname "$0")/../lib/vm-helpers.sh"
 
 # measure BRIDGE DIMENSION N LOADGEN_ARGS -- BRIDGE_COMMAND...: both callgrind runs of one case.
 measure() {
@@ -44,11 +37,7 @@ measure() {
     bridge_pid=$!
     wait $generator
     # m2o stops on SIGINT (and prints "Segmentation fault" doing so, after its last event).
-    kill -"$([ "$bridge" = m2o ] && echo INT || echo TERM)" $bridge_pid 2>/dev/null
-    ( sleep 60; kill -9 $bridge_pid 2>/dev/null ) &
-    watchdog=$!
-    wait $bridge_pid
-    kill $watchdog 2>/dev/null
+    stop_bridges "$(stop_signal "$bridge")" $bridge_pid
     received=$(sed -n 's/.* received=\([0-9]*\).*/\1/p' "$out/loadgen.$label.log")
     ir=$(grep -E '^(summary|totals):' "$out/callgrind.$label.out" 2>/dev/null | head -n 1 | awk '{print $2}')
     echo "GROWTH bridge=$bridge dimension=$dimension n=$n events=$events received=${received:-0} ir=${ir:-failed}" >> "$results"
