@@ -85,7 +85,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     public func wait(timeout: TimeInterval = 20) -> ProcessResult {
         let deadline = Date().addingTimeInterval(timeout)
         var timedOut = false
-        var reaped: Int32?
+        var exitedStatus: Int32?
         var zombieSince: Date?
         while process.isRunning {
             if !timedOut && Date() >= deadline {
@@ -94,11 +94,12 @@ public final class BackgroundProcess: @unchecked Sendable {
             }
             // Foundation can miss a child's exit (seen in the ALSA VM: the child a zombie and
             // `isRunning` true for good, so `waitUntilExit()` never returned). A zombie it has
-            // not reaped within a second is reaped here.
-            if isZombie {
+            // not reaped within a second is taken as ended, with the status the kernel keeps
+            // for it; it is not reaped here, as Foundation's own wait would then fail.
+            if let status = zombieExitStatus {
                 zombieSince = zombieSince ?? Date()
-                if Date().timeIntervalSince(zombieSince!) > 1, let status = reap() {
-                    reaped = status
+                if Date().timeIntervalSince(zombieSince!) > 1 {
+                    exitedStatus = status
                     break
                 }
             }
@@ -114,23 +115,21 @@ public final class BackgroundProcess: @unchecked Sendable {
             if let restErr { err.append(restErr) }
         }
         return ProcessResult(
-            status: reaped ?? process.terminationStatus, standardOutput: standardOutput,
+            status: exitedStatus ?? process.terminationStatus, standardOutput: standardOutput,
             standardError: standardError, timedOut: timedOut)
     }
 
-    /// Whether the child has exited and not been reaped (state `Z` in `/proc/PID/stat`).
-    private var isZombie: Bool {
+    /// The exit status of a child that has exited and not been reaped (state `Z` in
+    /// `/proc/PID/stat`, whose 52nd field is its status as `waitpid` would report it), as
+    /// Foundation reports it: the exit code, or the signal; nil while it runs.
+    private var zombieExitStatus: Int32? {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
-        else { return false }
-        return stat[close...].dropFirst(2).first == "Z"
-    }
-
-    /// Reaps the child; its exit status, or its signal as Foundation reports one; nil if it
-    /// was not ours to reap any more.
-    private func reap() -> Int32? {
-        var status: Int32 = 0
-        guard waitpid(process.processIdentifier, &status, WNOHANG) == process.processIdentifier else { return nil }
+        else { return nil }
+        // After "pid (comm)": field 3, the state, then fields 4...52.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.first == "Z", fields.count >= 50, let status = Int32(fields[49].trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return nil }
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
     }
 
