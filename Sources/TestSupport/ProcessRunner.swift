@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// What a finished process left behind.
 public struct ProcessResult: Sendable {
@@ -21,51 +22,127 @@ public func runProcess(
 
 /// A child process running while the test does something else: `aseqdump`, `oscdump`, or
 /// `aseqosc monitor`. Output is collected as it arrives so the test can wait for a line.
+///
+/// Started with `posix_spawn` and reaped with `waitpid` here, not with Foundation's `Process`:
+/// under the ALSA VM's load, `Process` missed children's exits (`isRunning` true for good, its
+/// monitor thread stuck in its launch condition), which hung whole test runs.
 public final class BackgroundProcess: @unchecked Sendable {
-    // @unchecked Sendable: the output buffers are guarded by `lock`; the rest is set before start.
-    private let process = Process()
-    private let outPipe = Pipe()
-    private let errPipe = Pipe()
-    private let inPipe = Pipe()
+    // @unchecked Sendable: the output buffers and the exit status are guarded by `lock`; the
+    // rest is set before `start` returns.
+    private let path: String
+    private let arguments: [String]
+    private let environment: [String: String]?
     private let lock = NSLock()
     private var out = Data()
     private var err = Data()
+    private var child: pid_t = 0
+    private var exitStatus: Int32?
+    private var stdinWriter: Int32 = -1
+    /// Signalled by each output reader when its pipe reaches end of file.
+    private let readersDone = DispatchSemaphore(value: 0)
+    private var readers = 0
 
     public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil) {
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if let environment {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = inPipe
+        self.path = path
+        self.arguments = arguments
+        self.environment = environment
     }
 
     /// Starts the child; `input`, if given, is written to its stdin, which is then closed.
     public func start(input: String? = nil) throws {
-        outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.withLock { self.out.append(data) }
+        var stdinPipe: [Int32] = [-1, -1]
+        var stdoutPipe: [Int32] = [-1, -1]
+        var stderrPipe: [Int32] = [-1, -1]
+        guard pipe(&stdinPipe) == 0, pipe(&stdoutPipe) == 0, pipe(&stderrPipe) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
-        errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.withLock { self.err.append(data) }
+        // Not inherited by other children started meanwhile (dup2 clears it on 0, 1 and 2).
+        for descriptor in stdinPipe + stdoutPipe + stderrPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+        // The child starts with no signal blocked and every signal at its default, whatever
+        // the test's threads block or handle (a SIGTERM must stop an aseqdump).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var variables = ProcessInfo.processInfo.environment
+        if let environment { variables.merge(environment) { $1 } }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
-        try process.run()
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        close(stdinPipe[0])
+        close(stdoutPipe[1])
+        close(stderrPipe[1])
+        guard result == 0 else {
+            for descriptor in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] { close(descriptor) }
+            throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO)
+        }
+        child = pid
+        read(stdoutPipe[0]) { self.out.append($0) }
+        read(stderrPipe[0]) { self.err.append($0) }
+        stdinWriter = stdinPipe[1]
         if let input {
-            inPipe.fileHandleForWriting.write(Data(input.utf8))
-            try? inPipe.fileHandleForWriting.close()
+            let bytes = Array(input.utf8)
+            var written = 0
+            while written < bytes.count {
+                let count = bytes[written...].withUnsafeBytes { Glibc.write(stdinWriter, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                written += count
+            }
+            close(stdinWriter)
+            stdinWriter = -1
         }
     }
 
-    /// The process id, for signals.
-    public var pid: Int32 { process.processIdentifier }
+    /// Reads `descriptor` on a thread of its own until end of file, appending under the lock.
+    private func read(_ descriptor: Int32, into append: @escaping @Sendable (Data) -> Void) {
+        readers += 1
+        let done = readersDone
+        Thread { [lock] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                lock.withLock { append(Data(buffer[0..<count])) }
+            }
+            close(descriptor)
+            done.signal()
+        }.start()
+    }
 
-    /// Whether the child is still running.
-    public var isRunning: Bool { process.isRunning }
+    /// The process id, for signals.
+    public var pid: Int32 { child }
+
+    /// Whether the child is still running (reaps it once it has exited).
+    public var isRunning: Bool {
+        lock.withLock {
+            guard child > 0, exitStatus == nil else { return false }
+            var status: Int32 = 0
+            guard waitpid(child, &status, WNOHANG) == child else { return true }
+            // Foundation's convention: the exit code, or the signal that ended the child.
+            exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
+            return false
+        }
+    }
 
     /// Everything the child has written to stdout so far.
     public var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
@@ -73,75 +150,49 @@ public final class BackgroundProcess: @unchecked Sendable {
     public var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
 
     /// Waits until stdout satisfies `condition` or `timeout` passes; returns whether it did.
-    @discardableResult
     public func waitForOutput(timeout: TimeInterval = 10, _ condition: (String) -> Bool) -> Bool {
         waitUntil(timeout: timeout) { condition(standardOutput) }
     }
 
     /// Sends `signal` to the child.
-    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    public func signal(_ signal: Int32) { if isRunning { kill(child, signal) } }
 
     /// Waits for the child to exit, killing it at `timeout`, and returns what it left.
     public func wait(timeout: TimeInterval = 20) -> ProcessResult {
         let deadline = Date().addingTimeInterval(timeout)
         var timedOut = false
-        var exitedStatus: Int32?
-        var zombieSince: Date?
-        while process.isRunning {
+        while isRunning {
             if !timedOut && Date() >= deadline {
                 timedOut = true
-                kill(process.processIdentifier, SIGKILL)
-            }
-            // Foundation can miss a child's exit (seen in the ALSA VM: the child a zombie and
-            // `isRunning` true for good, so `waitUntilExit()` never returned). A zombie it has
-            // not reaped within a second is taken as ended, with the status the kernel keeps
-            // for it; it is not reaped here, as Foundation's own wait would then fail.
-            if let status = zombieExitStatus {
-                zombieSince = zombieSince ?? Date()
-                if Date().timeIntervalSince(zombieSince!) > 1 {
-                    exitedStatus = status
-                    break
-                }
+                kill(child, SIGKILL)
             }
             usleep(2_000)
         }
-        // Drain what the handlers have not picked up yet.
-        outPipe.fileHandleForReading.readabilityHandler = nil
-        errPipe.fileHandleForReading.readabilityHandler = nil
-        let restOut = (try? outPipe.fileHandleForReading.readToEnd()) ?? nil
-        let restErr = (try? errPipe.fileHandleForReading.readToEnd()) ?? nil
-        lock.withLock {
-            if let restOut { out.append(restOut) }
-            if let restErr { err.append(restErr) }
+        // What the child wrote before it ended; a grandchild that kept the pipes open is not
+        // waited for beyond a second.
+        while readers > 0 {
+            guard readersDone.wait(timeout: .now() + 1) == .success else { break }
+            readers -= 1
         }
         return ProcessResult(
-            status: exitedStatus ?? process.terminationStatus, standardOutput: standardOutput,
+            status: lock.withLock { exitStatus ?? -1 }, standardOutput: standardOutput,
             standardError: standardError, timedOut: timedOut)
-    }
-
-    /// The exit status of a child that has exited and not been reaped (state `Z` in
-    /// `/proc/PID/stat`, whose 52nd field is its status as `waitpid` would report it), as
-    /// Foundation reports it: the exit code, or the signal; nil while it runs.
-    private var zombieExitStatus: Int32? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
-        // After "pid (comm)": field 3, the state, then fields 4...52.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.first == "Z", fields.count >= 50, let status = Int32(fields[49].trimmingCharacters(in: .whitespacesAndNewlines))
-        else { return nil }
-        return status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
     }
 
     /// Stops the child with SIGTERM (SIGKILL after `grace`) and returns what it left.
     @discardableResult
     public func stop(grace: TimeInterval = 3) -> ProcessResult {
-        if process.isRunning { signal(SIGTERM) }
+        signal(SIGTERM)
         return wait(timeout: grace)
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if isRunning {
+            kill(child, SIGKILL)
+            var status: Int32 = 0
+            waitpid(child, &status, 0)
+        }
+        if stdinWriter >= 0 { close(stdinWriter) }
     }
 }
 
