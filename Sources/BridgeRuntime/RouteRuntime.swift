@@ -37,6 +37,10 @@ public final class RouteRuntime: @unchecked Sendable {
     let announcers: [RecoveryAnnouncer?]
     /// Whether any destination has recovery: the per-output check of a route without any.
     let hasRecovery: Bool
+    /// Each destination's `latency` in nanoseconds (nil: plain messages), by destination index.
+    let latencies: [UInt64?]
+    /// Whether any destination sends time-tagged bundles: the per-output check of a route without.
+    let hasTimeTags: Bool
 
     /// A runtime for `config`, its destinations resolved and their sockets open.
     public init(
@@ -55,6 +59,8 @@ public final class RouteRuntime: @unchecked Sendable {
         forwardTo = Self.forwardingDestinations(route)
         announcers = destinations.map { $0.recovery == .off ? nil : RecoveryAnnouncer(mode: $0.recovery) }
         hasRecovery = announcers.contains { $0 != nil }
+        latencies = destinations.map { $0.latencyMilliseconds.map { UInt64($0) * 1_000_000 } }
+        hasTimeTags = latencies.contains { $0 != nil }
         Self.warmUp(route.chain, formatters)
         do {
             resolved = try Self.resolve(destinations)
@@ -74,6 +80,8 @@ public final class RouteRuntime: @unchecked Sendable {
         formatters = old.formatters
         announcers = old.announcers
         hasRecovery = old.hasRecovery
+        latencies = old.latencies
+        hasTimeTags = old.hasTimeTags
         self.resolved = resolved
         hotFormatters = Self.pin(formatters)
         forwardTo = Self.forwardingDestinations(route)
@@ -240,6 +248,9 @@ public final class RouteRuntime: @unchecked Sendable {
     /// Formats `event` for `destination` and queues it (see ``send(_:to:packet:)``).
     @inline(__always)
     private func sendEvent(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) -> Bool {
+        if hasTimeTags, let latency = latencies[destination] {
+            return sendBundled(event, to: destination, ahead: latency, packet: packet)
+        }
         let formatter = hotFormatters.baseAddress.unsafelyUnwrapped + destination
         // Straight into the sender's batch; only a message too long for a batch slot (a long
         // SysEx) takes the detour through `packet` and is sent on its own.
@@ -251,6 +262,29 @@ public final class RouteRuntime: @unchecked Sendable {
         let long = formatter.pointee.write(event, into: packet)
         guard long > 0 else { return false }
         sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination)
+        return true
+    }
+
+    /// ``sendEvent(_:to:packet:)`` to a destination with `latency`: the message in a bundle
+    /// whose time tag is when the event was read, in wall-clock time, plus `ahead`.
+    @inline(never)
+    private func sendBundled(
+        _ event: MIDIEvent, to destination: Int, ahead: UInt64, packet: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        let formatter = hotFormatters.baseAddress.unsafelyUnwrapped + destination
+        let tag = OSCTimeTag.wallClock(atMonotonic: event.timestamp, ahead: ahead)
+        let header = OSCTimeTag.bundleHeaderSize
+        let slot = sender.nextSlot()
+        let size = formatter.pointee.write(event, into: UnsafeMutableRawBufferPointer(rebasing: slot[header...]))
+        if size > 0 {
+            tag.writeBundleHeader(elementSize: size, into: slot.baseAddress!)
+            sender.commit(header + size, to: destination)
+            return true
+        }
+        let long = formatter.pointee.write(event, into: UnsafeMutableRawBufferPointer(rebasing: packet[header...]))
+        guard long > 0 else { return false }
+        tag.writeBundleHeader(elementSize: long, into: packet.baseAddress!)
+        sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<header + long]), to: destination)
         return true
     }
 

@@ -165,6 +165,9 @@ public struct DestinationConfig: Sendable, Equatable {
     /// What the destination is sent besides its events, so that a receiver can repair a note-off
     /// the network lost.
     public var recovery = NoteRecovery.off
+    /// With `latency: MS`, each event goes in a bundle whose time tag is when it was read plus
+    /// this many milliseconds, as wall-clock (NTP) time; nil: plain messages.
+    public var latencyMilliseconds: Int?
 
     /// `host:port`, with IPv6 hosts in brackets.
     public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

@@ -447,6 +447,7 @@ public enum ConfigParser {
 
     static let destinationKeys = [
         "host", "port", "scheme", "messages", "mappings", "unmatched", "multicast", "broadcast", "recovery",
+        "latency",
     ]
 
     /// `true` (held notes), `false`, or a mode's name.
@@ -509,6 +510,7 @@ public enum ConfigParser {
         destination.mappings = mappings
         destination.unmatched = unmatched
         if let recovery = object["recovery"] { destination.recovery = try Self.recovery(recovery) }
+        destination.latencyMilliseconds = try object["latency"]?.int(in: 0...5000)
         if let multicast = object["multicast"] {
             let options = try multicast.object(allowing: ["ttl", "interface", "loop"])
             destination.multicastTTL = try options["ttl"]?.int(in: 0...255)

@@ -35,7 +35,9 @@ extension ChainConfig {
                 "scheme \($0.scheme)"
                 + ($0.messages.isEmpty
                     ? "" : " (custom messages: \($0.messages.keys.sorted().joined(separator: ", ")))")
-            let recovery = $0.recovery == .off ? "" : ", recovery \($0.recovery.rawValue)"
+            let recovery =
+                ($0.recovery == .off ? "" : ", recovery \($0.recovery.rawValue)")
+                + ($0.latencyMilliseconds.map { ", time-tagged +\($0) ms" } ?? "")
             guard !$0.mappings.isEmpty else { return indent + "-> osc://\($0.endpoint) " + scheme + recovery }
             let count = "\($0.mappings.count) mapping\($0.mappings.count == 1 ? "" : "s")"
             return indent + "-> osc://\($0.endpoint) \(count), "

@@ -67,3 +67,17 @@ public struct OSCTimeTag: Hashable, Sendable, BitwiseCopyable, CustomStringConve
         return String(repeating: "0", count: 8 - digits.count) + digits
     }
 }
+
+extension OSCTimeTag {
+    /// Writes a bundle header (`#bundle`, this time tag, and the size of the one element that
+    /// follows) into the 20 bytes at `header`.
+    public func writeBundleHeader(elementSize: Int, into header: UnsafeMutableRawPointer) {
+        let name: UInt64 = 0x2362_756E_646C_6500  // "#bundle\0"
+        header.storeBytes(of: name.bigEndian, as: UInt64.self)
+        header.storeBytes(of: rawValue.bigEndian, toByteOffset: 8, as: UInt64.self)
+        header.storeBytes(of: UInt32(elementSize).bigEndian, toByteOffset: 16, as: UInt32.self)
+    }
+
+    /// The size of a bundle header with one element's size: what ``writeBundleHeader`` writes.
+    public static let bundleHeaderSize = 20
+}

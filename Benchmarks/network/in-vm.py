@@ -1,12 +1,17 @@
 #!/usr/bin/python3
-"""Runs in the ALSA VM as root (Benchmarks/loss.sh boots it): two aseqosc bridges, A (MIDI ->
-OSC) and B (OSC -> MIDI), over a loopback that loses LOSS% of its packets (netem). This script
-plays NOTES notes into A at a human rate through an ALSA port of its own and listens to B's
-output on another, with one clock for both, so it sees each note-off leave and arrive. Twice:
-with `recovery: true` on A's destination and without it. Then, each way, A is killed with five
-notes held and the time until B has released them is taken.
+"""Runs in the ALSA VM as root (Benchmarks/loss.sh and Benchmarks/jitter.sh boot it): two
+aseqosc bridges, A (MIDI -> OSC) and B (OSC -> MIDI), over a loopback made lossy or jittery with
+netem. This script plays notes into A through an ALSA port of its own and listens to B's output
+on another, with one clock for both.
 
-    in-vm.py ASEQOSC OUT NOTES LOSS
+    in-vm.py loss ASEQOSC OUT NOTES LOSS
+        NOTES notes at a human rate over a loopback losing LOSS% of its packets, with
+        `recovery: true` on A's destination and without: notes stuck, repair times; then A is
+        killed with five notes held and the time until B has released them is taken.
+    in-vm.py jitter ASEQOSC OUT NOTES DELAY_MS JITTER_MS LATENCY_MS
+        NOTES notes every 50 ms over a loopback delaying each packet DELAY_MS +- JITTER_MS, with
+        `latency: LATENCY_MS` on A's destination and without: how far B's intervals between
+        notes stray from the intervals they were played at.
 
 Prints one RESULT line per mode (key=value) and writes the bridges' logs into OUT.
 """
@@ -166,14 +171,63 @@ def run(aseqosc, out, notes, loss, recovery):
     del harness
 
 
-def main(aseqosc, out, notes, loss):
-    subprocess.run(["tc", "qdisc", "add", "dev", "lo", "root", "netem", "loss", f"{loss}%"], check=True)
+def jitter(aseqosc, out, notes, latency):
+    mode = f"latency{latency}" if latency else "plain"
+    harness = Harness()
+    receiver = start_bridge(aseqosc, out, f"b-{mode}", (
+        '{ client: "jitter-b", outputs: [{ name: "thru", to: "loss-bench:listen" }], '
+        f'osc: {{ listen: "127.0.0.1:{PORT}" }} }}'))
+    option = f", latency: {latency}" if latency else ""
+    player = start_bridge(aseqosc, out, f"a-{mode}", (
+        '{ client: "jitter-a", inputs: [{ name: "thru", from: "loss-bench:play" }], routes: [{ '
+        f'destinations: [{{ host: "127.0.0.1", port: {PORT}{option} }}] }}] }}'))
+    harness.receive_until(time.monotonic() + 0.5)
+    played = []
+    start = time.monotonic()
+    for index in range(notes):
+        harness.receive_until(start + index * 0.050)
+        played.append(harness.send(NOTE_ON, 36 + index % 61))
+        harness.receive_until(start + index * 0.050 + 0.020)
+        harness.send(NOTE_OFF, 36 + index % 61)
+    harness.receive_until(time.monotonic() + 2.0)
+    heard = [when for when, kind, _, _ in harness.received if kind == NOTE_ON]
+    player.send_signal(signal.SIGTERM)
+    receiver.send_signal(signal.SIGTERM)
+    player.wait()
+    receiver.wait()
+    count = min(len(played), len(heard))
+    # How far each interval at B strays from the interval the notes were played at (ms).
+    errors = sorted(abs((heard[i] - heard[i - 1]) - (played[i] - played[i - 1])) * 1000 for i in range(1, count))
+    transit = sorted((heard[i] - played[i]) * 1000 for i in range(count))
+
+    def pct(values, q):
+        return f"{values[min(len(values) - 1, int(q * len(values)))]:.2f}" if values else "-"
+
+    print(f"RESULT mode={mode} notes={notes} heard={len(heard)} interval_error_p50_ms={pct(errors, 0.5)} "
+          f"interval_error_p99_ms={pct(errors, 0.99)} interval_error_max_ms={pct(errors, 1.0)} "
+          f"interval_error_sd_ms={statistics.pstdev(errors) if errors else 0:.2f} "
+          f"transit_p50_ms={pct(transit, 0.5)} transit_p99_ms={pct(transit, 0.99)}", flush=True)
+    del harness
+
+
+def netem(*arguments):
+    subprocess.run(["tc", "qdisc", "add", "dev", "lo", "root", "netem", *arguments], check=True)
+
+
+def main(kind, aseqosc, out, notes, *rest):
     try:
-        for recovery in (True, False):
-            run(aseqosc, out, int(notes), loss, recovery)
+        if kind == "loss":
+            netem("loss", f"{rest[0]}%")
+            for recovery in (True, False):
+                run(aseqosc, out, int(notes), rest[0], recovery)
+        else:
+            delay, spread, latency = rest
+            netem("delay", f"{delay}ms", f"{spread}ms")
+            for each in (int(latency), 0):
+                jitter(aseqosc, out, int(notes), each)
     finally:
         subprocess.run(["tc", "qdisc", "del", "dev", "lo", "root"])
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    main(*sys.argv[1:])

@@ -1,0 +1,76 @@
+import Foundation
+import Glibc
+import TestSupport
+import XCTest
+
+/// `latency: MS` on a destination: each event leaves in a bundle time-tagged with when it was
+/// read plus MS, in wall-clock time, as `oscdump` (liblo) reads it; and a receiving aseqosc
+/// plays it at that time, not when it arrived.
+final class TimeTaggedOutputALSATests: XCTestCase {
+    var amidi = ""
+
+    override func setUpWithError() throws {
+        try TestEnvironment.requireSequencer()
+        amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
+    }
+
+    /// The wall-clock time (Unix seconds) of an `oscdump` line's time tag (`SSSSSSSS.FFFFFFFF`).
+    static func unixTime(ofDumpLine line: String) -> Double? {
+        let tag = line.split(separator: " ").first ?? ""
+        let parts = tag.split(separator: ".")
+        guard parts.count == 2, let seconds = UInt64(parts[0], radix: 16), let fraction = UInt64(parts[1], radix: 16)
+        else { return nil }
+        return Double(seconds) - 2_208_988_800 + Double(fraction) / 4_294_967_296
+    }
+
+    func testEachEventLeavesInABundleTaggedWithItsReadTimePlusTheLatency() throws {
+        let bridge = try RunningBridge(
+            config: """
+                { inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
+                  routes: [{ destinations: [
+                    { host: "127.0.0.1", port: 9311, latency: 500 },
+                    { host: "127.0.0.1", port: 9312 } ] }] }
+                """, oscPorts: [9311, 9312])
+        let before = Date().timeIntervalSince1970
+        XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "90 3C 64"]).status, 0)
+        let after = Date().timeIntervalSince1970
+        XCTAssertTrue(bridge.waitForMessages(port: 9311, count: 1))
+        XCTAssertTrue(bridge.waitForMessages(port: 9312, count: 1))
+        XCTAssertEqual(bridge.messages(port: 9311), ["/midi/keys/1/note_on ii 60 100"])
+        let line = try XCTUnwrap(bridge.dumps[9311]?.standardOutput.split(separator: "\n").first.map(String.init))
+        let tag = try XCTUnwrap(Self.unixTime(ofDumpLine: line), line)
+        // Read between `before` and `after` (amidi's write), then 500 ms ahead; 2 ms for the
+        // clocks' reading. oscdump prints its own clock for a plain message, which is ~now.
+        XCTAssertGreaterThanOrEqual(tag, before + 0.5 - 0.002, line)
+        XCTAssertLessThanOrEqual(tag, after + 0.5 + 0.002, line)
+        let plain = try XCTUnwrap(bridge.dumps[9312]?.standardOutput.split(separator: "\n").first.map(String.init))
+        XCTAssertLessThan(try XCTUnwrap(Self.unixTime(ofDumpLine: plain)), before + 0.4, "the other destination is plain")
+    }
+
+    func testAReceivingBridgePlaysEachEventAtItsTimeTag() throws {
+        let stdbuf = try TestEnvironment.tool("stdbuf", package: "coreutils")
+        let aseqdump = try TestEnvironment.tool("aseqdump", package: "alsa-utils")
+        let dump = BackgroundProcess(stdbuf, ["-oL", aseqdump, "-p", "14:0"])
+        try dump.start()
+        defer { dump.stop() }
+        XCTAssertTrue(dump.waitForOutput { $0.contains("Source") })
+        let receiver = try RunningBridge(
+            config: #"{ outputs: [{ name: "keys", to: "Midi Through" }], osc: { listen: "127.0.0.1:57421" } }"#,
+            oscPorts: [])
+        let sender = try RunningBridge(
+            config: """
+                { inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
+                  routes: [{ destinations: [{ host: "127.0.0.1", port: 57421, latency: 400 }] }] }
+                """, oscPorts: [])
+        let before = Date()
+        XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "90 3C 64"]).status, 0)
+        XCTAssertTrue(dump.waitForOutput { $0.contains("Note on") }, dump.standardOutput)
+        let heard = Date().timeIntervalSince(before)
+        XCTAssertGreaterThan(heard, 0.39, "played on arrival, not at its time tag")
+        XCTAssertLessThan(heard, 2.0)
+        let status = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--json", "--control", receiver.controlPath])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual((json["oscInput"] as? [String: Any])?["scheduled"] as? Int, 1)
+        withExtendedLifetime(sender) {}
+    }
+}
