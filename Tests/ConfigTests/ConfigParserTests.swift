@@ -39,6 +39,10 @@ import Testing
             "routes[0].destinations[0].recovery: unknown recovery 'yes'; expected true, false, 'held-notes' or 'note-offs'"
         ),
         (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, latency: 6000 }] }] }",
+            "routes[0].destinations[0].latency: expected 0-5000, found 6000"
+        ),
+        (
             "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, recovery: 1 }] }] }",
             "routes[0].destinations[0].recovery: expected true, false, 'held-notes' or 'note-offs', found 1"
         ),
