@@ -12,7 +12,9 @@ import Testing
         var real = timespec()
         clock_gettime(CLOCK_MONOTONIC, &mono)
         clock_gettime(CLOCK_REALTIME, &real)
-        return (UInt64(mono.tv_sec) * 1_000_000_000 + UInt64(mono.tv_nsec), Double(real.tv_sec) + Double(real.tv_nsec) / 1e9)
+        return (
+            UInt64(mono.tv_sec) * 1_000_000_000 + UInt64(mono.tv_nsec), Double(real.tv_sec) + Double(real.tv_nsec) / 1e9
+        )
     }
 
     static func unix(_ tag: OSCTimeTag) -> Double {

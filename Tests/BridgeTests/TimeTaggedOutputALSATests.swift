@@ -44,7 +44,8 @@ final class TimeTaggedOutputALSATests: XCTestCase {
         XCTAssertGreaterThanOrEqual(tag, before + 0.5 - 0.002, line)
         XCTAssertLessThanOrEqual(tag, after + 0.5 + 0.002, line)
         let plain = try XCTUnwrap(bridge.dumps[9312]?.standardOutput.split(separator: "\n").first.map(String.init))
-        XCTAssertLessThan(try XCTUnwrap(Self.unixTime(ofDumpLine: plain)), before + 0.4, "the other destination is plain")
+        XCTAssertLessThan(
+            try XCTUnwrap(Self.unixTime(ofDumpLine: plain)), before + 0.4, "the other destination is plain")
     }
 
     func testAReceivingBridgePlaysEachEventAtItsTimeTag() throws {
@@ -68,7 +69,8 @@ final class TimeTaggedOutputALSATests: XCTestCase {
         let heard = Date().timeIntervalSince(before)
         XCTAssertGreaterThan(heard, 0.39, "played on arrival, not at its time tag")
         XCTAssertLessThan(heard, 2.0)
-        let status = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--json", "--control", receiver.controlPath])
+        let status = try runProcess(
+            TestEnvironment.aseqoscBinary, ["status", "--json", "--control", receiver.controlPath])
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
         XCTAssertEqual((json["oscInput"] as? [String: Any])?["scheduled"] as? Int, 1)
         withExtendedLifetime(sender) {}
