@@ -29,6 +29,9 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         public var recovery: String? = nil
         /// What recovery sent: `/aseqosc/held` messages, or note-offs sent again.
         public var recoverySent: Int = 0
+        /// The destination's `latency` in milliseconds (events sent as time-tagged bundles), nil
+        /// for plain messages.
+        public var latencyMilliseconds: Int? = nil
     }
 
     public struct Route: Codable, Sendable, Equatable {
@@ -226,9 +229,10 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
                         ? "; note-offs repeated \(destination.recoverySent)"
                         : "; held-notes messages \(destination.recoverySent)"
                 }
+                let latency = destination.latencyMilliseconds.map { "; time-tagged +\($0) ms" } ?? ""
                 lines.append(
                     "    -> \(destination.address) (\(destination.scheme)): \(destination.packetsSent) packets, "
-                        + "\(destination.bytesSent) bytes, \(errors)\(recovery ?? "")")
+                        + "\(destination.bytesSent) bytes, \(errors)\(recovery ?? "")\(latency)")
             }
         }
         return lines.joined(separator: "\n")
@@ -275,7 +279,8 @@ extension BridgeStatus {
                                 uniqueKeysWithValues: counters.errors.filter { $0.value > 0 }.map {
                                     ("\($0.key)", $0.value)
                                 }), recovery: announcer?.mode.rawValue,
-                            recoverySent: announcer?.sentCount.load(ordering: .relaxed) ?? 0)
+                            recoverySent: announcer?.sentCount.load(ordering: .relaxed) ?? 0,
+                            latencyMilliseconds: runtime.destinations[index].latencyMilliseconds)
                     })
             },
             eventsIn: worker.eventsIn.load(ordering: .relaxed), ringCapacity: ring.capacity,

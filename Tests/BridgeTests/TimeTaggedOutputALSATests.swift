@@ -43,6 +43,11 @@ final class TimeTaggedOutputALSATests: XCTestCase {
         // clocks' reading. oscdump prints its own clock for a plain message, which is ~now.
         XCTAssertGreaterThanOrEqual(tag, before + 0.5 - 0.002, line)
         XCTAssertLessThanOrEqual(tag, after + 0.5 + 0.002, line)
+        let status = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--control", bridge.controlPath])
+        XCTAssertTrue(
+            status.standardOutput.contains(
+                "-> 127.0.0.1:9311 (default): 1 packets, 56 bytes, no errors; time-tagged +500 ms"),
+            status.standardOutput)
         let plain = try XCTUnwrap(bridge.dumps[9312]?.standardOutput.split(separator: "\n").first.map(String.init))
         XCTAssertLessThan(
             try XCTUnwrap(Self.unixTime(ofDumpLine: plain)), before + 0.4, "the other destination is plain")
