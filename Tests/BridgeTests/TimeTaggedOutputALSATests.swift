@@ -53,6 +53,56 @@ final class TimeTaggedOutputALSATests: XCTestCase {
             try XCTUnwrap(Self.unixTime(ofDumpLine: plain)), before + 0.4, "the other destination is plain")
     }
 
+    /// The python that has python-osc (pip's, often pyenv's, before Debian's), resolved to its
+    /// interpreter: a pyenv shim costs seconds a start under emulation.
+    static func pythonWithPythonOSC() throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for folder in path.split(separator: ":").map(String.init) + ["/usr/bin"] {
+            let candidate = folder + "/python3"
+            guard access(candidate, X_OK) == 0,
+                let found = try? runProcess(candidate, ["-c", "import sys, pythonosc; print(sys.executable)"]),
+                found.status == 0
+            else { continue }
+            return found.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        throw XCTSkip("python-osc is missing: python3 -m pip install python-osc")
+    }
+
+    /// python-osc reads the time tag as the same moment: the read time plus the latency.
+    func testPythonOSCReadsTheTimeTagAsTheReadTimePlusTheLatency() throws {
+        let python = try Self.pythonWithPythonOSC()
+        let script = """
+            import socket, sys
+            from pythonosc.osc_packet import OscPacket
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind(("127.0.0.1", 9313))
+            print("ready", flush=True)
+            data, _ = s.recvfrom(65536)
+            for timed in OscPacket(data).messages:
+                print(f"{timed.time:.6f} {timed.message.address} {timed.message.params}", flush=True)
+            """
+        let receiver = BackgroundProcess(python, ["-c", script])
+        try receiver.start()
+        defer { receiver.stop() }
+        XCTAssertTrue(receiver.waitForOutput(timeout: 30) { $0.contains("ready") }, receiver.standardError)
+        let bridge = try RunningBridge(
+            config: """
+                { inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
+                  routes: [{ destinations: [{ host: "127.0.0.1", port: 9313, latency: 250 }] }] }
+                """, oscPorts: [])
+        let before = Date().timeIntervalSince1970
+        XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "90 3C 64"]).status, 0)
+        let after = Date().timeIntervalSince1970
+        XCTAssertTrue(
+            receiver.waitForOutput { $0.contains("note_on") }, receiver.standardOutput + receiver.standardError)
+        let line = try XCTUnwrap(receiver.standardOutput.split(separator: "\n").first { $0.contains("note_on") })
+        XCTAssertTrue(line.hasSuffix("/midi/keys/1/note_on [60, 100]"), String(line))
+        let tag = try XCTUnwrap(Double(line.split(separator: " ")[0]), String(line))
+        XCTAssertGreaterThanOrEqual(tag, before + 0.25 - 0.002, String(line))
+        XCTAssertLessThanOrEqual(tag, after + 0.25 + 0.002, String(line))
+        withExtendedLifetime(bridge) {}
+    }
+
     func testAReceivingBridgePlaysEachEventAtItsTimeTag() throws {
         let stdbuf = try TestEnvironment.tool("stdbuf", package: "coreutils")
         let aseqdump = try TestEnvironment.tool("aseqdump", package: "alsa-utils")
