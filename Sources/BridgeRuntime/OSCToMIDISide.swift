@@ -29,8 +29,6 @@ final class OSCInputCounters: Sendable {
     let late = Atomic<Int>(0)
     /// Bundles scheduled on the sequencer queue for later.
     let scheduled = Atomic<Int>(0)
-    /// Held-notes messages of senders with recovery (``RecoveryListener``).
-    let recovery = Atomic<Int>(0)
 }
 
 /// The OSC -> MIDI direction: our ALSA output ports and their bindings, the UDP and TCP
@@ -254,7 +252,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     /// Note recovery's counters, once a sender has used it.
     private var recoveryStatus: BridgeStatus.OSCRecovery? {
-        let messages = counters.recovery.load(ordering: .relaxed)
+        let messages = recovery.messages.load(ordering: .relaxed)
         let malformed = recovery.malformed.load(ordering: .relaxed)
         guard messages + malformed > 0 else { return nil }
         return BridgeStatus.OSCRecovery(
@@ -390,9 +388,8 @@ public final class OSCToMIDISide: @unchecked Sendable {
         guard tag != .immediately else { return nil }
         var realtime = timespec()
         clock_gettime(CLOCK_REALTIME, &realtime)
-        let nowNTP =
-            (UInt64(realtime.tv_sec) + UInt64(OSCTimeTag.unixEpochOffset)) << 32
-            | (UInt64(realtime.tv_nsec) << 32) / 1_000_000_000
+        let nowNTP = OSCTimeTag(unixNanoseconds: UInt64(realtime.tv_sec) * 1_000_000_000 + UInt64(realtime.tv_nsec))
+            .rawValue
         guard tag.rawValue > nowNTP else {
             counters.late.add(1, ordering: .relaxed)
             return nil
@@ -419,7 +416,6 @@ public final class OSCToMIDISide: @unchecked Sendable {
                 log.debug("osc input: \(message.addressString) from \(sender): arguments do not fit the address")
                 return
             }
-            counters.recovery.add(1, ordering: .relaxed)
             recordingSender = -1
             recovery.received(held, from: sender, now: now) { process($0) }
         case .unknownAddress:

@@ -31,6 +31,8 @@ final class RecoveryListener {
 
     private var senders: [Sender] = []
 
+    /// Held-notes messages handled (well-formed; ``malformed`` counts the others).
+    let messages = Atomic<Int>(0)
     /// Note-offs sent because a held-notes message did not list a sounding note.
     let repaired = Atomic<Int>(0)
     /// Note-offs sent because their sender fell silent.
@@ -82,6 +84,7 @@ final class RecoveryListener {
     /// passes `release` a note-off for each of its notes on the channel the message does not
     /// list.
     func received(_ message: HeldNotesMessage, from source: PacketSource, now: UInt64, release: (MIDIEvent) -> Void) {
+        messages.add(1, ordering: .relaxed)
         let period = UInt64(message.periodMilliseconds) * 1_000_000
         guard let index = index(of: source, now: now) ?? follow(source, period: period, now: now) else { return }
         senders[index].period = period

@@ -14,9 +14,6 @@ extension OSCTimeTag {
         let realNow = UInt64(real.tv_sec) &* 1_000_000_000 &+ UInt64(real.tv_nsec)
         // An event read before now is that much earlier in wall-clock time (0: unknown, now).
         let before = monotonic > 0 && monotonic <= monoNow ? monoNow - monotonic : 0
-        let target = realNow - before + ahead
-        let seconds = target / 1_000_000_000
-        let fraction = ((target % 1_000_000_000) << 32) / 1_000_000_000
-        return OSCTimeTag(rawValue: (seconds + UInt64(unixEpochOffset)) << 32 | fraction)
+        return OSCTimeTag(unixNanoseconds: realNow - before + ahead)
     }
 }

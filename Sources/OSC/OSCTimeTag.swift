@@ -69,6 +69,15 @@ public struct OSCTimeTag: Hashable, Sendable, BitwiseCopyable, CustomStringConve
 }
 
 extension OSCTimeTag {
+    /// The time tag of `nanoseconds` since the Unix epoch (a CLOCK_REALTIME reading), exact to
+    /// the tag's resolution and without floating point.
+    @inlinable
+    public init(unixNanoseconds nanoseconds: UInt64) {
+        let seconds = nanoseconds / 1_000_000_000
+        let fraction = ((nanoseconds % 1_000_000_000) << 32) / 1_000_000_000
+        self.init(rawValue: (seconds + UInt64(Self.unixEpochOffset)) << 32 | fraction)
+    }
+
     /// Writes a bundle header (`#bundle`, this time tag, and the size of the one element that
     /// follows) into the 20 bytes at `header`.
     public func writeBundleHeader(elementSize: Int, into header: UnsafeMutableRawPointer) {
