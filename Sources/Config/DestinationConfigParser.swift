@@ -1,0 +1,110 @@
+import MIDI
+import MIDIOSC
+
+/// The OSC destinations of routes: host, port, scheme or custom messages, and what else a
+/// destination is sent (recovery, time tags).
+extension ConfigParser {
+    static func message(_ node: ConfigNode) throws(ConfigError) -> MessageConfig {
+        let message = try node.object(allowing: ["address", "args", "style"])
+        let address = try message.required("address").nonEmptyString()
+        guard address.hasPrefix("/") else {
+            throw ConfigError(path: "\(node.path).address", message: "an OSC address starts with '/'")
+        }
+        var arguments: [OSCArgumentField] = []
+        if let args = message["args"] {
+            for (index, name) in try args.strings().enumerated() {
+                guard let field = OSCArgumentField(rawValue: name) else {
+                    let known = OSCArgumentField.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw ConfigError(
+                        path: "\(args.path)[\(index)]", message: "unknown argument '\(name)'; expected one of \(known)")
+                }
+                arguments.append(field)
+            }
+        }
+        var style = OSCArgumentStyle.int
+        if let styleNode = message["style"] {
+            let name = try styleNode.string()
+            guard let known = OSCArgumentStyle(rawValue: name) else {
+                let names = OSCArgumentStyle.allCases.map(\.rawValue).joined(separator: ", ")
+                throw styleNode.error("unknown style '\(name)'; expected one of \(names)")
+            }
+            style = known
+        }
+        return MessageConfig(address: address, arguments: arguments, style: style)
+    }
+
+    static let destinationKeys = [
+        "host", "port", "scheme", "messages", "mappings", "unmatched", "multicast", "broadcast", "recovery",
+        "latency",
+    ]
+
+    /// `true` (held notes), `false`, or a mode's name.
+    static func recovery(_ node: ConfigNode) throws(ConfigError) -> NoteRecovery {
+        let choices = "true, false, 'held-notes' or 'note-offs'"
+        switch node.value {
+        case .bool(let on):
+            return on ? .heldNotes : .off
+        case .string(let name):
+            guard let mode = NoteRecovery(rawValue: name), mode != .off else {
+                throw node.error("unknown recovery '\(name)'; expected \(choices)")
+            }
+            return mode
+        default:
+            throw node.expected(choices)
+        }
+    }
+
+    static func destination(_ node: ConfigNode, _ context: Context) throws(ConfigError) -> DestinationConfig {
+        let object = try node.object(allowing: destinationKeys)
+        let host = try object.required("host").nonEmptyString()
+        let port = try object.required("port").int(in: 1...65535)
+        let scheme = try object["scheme"]?.string() ?? "default"
+        let schemes = ["default", "osmid", "touchosc"]
+        if let schemeNode = object["scheme"], !schemes.contains(scheme) {
+            throw schemeNode.error("unknown scheme '\(scheme)'; expected one of \(schemes.joined(separator: ", "))")
+        }
+        var messages: [String: MessageConfig?] = [:]
+        if let messagesNode = object["messages"] {
+            guard case .object(let members) = messagesNode.value else { throw messagesNode.expected("an object") }
+            for kindName in members.keys.sorted() {
+                let child = ConfigNode(members[kindName]!, path: ConfigNode.join(messagesNode.path, kindName))
+                guard MIDIEventKind.allCases.contains(where: { $0.description == kindName }) else {
+                    throw child.error("unknown event type '\(kindName)'")
+                }
+                if case .null = child.value {
+                    messages[kindName] = .some(nil)
+                    continue
+                }
+                messages[kindName] = try message(child)
+            }
+        }
+        var resolvedScheme = OSCScheme.builtIns[scheme] ?? .default
+        if !messages.isEmpty {
+            let overrides = messages.mapValues { message in
+                message.map { (address: $0.address, arguments: $0.arguments, style: $0.style) }
+            }
+            do {
+                resolvedScheme = try resolvedScheme.overriding(overrides)
+            } catch {
+                throw ConfigError(path: ConfigNode.join(node.path, "messages"), message: error.description)
+            }
+        }
+        let (mappings, unmatched) = try destinationMappings(object, context)
+        if !mappings.isEmpty && unmatched == .drop { resolvedScheme = .none }
+        var destination = DestinationConfig(
+            host: host, port: port, scheme: scheme, messages: messages, resolvedScheme: resolvedScheme,
+            multicastTTL: nil, multicastInterface: nil,
+            multicastLoop: nil, broadcast: try object["broadcast"]?.bool() ?? false)
+        destination.mappings = mappings
+        destination.unmatched = unmatched
+        if let recovery = object["recovery"] { destination.recovery = try Self.recovery(recovery) }
+        destination.latencyMilliseconds = try object["latency"]?.int(in: 0...5000)
+        if let multicast = object["multicast"] {
+            let options = try multicast.object(allowing: ["ttl", "interface", "loop"])
+            destination.multicastTTL = try options["ttl"]?.int(in: 0...255)
+            destination.multicastInterface = try options["interface"]?.nonEmptyString()
+            destination.multicastLoop = try options["loop"]?.bool()
+        }
+        return destination
+    }
+}
