@@ -25,13 +25,15 @@ let package = Package(
         // JSON5 in (configs), JSON out (status, `ports --json`): what Foundation did, without it.
         .target(name: "JSON"),
         // Threads, environment, files, clocks, POSIX errors and the log for the daemon and its commands.
-        .target(name: "Platform", dependencies: ["CSyscall"]),
+        .target(name: "Platform", dependencies: ["CSyscall", "CAffinity"]),
         .target(name: "Pipeline", dependencies: ["MIDI", "OSC"]),
         // Both directions of the MIDI <-> OSC mapping: address schemes, templates, argument styles.
         .target(name: "MIDIOSC", dependencies: ["MIDI", "OSC"]),
 
         // The system calls of a forwarded event (both directions), made without libc's wrappers.
         .target(name: "CSyscall"),
+        // CPU affinity, for keeping the threads that send to this machine on one CPU.
+        .target(name: "CAffinity"),
 
         // The only modules that touch the C libraries.
         .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "MIDI"]),

@@ -61,6 +61,7 @@ public final class Bridge: @unchecked Sendable {
         }
         let routes = try buildRoutes(config, reusing: []).routes
         worker.replaceRoutes(routes)
+        try placeSendingThreads(routes, choice: config.realtime.cpu)
         worker.realtime = realtime
         input.realtime = realtime
         routesForStatus = routes
@@ -115,6 +116,9 @@ public final class Bridge: @unchecked Sendable {
             }
         }
         worker.replaceRoutes(built.routes)
+        // With the setting that runs (a change of `realtime` waits for a restart), for the new
+        // destinations.
+        try? placeSendingThreads(built.routes, choice: running.cpu)
         try reloadOSCInput(from: config, to: new)
         lock.withLock { _ in
             config = new

@@ -153,6 +153,8 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
             public var priority: Int
             /// Why SCHED_FIFO was refused (`EPERM`), when it was asked for and refused.
             public var refused: String?
+            /// The one CPU the thread is kept on (`realtime.cpu`), if it is kept on one.
+            public var cpu: Int?
         }
 
         /// The SCHED_FIFO priority the config asks for; nil with `realtime: false`.
@@ -168,7 +170,9 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         public var text: String {
             let threadText = threads.map { thread in
                 "\(thread.name) "
-                    + ThreadSchedule(policy: thread.policy, priority: thread.priority, refused: thread.refused).text
+                    + ThreadSchedule(
+                        policy: thread.policy, priority: thread.priority, refused: thread.refused, cpu: thread.cpu
+                    ).text
             }
             let memory =
                 if memoryLocked { "memory locked" } else if let memoryRefused {
@@ -299,7 +303,7 @@ extension BridgeStatus.Realtime {
             requestedPriority: scheduler.priority,
             threads: RealtimeRole.allCases.filter { $0 != .osc || osc }.compactMap { role in
                 schedules[role].map {
-                    Thread(name: "\(role)", policy: $0.policy, priority: $0.priority, refused: $0.refused)
+                    Thread(name: "\(role)", policy: $0.policy, priority: $0.priority, refused: $0.refused, cpu: $0.cpu)
                 }
             }, memoryLocked: memory.locked, memoryRefused: memory.refused)
     }

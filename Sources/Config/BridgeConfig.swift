@@ -34,17 +34,42 @@ public struct RealtimeConfig: Sendable, Equatable {
     public var priority: Int? = defaultPriority
     /// Whether the process's memory is locked (`mlockall`) while the threads run real-time.
     public var lockMemory = true
+    /// Where the MIDI -> OSC threads (input and pipeline) run (the `realtime.cpu` key).
+    public var cpu = SendingCPU.auto
 
-    public init(priority: Int? = defaultPriority, lockMemory: Bool = true) {
+    public init(priority: Int? = defaultPriority, lockMemory: Bool = true, cpu: SendingCPU = .auto) {
         self.priority = priority
         self.lockMemory = lockMemory
+        self.cpu = cpu
     }
 
     /// `SCHED_FIFO 4, memory locked`, `off`: for `aseqosc check`.
     public var summary: String {
-        guard let priority else { return "off (normal priority)" }
-        return "SCHED_FIFO \(priority)" + (lockMemory ? ", memory locked" : ", memory not locked")
+        let placement =
+            switch cpu {
+            case .auto: ""
+            case .any: ", any CPU"
+            case .fixed(let number): ", CPU \(number)"
+            }
+        guard let priority else { return "off (normal priority)" + placement }
+        return "SCHED_FIFO \(priority)" + (lockMemory ? ", memory locked" : ", memory not locked") + placement
     }
+}
+
+/// The CPU the two threads that send MIDI -> OSC datagrams run on.
+///
+/// Linux hands a datagram to a receiver on this machine (loopback, or one of this host's own
+/// addresses) through a queue of the sending CPU, which another CPU's queue can overtake when
+/// softirq work is deferred to ksoftirqd: a note-off sent from one CPU can then arrive before
+/// the note-on sent just before it from another. Datagrams sent from one CPU keep their order.
+public enum SendingCPU: Sendable, Equatable {
+    /// On the highest CPU the process may use when some destination is on this machine; else
+    /// wherever the scheduler puts them.
+    case auto
+    /// Wherever the scheduler puts them (`cpu: false`).
+    case any
+    /// On this CPU, whatever the destinations.
+    case fixed(Int)
 }
 
 /// One of our ALSA input ports.

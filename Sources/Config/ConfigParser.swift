@@ -96,11 +96,12 @@ public enum ConfigParser {
         return config
     }
 
-    /// `true` (the default), `false` (normal priority), or `{ priority: 1-99, lockMemory: bool }`.
+    /// `true` (the default), `false` (normal priority), or
+    /// `{ priority: 1-99, lockMemory: bool, cpu: "auto" | false | N }`.
     static func realtime(_ node: ConfigNode) throws(ConfigError) -> RealtimeConfig {
         if case .bool(let on) = node.value { return on ? RealtimeConfig() : RealtimeConfig(priority: nil) }
         guard case .object = node.value else { throw node.expected("true, false or { priority: 1-99 }") }
-        let object = try node.object(allowing: ["priority", "lockMemory"])
+        let object = try node.object(allowing: ["priority", "lockMemory", "cpu"])
         var realtime = RealtimeConfig()
         if let priority = object["priority"] {
             guard case .number(let number) = priority.value, number == number.rounded(), (1...99).contains(number)
@@ -112,6 +113,18 @@ public enum ConfigParser {
             realtime.priority = Int(number)
         }
         if let lockMemory = object["lockMemory"] { realtime.lockMemory = try lockMemory.bool() }
+        if let cpu = object["cpu"] {
+            switch cpu.value {
+            case .string("auto"): realtime.cpu = .auto
+            case .bool(false): realtime.cpu = .any
+            case .number(let number) where number == number.rounded() && (0...1023).contains(number):
+                realtime.cpu = .fixed(Int(number))
+            default:
+                throw cpu.expected(
+                    "\"auto\" (one CPU when a destination is on this machine, the default), false (any CPU) or a CPU "
+                        + "number 0-1023")
+            }
+        }
         return realtime
     }
 

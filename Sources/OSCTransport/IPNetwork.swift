@@ -64,6 +64,21 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
         }
     }
 
+    /// The addresses of this machine's interfaces, loopback included (`getifaddrs`); a datagram
+    /// to any of them never leaves the machine.
+    public static func ofThisMachine() -> Set<IPAddress> {
+        var found: Set<IPAddress> = []
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return found }
+        defer { freeifaddrs(list) }
+        var entry = list
+        while let current = entry {
+            if let address = current.pointee.ifa_addr, let ip = IPAddress(UnsafePointer(address)) { found.insert(ip) }
+            entry = current.pointee.ifa_next
+        }
+        return found
+    }
+
     /// Whether this is the wildcard address (`0.0.0.0` or `::`), which binds every interface.
     public var isUnspecified: Bool {
         switch self {

@@ -146,6 +146,9 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The IP address without the port.
+    public var ip: IPAddress? { withSockaddr { address, _ in IPAddress(address) } }
+
     /// Whether this is a multicast group (224.0.0.0/4 or ff00::/8).
     public var isMulticast: Bool {
         withSockaddr { address, _ in

@@ -1,3 +1,4 @@
+import CAffinity
 import Glibc
 import Synchronization
 
@@ -27,17 +28,21 @@ public struct ThreadSchedule: Sendable, Equatable {
     public var priority: Int
     /// Why SCHED_FIFO was not taken, when it was asked for (`EPERM`).
     public var refused: String?
+    /// The one CPU the thread is kept on, if it is kept on one.
+    public var cpu: Int?
 
-    public init(policy: String, priority: Int, refused: String? = nil) {
+    public init(policy: String, priority: Int, refused: String? = nil, cpu: Int? = nil) {
         self.policy = policy
         self.priority = priority
         self.refused = refused
+        self.cpu = cpu
     }
 
-    /// `fifo/4`, `other`, `other (SCHED_FIFO refused: EPERM)`.
+    /// `fifo/4`, `other`, `other (SCHED_FIFO refused: EPERM)`, then ` on CPU 1` when kept on one.
     public var text: String {
-        if policy == "fifo" { return "fifo/\(priority)" }
-        return refused.map { "\(policy) (SCHED_FIFO refused: \($0))" } ?? policy
+        let placement = cpu.map { " on CPU \($0)" } ?? ""
+        if policy == "fifo" { return "fifo/\(priority)" + placement }
+        return (refused.map { "\(policy) (SCHED_FIFO refused: \($0))" } ?? policy) + placement
     }
 }
 
@@ -59,6 +64,8 @@ public final class RealtimeScheduler: Sendable {
         var memoryRefused: String?
         var prepared = false
         var reported = false
+        /// The CPU the input and pipeline threads are kept on as they start; nil: any.
+        var sendingCPU: Int?
     }
 
     /// Asks for SCHED_FIFO at `priority` (1-99; nil: normal priority) and, with it, locked memory.
@@ -86,15 +93,46 @@ public final class RealtimeScheduler: Sendable {
         report(fifoRefused: fifo, memoryRefused: memory)
     }
 
+    /// Keeps the input and pipeline threads on `cpu` (nil: any CPU) from their next start on
+    /// (see `SendingCPU` in the config for why). Set before the threads start.
+    public func keepSendingThreads(on cpu: Int?) {
+        state.withLock { $0.sendingCPU = cpu }
+    }
+
+    /// The CPU the input and pipeline threads are kept on from their next start, if any.
+    public var sendingCPU: Int? { state.withLock { $0.sendingCPU } }
+
+    /// The highest CPU this process may run on (what taskset, `CPUAffinity=` or a cgroup left
+    /// it), or nil if the kernel does not say.
+    public static var highestAllowedCPU: Int? {
+        let cpu = aseqosc_highest_allowed_cpu()
+        return cpu >= 0 ? Int(cpu) : nil
+    }
+
+    /// Whether this process may run on `cpu`.
+    public static func mayRun(on cpu: Int) -> Bool {
+        aseqosc_cpu_allowed(Int32(clamping: cpu)) == 1
+    }
+
     /// On the thread itself, first thing: SCHED_FIFO at ``priority``, or normal priority if it
-    /// is refused (or not asked for); the outcome shows in ``schedules``.
+    /// is refused (or not asked for), and for the input and pipeline threads the CPU of
+    /// ``keepSendingThreads(on:)``; the outcome shows in ``schedules``.
     public func enter(_ role: RealtimeRole) {
         var schedule = ThreadSchedule(policy: "other", priority: 0)
+        if role != .osc, let cpu = sendingCPU {
+            let result = aseqosc_pin_thread(Int32(clamping: cpu))
+            if result == 0 {
+                schedule.cpu = cpu
+            } else {
+                log.warning("cannot keep the \(role) thread on CPU \(cpu): \(Errno(result).name)")
+            }
+        }
         if let priority {
             var parameters = sched_param(sched_priority: Int32(priority))
             let result = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
             if result == 0 {
-                schedule = ThreadSchedule(policy: "fifo", priority: priority)
+                schedule.policy = "fifo"
+                schedule.priority = priority
             } else {
                 schedule.refused = Errno(result).name
                 report(fifoRefused: Errno(result), memoryRefused: nil)

@@ -69,7 +69,10 @@ final class RealtimeALSATests: XCTestCase {
         ]
         XCTAssertEqual(try policies(bridge).filter { expected[$0.key] != nil }, expected)
         let text = try status(bridge)
-        XCTAssertTrue(text.contains("threads: input fifo/30, pipeline fifo/30, osc fifo/30; memory locked"), text)
+        // 127.0.0.1 is on this machine: the two sending threads stay on the VM's one CPU.
+        XCTAssertTrue(
+            text.contains("threads: input fifo/30 on CPU 0, pipeline fifo/30 on CPU 0, osc fifo/30; memory locked"),
+            text)
         let document = try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(try status(bridge, json: true).utf8)) as? [String: Any])
         let realtime = try XCTUnwrap(document["realtime"] as? [String: Any])
@@ -79,6 +82,7 @@ final class RealtimeALSATests: XCTestCase {
         XCTAssertEqual(threads.map { $0["name"] as? String }, ["input", "pipeline", "osc"])
         XCTAssertEqual(threads.map { $0["policy"] as? String }, ["fifo", "fifo", "fifo"])
         XCTAssertEqual(threads.map { $0["priority"] as? Int }, [30, 30, 30])
+        XCTAssertEqual(threads.map { $0["cpu"] as? Int }, [0, 0, nil])
         let locked = try String(contentsOfFile: "/proc/\(bridge.bridge.pid)/status", encoding: .utf8)
             .split(separator: "\n").first { $0.hasPrefix("VmLck:") }
         XCTAssertNotEqual(locked.map { $0.filter(\.isNumber) }, "0", "VmLck: \(locked ?? "missing")")
@@ -109,7 +113,9 @@ final class RealtimeALSATests: XCTestCase {
         XCTAssertNotNil(policies["aseqosc-osc-in"])
         let text = try status(bridge)
         XCTAssertTrue(
-            text.contains("threads: input other, pipeline other, osc other; memory not locked (realtime off)"), text)
+            text.contains(
+                "threads: input other on CPU 0, pipeline other on CPU 0, osc other; memory not locked (realtime off)"),
+            text)
         XCTAssertFalse(bridge.bridge.standardError.contains("realtime:"), bridge.bridge.standardError)
     }
 
@@ -136,6 +142,67 @@ final class RealtimeALSATests: XCTestCase {
         try play("90 3C 64")
         XCTAssertTrue(bridge.waitForMessages(port: 9211, count: 1), "the bridge still forwards")
         XCTAssertEqual(bridge.messages(port: 9211), ["/midi/keys/1/note_on ii 60 100"])
+    }
+
+    /// `realtime.cpu: "auto"` keeps the input and pipeline threads on one CPU exactly while a
+    /// destination is on this machine: loopback, or one of its own addresses (here 10.99.0.1,
+    /// put on lo), and not an address that is only routed through lo (198.51.100.7).
+    /// `cpu: false` never pins; a CPU the process may not use stops the start with the reason.
+    func testSendingThreadsStayOnOneCPUWhileADestinationIsOnThisMachine() throws {
+        try XCTSkipUnless(getuid() == 0, "needs root (the ALSA VM) to give lo an address and a route")
+        let ip = try TestEnvironment.tool("ip", package: "iproute2")
+        XCTAssertEqual(try runProcess(ip, ["addr", "add", "10.99.0.1/32", "dev", "lo"]).status, 0)
+        XCTAssertEqual(try runProcess(ip, ["route", "add", "198.51.100.0/24", "dev", "lo"]).status, 0)
+        defer {
+            _ = try? runProcess(ip, ["addr", "del", "10.99.0.1/32", "dev", "lo"])
+            _ = try? runProcess(ip, ["route", "del", "198.51.100.0/24", "dev", "lo"])
+        }
+        func config(host: String, cpu: String = "") -> String {
+            """
+            { inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
+              routes: [{ destinations: [{ host: "\(host)", port: 9211 }] }],
+              realtime: { priority: 4\(cpu) } }
+            """
+        }
+        func placement(_ bridge: RunningBridge) throws -> String {
+            try status(bridge).split(separator: "\n").first { $0.hasPrefix("threads:") }.map(String.init) ?? ""
+        }
+        let bridge = try RunningBridge(config: config(host: "127.0.0.1"), oscPorts: [9211])
+        XCTAssertEqual(try placement(bridge), "threads: input fifo/4 on CPU 0, pipeline fifo/4 on CPU 0; memory locked")
+        XCTAssertTrue(
+            bridge.bridge.standardError.contains(
+                "input and pipeline threads kept on CPU 0 (127.0.0.1:9211 is on this machine)"),
+            bridge.bridge.standardError)
+
+        XCTAssertTrue(try bridge.reload(config(host: "198.51.100.7")), bridge.bridge.standardError)
+        XCTAssertEqual(try placement(bridge), "threads: input fifo/4, pipeline fifo/4; memory locked")
+        let log = bridge.bridge.standardError
+        XCTAssertTrue(log.contains("input and pipeline threads run on any CPU"), log)
+
+        XCTAssertTrue(try bridge.reload(config(host: "10.99.0.1")), bridge.bridge.standardError)
+        XCTAssertEqual(try placement(bridge), "threads: input fifo/4 on CPU 0, pipeline fifo/4 on CPU 0; memory locked")
+        try play("90 3C 64")
+        XCTAssertTrue(bridge.waitForMessages(port: 9211, count: 1), "pinned threads still forward")
+        bridge.stop()
+
+        let any = try RunningBridge(config: config(host: "127.0.0.1", cpu: ", cpu: false"), oscPorts: [])
+        XCTAssertEqual(try placement(any), "threads: input fifo/4, pipeline fifo/4; memory locked")
+        any.stop()
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aseqosc-cpu-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("config.json5")
+        try config(host: "127.0.0.1", cpu: ", cpu: 7").write(to: file, atomically: true, encoding: .utf8)
+        let refused = try runProcess(
+            TestEnvironment.aseqoscBinary,
+            ["run", "--config", file.path, "--control", directory.appendingPathComponent("control").path])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(
+            refused.standardError.contains(
+                "realtime.cpu: this process may not run on CPU 7 (taskset, CPUAffinity= or its cgroup keep it off it); "
+                    + "CPU 0 is one it may use"),
+            refused.standardError)
     }
 
     func play(_ hex: String) throws {

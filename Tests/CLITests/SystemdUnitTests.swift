@@ -84,13 +84,13 @@ final class SystemdUnitTests: XCTestCase {
                 contentsOf: Self.repository.appendingPathComponent("systemd/\(name)"), encoding: .utf8
             ).split(separator: "\n")
             // The ceiling is the default priority (RealtimeConfig.defaultPriority).
-            for line in ["LimitRTPRIO=4", "LimitMEMLOCK=infinity", "SystemCallFilter=sched_setscheduler"] {
+            for line in ["LimitRTPRIO=4", "LimitMEMLOCK=infinity", "SystemCallFilter=sched_setscheduler sched_setaffinity"] {
                 XCTAssertTrue(lines.contains(Substring(line)), "\(name): \(line)")
             }
             XCTAssertFalse(lines.contains { $0.hasPrefix("RestrictRealtime=") }, name)
-            // The deny list comes first: a later allow line puts sched_setscheduler back.
+            // The deny list comes first: a later allow line puts sched_setscheduler and sched_setaffinity back.
             let deny = lines.firstIndex(of: "SystemCallFilter=~@privileged @resources")
-            let allow = lines.firstIndex(of: "SystemCallFilter=sched_setscheduler")
+            let allow = lines.firstIndex(of: "SystemCallFilter=sched_setscheduler sched_setaffinity")
             XCTAssertLessThan(try XCTUnwrap(deny), try XCTUnwrap(allow), name)
         }
     }

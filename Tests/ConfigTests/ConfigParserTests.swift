@@ -139,6 +139,14 @@ import Testing
         ),
         ("{ realtime: \"fifo\" }", "realtime: expected true, false or { priority: 1-99 }, found \"fifo\""),
         ("{ realtime: { priorty: 40 } }", "realtime.priorty: unknown key; did you mean 'priority'?"),
+        (
+            "{ realtime: { cpu: true } }",
+            "realtime.cpu: expected \"auto\" (one CPU when a destination is on this machine, the default), false (any CPU) or a CPU number 0-1023, found true"
+        ),
+        (
+            "{ realtime: { cpu: 1.5 } }",
+            "realtime.cpu: expected \"auto\" (one CPU when a destination is on this machine, the default), false (any CPU) or a CPU number 0-1023, found 1.5"
+        ),
         ("{ routs: [] }", "routs: unknown key; did you mean 'routes'?"),
         ("[1, 2]", "expected an object, found an array"),
         ("{ inputs: [{ name: \"in\" }, }", "not valid JSON5 at line 1, column 28: expected a value, found '}'"),
@@ -239,6 +247,9 @@ import Testing
         ("{ realtime: { priority: 70 } }", RealtimeConfig(priority: 70, lockMemory: true)),
         ("{ realtime: { priority: 1, lockMemory: false } }", RealtimeConfig(priority: 1, lockMemory: false)),
         ("{ realtime: { priority: 99 } }", RealtimeConfig(priority: 99, lockMemory: true)),
+        ("{ realtime: { cpu: \"auto\" } }", RealtimeConfig(priority: 4, cpu: .auto)),
+        ("{ realtime: { cpu: false } }", RealtimeConfig(priority: 4, cpu: .any)),
+        ("{ realtime: { cpu: 3, priority: 10 } }", RealtimeConfig(priority: 10, cpu: .fixed(3))),
     ])
     func realtimeKeyGivesPriorityAndMemoryLocking(text: String, expected: RealtimeConfig) throws {
         #expect(try ConfigParser.parse(Data(text.utf8)).realtime == expected)

@@ -51,6 +51,21 @@ expected = [
 check("aseqosc sent the MIDI played into virmidi as OSC (oscdump on sclang's port 57120)",
       played and sent == expected, events + oscdump + read("aseqosc.log"))
 
+# The two threads that send MIDI -> OSC to these receivers on this machine stay on one CPU, the
+# VM's last (datagrams to this machine sent from two CPUs can overtake each other in the kernel);
+# every other thread, and every thread of the bridge with no OSC destination, may run anywhere.
+threads = read("threads.txt")
+online = re.search(r"^online (\S+)", threads, re.M)
+last_cpu = online.group(1).split("-")[-1].split(",")[-1] if online else None
+placement = [line.split() for line in threads.splitlines() if not line.startswith("online")]
+sending = {("receivers", "aseqosc-input"), ("receivers", "aseqosc-pipe")}
+wrong = [" ".join(p) for p in placement if len(p) == 3 and
+         p[2] != (last_cpu if (p[0], p[1]) in sending else online.group(1))]
+check(f"the receivers bridge keeps its input and pipeline threads on CPU {last_cpu}, nothing else pinned",
+      online is not None and last_cpu != online.group(1) and
+      sum((p[0], p[1]) in sending for p in placement if len(p) == 3) == 2 and not wrong,
+      threads + "\n".join("wrong: " + w for w in wrong) + "\n" + read("aseqosc.log"))
+
 # SuperCollider: every address aseqosc sent has an OSCdef in supercollider.scd with its type tags.
 scd = open(os.path.join(examples, "supercollider.scd")).read()
 port = re.search(r'^~port = "([^"]*)";', scd, re.M)

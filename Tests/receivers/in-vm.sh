@@ -66,6 +66,10 @@ if [ $ready = 1 ]; then
   wait_until 60 "Pure Data printed the program change" has "$out/pd.log" '^program: '
   wait_until 60 "python-osc printed the program change" has "$out/python-osc.log" '^program '
 fi
+# Each thread's name and the CPUs it may run on, for both bridges (check.py: the sending
+# threads of the bridge with destinations on this machine are kept on one CPU).
+cpus() { for task in /proc/$1/task/*; do echo "$2 $(cat "$task/comm") $(grep Cpus_allowed_list "$task/status" | cut -f2)"; done; }
+{ cpus $bridge receivers; cpus $bridge_fluidsynth fluidsynth; echo "online $(cat /sys/devices/system/cpu/online)"; } > "$out/threads.txt"
 
 # OSC -> MIDI into fluidsynth: the binding, silence before, the note, its samples.
 if wait_until 90 "aseqosc bound to FLUID Synth" has "$out/aseqosc-fluidsynth.log" "bound to .*FLUID Synth" &&

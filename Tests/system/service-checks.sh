@@ -155,9 +155,17 @@ check "the unit's input and pipeline threads run SCHED_FIFO 4, the others normal
   "$([ "$fifo" = "aseqosc-input/4 aseqosc-pipe/4" ] && echo "$others" | grep -qw aseqosc-control; echo $?)" \
   "FIFO: '$fifo'; normal: '$others'"
 threads_line=$(aseqosc status --control /run/aseqosc/control 2>&1 | grep '^threads:')
-check "aseqosc status shows the threads' policy and the memory lock" \
-  "$([ "$threads_line" = "threads: input fifo/4, pipeline fifo/4; memory locked" ]; echo $?)" \
+# The default config sends to 127.0.0.1: the two sending threads are kept on the VM's last CPU.
+last_cpu=$(cut -d- -f2 /sys/devices/system/cpu/online)
+check "aseqosc status shows the threads' policy, their CPU and the memory lock" \
+  "$([ "$threads_line" = "threads: input fifo/4 on CPU $last_cpu, pipeline fifo/4 on CPU $last_cpu; memory locked" ]; echo $?)" \
   "status says '$threads_line'"
+allowed=$(for task in /proc/"$main_pid"/task/*; do
+  echo "$(cat "$task/comm")=$(grep Cpus_allowed_list "$task/status" | cut -f2)"; done | sort | paste -sd' ')
+check "the unit may keep its sending threads on one CPU (sched_setaffinity allowed; no refusal logged)" \
+  "$(echo "$allowed" | grep -q "aseqosc-input=$last_cpu" && echo "$allowed" | grep -q "aseqosc-pipe=$last_cpu" &&
+     ! journalctl -b -u aseqosc --no-pager -o cat | grep -q 'cannot keep'; echo $?)" \
+  "threads: $allowed; $(journalctl -b -u aseqosc --no-pager -o cat | grep 'cannot keep' | oneline)"
 vmlck=$(awk '/^VmLck:/ { print $2 }' /proc/"$main_pid"/status)
 note "VmLck ${vmlck} kB, VmRSS $(awk '/^VmRSS:/ { print $2 }' /proc/"$main_pid"/status) kB"
 refusals=$(journalctl -b -u aseqosc --no-pager -o cat 2>&1 | grep -c 'realtime:')
