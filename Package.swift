@@ -37,7 +37,7 @@ let package = Package(
 
         // The only modules that touch the C libraries.
         .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "MIDI"]),
-        .target(name: "OSCTransport", dependencies: ["CSyscall", "OSC"]),
+        .target(name: "OSCTransport", dependencies: ["CSyscall", "OSC", "Platform"]),
         // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
         .target(name: "Discovery", dependencies: ["CAvahi", "Platform"]),
 
@@ -47,7 +47,7 @@ let package = Package(
         // allow-lists only.)
         .target(
             name: "Config",
-            dependencies: ["MIDI", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport", "JSON", "Platform"]),
+            dependencies: ["MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport", "JSON", "Platform"]),
         // `aseqosc send`: the SendMIDI vocabulary, its scripts and the player that paces them out.
         .target(name: "Send", dependencies: ["MIDI", "ALSASequencer"]),
         // The running bridge: the two directions (MIDI -> OSC, OSC -> MIDI), their threads, the
@@ -102,7 +102,7 @@ let package = Package(
             name: "ALSASequencerTests",
             dependencies: ["ALSASequencer", "MIDI", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "ALSASequencer", "MIDI", "MIDIOSC"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "ALSASequencer", "MIDI", "MIDIOSC", "OSCTransport"]),
         .testTarget(name: "SendTests", dependencies: ["Send", "MIDI"]),
         .testTarget(
             name: "BridgeRuntimeTests",

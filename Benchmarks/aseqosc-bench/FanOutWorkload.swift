@@ -7,7 +7,7 @@ import Pipeline
 /// `routes` routes, each fanning out to `destinations` OSC/UDP destinations, as the pipeline
 /// thread runs them (`MIDIToOSCWorker`, `RouteRuntime.run`): each route forwards (no operators)
 /// or runs `operators` operators, each output is formatted (default scheme) straight into the
-/// route's `UDPSender` batch slot (a SysEx too long for a slot through a packet buffer, sent on
+/// route's `OSCSender` batch slot (a SysEx too long for a slot through a packet buffer, sent on
 /// its own), a flush of every sender every `flushEvery` events and at the end. The packets
 /// really go to loopback sockets bound here (never read: the kernel drops what does not fit,
 /// and the sends still succeed). With `sysexBytes` > 0 every event is a SysEx message of that
@@ -137,7 +137,7 @@ final class FanOutWorkload {
         private let hotFormatters: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>
         /// The destination indices of a route that only forwards; empty for any other.
         private let forwardTo: UnsafeMutableBufferPointer<Int>
-        let sender: UDPSender
+        let sender: OSCSender
         private let receivers: [Int32]
 
         init(chain: Chain, destinations: Int, sysex: SysExStore) {
@@ -159,7 +159,7 @@ final class FanOutWorkload {
                 resolved.append(try! OSCDestination(parsing: "127.0.0.1:\(port)").resolve())
             }
             receivers = bound
-            sender = try! UDPSender(destinations: resolved)
+            sender = try! OSCSender(destinations: resolved)
         }
 
         deinit {

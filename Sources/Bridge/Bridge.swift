@@ -161,7 +161,8 @@ public final class Bridge: @unchecked Sendable {
             } else {
                 routes.append(
                     try RouteRuntime(
-                        config: route, inputPorts: inputPorts, portNames: portNames, sysexStore: sysexStore))
+                        config: route, inputPorts: inputPorts, portNames: portNames, sysexStore: sysexStore,
+                        realtime: realtime))
             }
         }
         return (routes, ports)
@@ -170,7 +171,10 @@ public final class Bridge: @unchecked Sendable {
     private func logDestinations() {
         for runtime in worker.routes {
             for destination in runtime.resolved {
-                log.info("route '\(runtime.config.name)' -> osc.udp://\(destination)")
+                let scheme = destination.destination.tcp.map {
+                    "osc.tcp://\(destination) (\($0.framing == .slip ? "SLIP" : "length-prefixed"))"
+                }
+                log.info("route '\(runtime.config.name)' -> \(scheme ?? "osc.udp://\(destination)")")
             }
         }
     }

@@ -1,5 +1,6 @@
 import ALSASequencer
 import MIDI
+import OSC
 import OSCTransport
 import Pipeline
 import Platform
@@ -32,6 +33,55 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         /// The destination's `latency` in milliseconds (events sent as time-tagged bundles), nil
         /// for plain messages.
         public var latencyMilliseconds: Int? = nil
+        /// The connection of a TCP destination; nil for UDP.
+        public var tcp: TCPDestination? = nil
+    }
+
+    /// A TCP destination's connection and queue.
+    public struct TCPDestination: Codable, Sendable, Equatable {
+        /// `length` (OSC 1.0) or `slip` (OSC 1.1).
+        public var framing: String
+        /// `connecting`, `connected` or `waiting` (to retry after a failure).
+        public var state: String
+        /// Connections made after the first.
+        public var reconnects: Int
+        /// Packets waiting for the connection.
+        public var queued: Int
+        /// Packets dropped from a full queue, by kind (`note_on`, `note_off`, `other`); only
+        /// kinds with drops are listed.
+        public var dropped: [String: Int]
+        /// Note-ons that waited past `noteOnTimeout` and were not sent.
+        public var lateNoteOns: Int
+        /// Packets written to a connection that then broke, which may not have arrived.
+        public var lostInBrokenConnections: Int
+        /// Why the last connect failed or the last connection ended.
+        public var lastError: String?
+
+        init(_ counters: TCPLinkCounters, framing: OSCStreamFraming) {
+            self.framing = framing == .slip ? "slip" : "length"
+            state = counters.state.description
+            reconnects = counters.reconnects
+            queued = counters.queued
+            dropped = [
+                "note_on": counters.droppedNoteOns, "note_off": counters.droppedNoteOffs,
+                "other": counters.droppedOthers,
+            ].filter { $0.value > 0 }
+            lateNoteOns = counters.staleNoteOns
+            lostInBrokenConnections = counters.lostInBrokenConnections
+            lastError = counters.lastError
+        }
+
+        /// `connected, 1 reconnect, 0 queued, no drops`, and what was dropped or went wrong.
+        var text: String {
+            var state = self.state
+            if state != "connected", let lastError { state += " (\(lastError))" }
+            var parts = [state, "\(reconnects) reconnect\(reconnects == 1 ? "" : "s")", "\(queued) queued"]
+            var drops = dropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            if lateNoteOns > 0 { drops.append("late note_on \(lateNoteOns)") }
+            if lostInBrokenConnections > 0 { drops.append("in broken connections \(lostInBrokenConnections)") }
+            parts.append(drops.isEmpty ? "no drops" : "dropped " + drops.joined(separator: ", "))
+            return parts.joined(separator: ", ")
+        }
     }
 
     public struct Route: Codable, Sendable, Equatable {
@@ -234,6 +284,13 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
                         : "; held-notes messages \(destination.recoverySent)"
                 }
                 let latency = destination.latencyMilliseconds.map { "; time-tagged +\($0) ms" } ?? ""
+                if let tcp = destination.tcp {
+                    lines.append(
+                        "    -> tcp \(destination.address) (\(destination.scheme), \(tcp.framing) framing): "
+                            + "\(destination.packetsSent) packets, \(destination.bytesSent) bytes, \(tcp.text)"
+                            + "\(recovery ?? "")\(latency)")
+                    continue
+                }
                 lines.append(
                     "    -> \(destination.address) (\(destination.scheme)): \(destination.packetsSent) packets, "
                         + "\(destination.bytesSent) bytes, \(errors)\(recovery ?? "")\(latency)")
@@ -275,16 +332,20 @@ extension BridgeStatus {
                     destinations: runtime.resolved.indices.map { index in
                         let counters = runtime.sender.statistics.counters(for: index)
                         let announcer = runtime.announcers[index]
+                        let link = runtime.sender.links[index]
+                        let linkCounters = link?.counters
                         return BridgeStatus.Destination(
                             address: runtime.resolved[index].destination.description,
-                            scheme: runtime.destinations[index].sends, packetsSent: counters.packetsSent,
-                            bytesSent: counters.bytesSent,
+                            scheme: runtime.destinations[index].sends,
+                            packetsSent: linkCounters?.packetsSent ?? counters.packetsSent,
+                            bytesSent: linkCounters?.bytesSent ?? counters.bytesSent,
                             errors: Dictionary(
                                 uniqueKeysWithValues: counters.errors.filter { $0.value > 0 }.map {
                                     ("\($0.key)", $0.value)
                                 }), recovery: announcer?.mode.rawValue,
                             recoverySent: announcer?.sentCount.load(ordering: .relaxed) ?? 0,
-                            latencyMilliseconds: runtime.destinations[index].latencyMilliseconds)
+                            latencyMilliseconds: runtime.destinations[index].latencyMilliseconds,
+                            tcp: link.map { TCPDestination($0.counters, framing: $0.framing) })
                     })
             },
             eventsIn: worker.eventsIn.load(ordering: .relaxed), ringCapacity: ring.capacity,

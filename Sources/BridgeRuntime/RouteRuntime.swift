@@ -4,6 +4,7 @@ import MIDIOSC
 import OSC
 import OSCTransport
 import Pipeline
+import Platform
 
 /// One configured route as it runs: the pipeline's route (operators, held notes) with the
 /// formatters and sockets of its own destinations. A reload keeps a route whose config did not
@@ -26,7 +27,7 @@ public final class RouteRuntime: @unchecked Sendable {
     /// `formatters`, unretained, in plain memory, which the pipeline thread reads per output
     /// without the bounds check, retain and release that an array element costs.
     private let hotFormatters: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>
-    let sender: UDPSender
+    let sender: OSCSender
     /// The addresses its destinations resolved to, by destination index.
     public let resolved: [ResolvedOSCDestination]
     /// The destination indices of a route that only forwards (``Route/forwardingDestinations``),
@@ -41,12 +42,18 @@ public final class RouteRuntime: @unchecked Sendable {
     let latencies: [UInt64?]
     /// Whether any destination sends time-tagged bundles: the per-output check of a route without.
     let hasTimeTags: Bool
+    /// Whether any destination is TCP, whose queue needs to know a note-on from a note-off.
+    let hasTCP: Bool
+    /// Where TCP destinations' threads take their scheduling from.
+    let realtime: RealtimeScheduler?
 
     /// A runtime for `config`, its destinations resolved and their sockets open.
     public init(
-        config: RouteConfig, inputPorts: [UInt8], portNames: [String], sysexStore: SysExStore
+        config: RouteConfig, inputPorts: [UInt8], portNames: [String], sysexStore: SysExStore,
+        realtime: RealtimeScheduler? = nil
     ) throws(BridgeError) {
         self.config = config
+        self.realtime = realtime
         self.inputPorts = inputPorts
         var builder = RouteBuilder(inputPorts: inputPorts)
         route = builder.build(config)
@@ -61,10 +68,11 @@ public final class RouteRuntime: @unchecked Sendable {
         hasRecovery = announcers.contains { $0 != nil }
         latencies = destinations.map { $0.latencyMilliseconds.map { UInt64($0) * 1_000_000 } }
         hasTimeTags = latencies.contains { $0 != nil }
+        hasTCP = destinations.contains { $0.tcp != nil }
         Self.warmUp(route.chain, formatters)
         do {
             resolved = try Self.resolve(destinations)
-            sender = try Self.sender(resolved)
+            sender = try Self.sender(resolved, realtime)
         } catch {
             Self.unpin(hotFormatters)
             forwardTo.deallocate()
@@ -82,11 +90,13 @@ public final class RouteRuntime: @unchecked Sendable {
         hasRecovery = old.hasRecovery
         latencies = old.latencies
         hasTimeTags = old.hasTimeTags
+        hasTCP = old.hasTCP
+        realtime = old.realtime
         self.resolved = resolved
         hotFormatters = Self.pin(formatters)
         forwardTo = Self.forwardingDestinations(route)
         do {
-            sender = try Self.sender(resolved)
+            sender = try Self.sender(resolved, old.realtime)
         } catch {
             Self.unpin(hotFormatters)
             forwardTo.deallocate()
@@ -256,13 +266,22 @@ public final class RouteRuntime: @unchecked Sendable {
         // SysEx) takes the detour through `packet` and is sent on its own.
         let size = formatter.pointee.write(event, into: sender.nextSlot())
         if size > 0 {
-            sender.commit(size, to: destination)
+            sender.commit(size, to: destination, kind: packetKind(event))
             return true
         }
         let long = formatter.pointee.write(event, into: packet)
         guard long > 0 else { return false }
-        sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination)
+        sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination, kind: packetKind(event))
         return true
+    }
+
+    /// What a TCP destination's queue needs to know of `event`: `.other` for a route without one.
+    @inline(__always)
+    private func packetKind(_ event: MIDIEvent) -> OSCPacketKind {
+        guard hasTCP else { return .other }
+        if event.endsNote { return .noteOff(channel: event.channel, note: event.note) }
+        if event.kind == .noteOn { return .noteOn(channel: event.channel, note: event.note) }
+        return .other
     }
 
     /// ``sendEvent(_:to:packet:)`` to a destination with `latency`: the message in a bundle
@@ -278,13 +297,14 @@ public final class RouteRuntime: @unchecked Sendable {
         let size = formatter.pointee.write(event, into: UnsafeMutableRawBufferPointer(rebasing: slot[header...]))
         if size > 0 {
             tag.writeBundleHeader(elementSize: size, into: slot.baseAddress!)
-            sender.commit(header + size, to: destination)
+            sender.commit(header + size, to: destination, kind: packetKind(event))
             return true
         }
         let long = formatter.pointee.write(event, into: UnsafeMutableRawBufferPointer(rebasing: packet[header...]))
         guard long > 0 else { return false }
         tag.writeBundleHeader(elementSize: long, into: packet.baseAddress!)
-        sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<header + long]), to: destination)
+        sender.queue(
+            UnsafeRawBufferPointer(rebasing: packet[0..<header + long]), to: destination, kind: packetKind(event))
         return true
     }
 
@@ -293,10 +313,11 @@ public final class RouteRuntime: @unchecked Sendable {
         var resolved: [ResolvedOSCDestination] = []
         for config in destinations {
             do {
-                let destination = try OSCDestination(
+                var destination = try OSCDestination(
                     host: config.host, port: config.port, broadcast: config.broadcast,
                     multicastTTL: config.multicastTTL.map { UInt8($0) }, multicastInterface: config.multicastInterface,
                     multicastLoopback: config.multicastLoop)
+                destination.tcp = config.tcp
                 resolved.append(try destination.resolve())
             } catch {
                 throw .network("destination \(config.endpoint): \(error)")
@@ -305,9 +326,13 @@ public final class RouteRuntime: @unchecked Sendable {
         return resolved
     }
 
-    private static func sender(_ resolved: [ResolvedOSCDestination]) throws(BridgeError) -> UDPSender {
+    private static func sender(
+        _ resolved: [ResolvedOSCDestination], _ realtime: RealtimeScheduler?
+    ) throws(BridgeError) -> OSCSender {
         do {
-            return try UDPSender(destinations: resolved)
+            var setup: (@Sendable () -> Void)? = nil
+            if let realtime { setup = { realtime.enter(.tcp) } }
+            return try OSCSender(destinations: resolved, linkThreadSetup: setup)
         } catch {
             throw .network(error.description)
         }

@@ -1,6 +1,7 @@
 import ALSASequencer
 import MIDI
 import MIDIOSC
+import OSCTransport
 
 /// Everything a config file says, checked as a whole before anything starts.
 public struct BridgeConfig: Sendable {
@@ -193,6 +194,8 @@ public struct DestinationConfig: Sendable, Equatable {
     /// With `latency: MS`, each event goes in a bundle whose time tag is when it was read plus
     /// this many milliseconds, as wall-clock (NTP) time; nil: plain messages.
     public var latencyMilliseconds: Int?
+    /// With `protocol: "tcp"`, the framing and queue of the connection; nil: UDP.
+    public var tcp: TCPOptions?
 
     /// `host:port`, with IPv6 hosts in brackets.
     public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

@@ -38,9 +38,14 @@ extension ChainConfig {
             let recovery =
                 ($0.recovery == .off ? "" : ", recovery \($0.recovery.rawValue)")
                 + ($0.latencyMilliseconds.map { ", time-tagged +\($0) ms" } ?? "")
-            guard !$0.mappings.isEmpty else { return indent + "-> osc://\($0.endpoint) " + scheme + recovery }
+                + ($0.tcp.map { tcp in
+                    ", \(tcp.framing == .slip ? "SLIP" : "length-prefixed") framing, queue \(tcp.queueCapacity), "
+                        + "note-ons sent up to \(tcp.noteOnTimeoutMilliseconds) ms late"
+                } ?? "")
+            let url = ($0.tcp == nil ? "osc.udp://" : "osc.tcp://") + $0.endpoint
+            guard !$0.mappings.isEmpty else { return indent + "-> \(url) " + scheme + recovery }
             let count = "\($0.mappings.count) mapping\($0.mappings.count == 1 ? "" : "s")"
-            return indent + "-> osc://\($0.endpoint) \(count), "
+            return indent + "-> \(url) \(count), "
                 + ($0.unmatched == .drop ? "unmatched events dropped" : "unmatched events by " + scheme) + recovery
         }
         for (index, branch) in branches.enumerated() {

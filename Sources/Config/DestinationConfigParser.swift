@@ -1,5 +1,7 @@
 import MIDI
 import MIDIOSC
+import OSC
+import OSCTransport
 
 /// The OSC destinations of routes: host, port, scheme or custom messages, and what else a
 /// destination is sent (recovery, time tags).
@@ -35,8 +37,43 @@ extension ConfigParser {
 
     static let destinationKeys = [
         "host", "port", "scheme", "messages", "mappings", "unmatched", "multicast", "broadcast", "recovery",
-        "latency",
+        "latency", "protocol", "framing", "queue", "noteOnTimeout",
     ]
+
+    /// `protocol`, and with `"tcp"` its `framing`, `queue` and `noteOnTimeout`.
+    static func transport(_ object: ConfigObject) throws(ConfigError) -> TCPOptions? {
+        let name = try object["protocol"]?.string() ?? "udp"
+        guard name == "tcp" else {
+            guard name == "udp" else {
+                throw object["protocol"]!.error("unknown protocol '\(name)'; expected udp or tcp")
+            }
+            for key in ["framing", "queue", "noteOnTimeout"] {
+                if let option = object[key] {
+                    throw option.error("'\(key)' is for TCP destinations (protocol: \"tcp\")")
+                }
+            }
+            return nil
+        }
+        for key in ["broadcast", "multicast"] {
+            if let option = object[key] {
+                throw option.error("'\(key)' is for UDP destinations; TCP connects to one host")
+            }
+        }
+        var options = TCPOptions(framing: .lengthPrefixed)
+        if let framing = object["framing"] {
+            switch try framing.string() {
+            case "length": options.framing = .lengthPrefixed
+            case "slip": options.framing = .slip
+            case let other:
+                throw framing.error(
+                    "unknown framing '\(other)'; expected 'length' (OSC 1.0: liblo, SuperCollider) or 'slip' (OSC 1.1: python-osc, TouchOSC)"
+                )
+            }
+        }
+        if let queue = object["queue"] { options.queueCapacity = try queue.int(in: 1...65_536) }
+        if let timeout = object["noteOnTimeout"] { options.noteOnTimeoutMilliseconds = try timeout.int(in: 0...60_000) }
+        return options
+    }
 
     /// `true` (held notes), `false`, or a mode's name.
     static func recovery(_ node: ConfigNode) throws(ConfigError) -> NoteRecovery {
@@ -99,6 +136,7 @@ extension ConfigParser {
         destination.unmatched = unmatched
         if let recovery = object["recovery"] { destination.recovery = try Self.recovery(recovery) }
         destination.latencyMilliseconds = try object["latency"]?.int(in: 0...5000)
+        destination.tcp = try transport(object)
         if let multicast = object["multicast"] {
             let options = try multicast.object(allowing: ["ttl", "interface", "loop"])
             destination.multicastTTL = try options["ttl"]?.int(in: 0...255)

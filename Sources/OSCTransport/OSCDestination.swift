@@ -1,4 +1,5 @@
 import Glibc
+import OSC
 
 /// Why a destination could not be parsed or resolved.
 public enum OSCDestinationError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -33,7 +34,23 @@ public enum OSCDestinationError: Error, Hashable, Sendable, CustomStringConverti
     }
 }
 
-/// Where OSC packets go: a host and UDP port, and how to reach it.
+/// How a TCP destination is spoken to (``OSCDestination/tcp``).
+public struct TCPOptions: Hashable, Sendable {
+    /// How packets are delimited on the stream.
+    public var framing: OSCStreamFraming
+    /// The most packets held while the connection is down.
+    public var queueCapacity: Int
+    /// How long a note-on may wait for the connection and still be sent, in milliseconds.
+    public var noteOnTimeoutMilliseconds: Int
+
+    public init(framing: OSCStreamFraming, queueCapacity: Int = 1_024, noteOnTimeoutMilliseconds: Int = 1_000) {
+        self.framing = framing
+        self.queueCapacity = queueCapacity
+        self.noteOnTimeoutMilliseconds = noteOnTimeoutMilliseconds
+    }
+}
+
+/// Where OSC packets go: a host and port, and how to reach it (UDP unless ``tcp`` is set).
 public struct OSCDestination: Hashable, Sendable, CustomStringConvertible {
     /// A name, an IPv4 address or an IPv6 address (without brackets).
     public var host: String
@@ -47,6 +64,8 @@ public struct OSCDestination: Hashable, Sendable, CustomStringConvertible {
     public var multicastInterface: String?
     /// Whether this host also receives its own multicast (`IP_MULTICAST_LOOP`); system default when nil.
     public var multicastLoopback: Bool?
+    /// Over TCP, with these options, instead of UDP (nil).
+    public var tcp: TCPOptions?
 
     /// A destination; throws for a port outside 1...65535 or an empty host.
     public init(
@@ -114,7 +133,7 @@ public struct OSCDestination: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A destination with its address looked up, ready for a ``UDPSender``.
+/// A destination with its address looked up, ready for a ``OSCSender``.
 public struct ResolvedOSCDestination: Hashable, Sendable, CustomStringConvertible {
     public let destination: OSCDestination
     public let address: SocketAddress

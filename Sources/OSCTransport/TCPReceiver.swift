@@ -1,3 +1,4 @@
+import CSyscall
 import Glibc
 import OSC
 import Synchronization

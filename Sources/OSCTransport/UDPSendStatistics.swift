@@ -54,7 +54,7 @@ public struct UDPDestinationCounters: Hashable, Sendable {
     public var totalErrors: Int { errors.values.reduce(0, +) }
 }
 
-/// Per-destination counters a ``UDPSender`` bumps and any thread may read.
+/// Per-destination counters a ``OSCSender`` bumps and any thread may read.
 ///
 /// Statistics only: every access is relaxed, as nothing else is published through them.
 public final class UDPSendStatistics: Sendable {

@@ -10,12 +10,15 @@ public enum RealtimeRole: Int, CaseIterable, Sendable, CustomStringConvertible {
     case pipeline
     /// The OSC -> MIDI thread (`aseqosc-osc-in`).
     case osc
+    /// A TCP destination's connection thread (`aseqosc-tcp`), one per destination.
+    case tcp
 
     public var description: String {
         switch self {
         case .input: "input"
         case .pipeline: "pipeline"
         case .osc: "osc"
+        case .tcp: "tcp"
         }
     }
 }
@@ -119,7 +122,8 @@ public final class RealtimeScheduler: Sendable {
     /// ``keepSendingThreads(on:)``; the outcome shows in ``schedules``.
     public func enter(_ role: RealtimeRole) {
         var schedule = ThreadSchedule(policy: "other", priority: 0)
-        if role != .osc, let cpu = sendingCPU {
+        // Only the threads that send datagrams: a TCP stream keeps its order whatever CPU sends.
+        if role == .input || role == .pipeline, let cpu = sendingCPU {
             let result = aseqosc_pin_thread(Int32(clamping: cpu))
             if result == 0 {
                 schedule.cpu = cpu

@@ -2,6 +2,7 @@ import ALSASequencer
 import Config
 import Foundation
 import MIDI
+import OSCTransport
 import Testing
 
 /// Broken configs are refused with the key path of the mistake and what was expected.
@@ -41,6 +42,26 @@ import Testing
         (
             "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, latency: 6000 }] }] }",
             "routes[0].destinations[0].latency: expected 0-5000, found 6000"
+        ),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, protocol: \"sctp\" }] }] }",
+            "routes[0].destinations[0].protocol: unknown protocol 'sctp'; expected udp or tcp"
+        ),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, framing: \"slip\" }] }] }",
+            "routes[0].destinations[0].framing: 'framing' is for TCP destinations (protocol: \"tcp\")"
+        ),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, protocol: \"tcp\", framing: \"cobs\" }] }] }",
+            "routes[0].destinations[0].framing: unknown framing 'cobs'; expected 'length' (OSC 1.0: liblo, SuperCollider) or 'slip' (OSC 1.1: python-osc, TouchOSC)"
+        ),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, protocol: \"tcp\", broadcast: true }] }] }",
+            "routes[0].destinations[0].broadcast: 'broadcast' is for UDP destinations; TCP connects to one host"
+        ),
+        (
+            "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, protocol: \"tcp\", queue: 0 }] }] }",
+            "routes[0].destinations[0].queue: expected 1-65536, found 0"
         ),
         (
             "{ \(input), routes: [{ destinations: [{ host: \"a\", port: 1, recovery: 1 }] }] }",
@@ -226,6 +247,22 @@ import Testing
         #expect(config.clientName == "studio")
         #expect(config.middleCOctave == 3)
         #expect(config.ringCapacity == 256)
+    }
+
+    @Test func aTCPDestinationHasItsFramingQueueAndNoteOnTimeout() throws {
+        let text = """
+            { inputs: [{ name: "in" }], routes: [{ destinations: [
+              { host: "a", port: 1 },
+              { host: "b", port: 2, protocol: "tcp" },
+              { host: "c", port: 3, protocol: "tcp", framing: "slip", queue: 64, noteOnTimeout: 250 },
+            ] }] }
+            """
+        let destinations = try ConfigParser.parse(Data(text.utf8)).routes[0].chain.destinations
+        #expect(destinations[0].tcp == nil)
+        #expect(
+            destinations[1].tcp
+                == TCPOptions(framing: .lengthPrefixed, queueCapacity: 1_024, noteOnTimeoutMilliseconds: 1_000))
+        #expect(destinations[2].tcp == TCPOptions(framing: .slip, queueCapacity: 64, noteOnTimeoutMilliseconds: 250))
     }
 
     @Test func noteNamesFollowTheConfiguredMiddleC() throws {

@@ -74,8 +74,8 @@ import Testing
                 { host: "127.0.0.1", port: 9001, scheme: "osmid", mappings: ["layout", "layout"] }
                 """)
         let lines = config.summary.split(separator: "\n").map(String.init)
-        #expect(lines.contains("  -> osc://127.0.0.1:9000 1 mapping, unmatched events dropped"))
-        #expect(lines.contains("  -> osc://127.0.0.1:9001 2 mappings, unmatched events by scheme osmid"))
+        #expect(lines.contains("  -> osc.udp://127.0.0.1:9000 1 mapping, unmatched events dropped"))
+        #expect(lines.contains("  -> osc.udp://127.0.0.1:9001 2 mappings, unmatched events by scheme osmid"))
         // What `aseqosc status` shows a destination sends.
         #expect(config.routes[0].chain.destinations.map(\.sends) == ["1 mapping", "2 mappings + osmid"])
     }

@@ -59,7 +59,7 @@ final class MulticastBroadcastTests: XCTestCase {
         let receiver = try WildcardReceiver(joining: group)
         let destination = try OSCDestination(
             host: group, port: receiver.port, multicastTTL: 0, multicastInterface: "lo", multicastLoopback: true)
-        let sender = try UDPSender(destinations: [destination.resolve()])
+        let sender = try OSCSender(destinations: [destination.resolve()])
         let sent = (0..<5).map { packet($0, size: 12 + $0 * 4) }
         for bytes in sent { bytes.withUnsafeBytes { sender.queue($0, to: 0) } }
         sender.flush()
@@ -71,7 +71,7 @@ final class MulticastBroadcastTests: XCTestCase {
 
     func testAnUnknownMulticastInterfaceIsRefusedNamingIt() throws {
         let destination = try OSCDestination(host: "239.255.77.79", port: 9000, multicastInterface: "nosuchif0")
-        XCTAssertThrowsError(try UDPSender(destinations: [destination.resolve()])) { error in
+        XCTAssertThrowsError(try OSCSender(destinations: [destination.resolve()])) { error in
             XCTAssertTrue("\(error)".contains("if_nametoindex(nosuchif0)"), "\(error)")
         }
     }
@@ -79,7 +79,7 @@ final class MulticastBroadcastTests: XCTestCase {
     func testBroadcastArrivesWithTheFlagAndIsRefusedAtSetUpWithoutIt() throws {
         let receiver = try WildcardReceiver()
         let flagged = try OSCDestination(host: "127.255.255.255", port: receiver.port, broadcast: true)
-        let sender = try UDPSender(destinations: [flagged.resolve()])
+        let sender = try OSCSender(destinations: [flagged.resolve()])
         let sent = (0..<3).map { packet($0) }
         for bytes in sent { bytes.withUnsafeBytes { sender.queue($0, to: 0) } }
         sender.flush()
@@ -87,7 +87,7 @@ final class MulticastBroadcastTests: XCTestCase {
         XCTAssertEqual(sender.statistics.packetsSent(to: 0), 3)
 
         let unflagged = try OSCDestination(host: "127.255.255.255", port: receiver.port)
-        XCTAssertThrowsError(try UDPSender(destinations: [unflagged.resolve()])) { error in
+        XCTAssertThrowsError(try OSCSender(destinations: [unflagged.resolve()])) { error in
             XCTAssertEqual("\(error)", "connect for 127.255.255.255:\(receiver.port): Permission denied")
         }
     }

@@ -1,7 +1,7 @@
 import CSyscall
 import Glibc
 
-/// Why a ``UDPSender`` could not set up a destination's socket.
+/// Why a ``OSCSender`` could not set up a destination's socket.
 public struct UDPSenderError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The destination, as `host:port`.
     public var destination: String
@@ -12,8 +12,9 @@ public struct UDPSenderError: Error, Hashable, Sendable, CustomStringConvertible
     public var description: String { "\(call) for \(destination): \(String(cString: strerror(code)))" }
 }
 
-/// Fans OSC packets out over UDP: queue packets for any destinations, then ``flush()`` sends
-/// them with one `sendmmsg` per destination.
+/// Fans OSC packets out over UDP and TCP: queue packets for any destinations, then ``flush()``
+/// sends them with one `sendmmsg` per UDP destination, and hands a TCP destination's to its
+/// ``TCPLink``, whose own thread writes them.
 ///
 /// Each destination has its own non-blocking socket, `connect`ed to it. A connected UDP socket
 /// is how Linux reports an ICMP "port unreachable" (as `ECONNREFUSED` on a later send) to the
@@ -31,7 +32,7 @@ public struct UDPSenderError: Error, Hashable, Sendable, CustomStringConvertible
 /// so a fan-out to many destinations still sends each one ``batchCapacity`` packets per call.
 ///
 /// Used by one thread. Nothing in ``queue(_:to:)`` or ``flush()`` allocates or blocks.
-public final class UDPSender {
+public final class OSCSender {
     /// The destinations, in the order ``queue(_:to:)`` numbers them.
     public let destinations: [ResolvedOSCDestination]
     @usableFromInline let destinationCount: Int
@@ -50,6 +51,10 @@ public final class UDPSender {
     public static let typicalPacketSize = 64
 
     private let sockets: UnsafeMutablePointer<Int32>
+    /// Each destination's TCP link, by destination index (nil: UDP).
+    public let links: [TCPLink?]
+    // Whether any destination is TCP: the per-flush check of a sender without.
+    private let hasLinks: Bool
     // The packets' bytes, end to end in queue order (OSC packets are multiples of 4 bytes, so
     // each starts 4-byte aligned; nothing needs more).
     @usableFromInline let arena: UnsafeMutableRawPointer
@@ -72,26 +77,41 @@ public final class UDPSender {
     @usableFromInline struct DestinationQueue {
         @usableFromInline let headers: UnsafeMutablePointer<aseqosc_mmsghdr>
         @usableFromInline let vectors: UnsafeMutablePointer<iovec>
+        /// What each packet is, for a TCP link's queue after an outage.
+        @usableFromInline let kinds: UnsafeMutablePointer<OSCPacketKind>
         /// How many packets are queued.
         @usableFromInline var count: Int
         /// Their bytes: what a `sendmmsg` that sends everything sent, without summing per message.
         @usableFromInline var bytes: Int
     }
 
-    /// Opens one socket per destination and applies its options; throws naming the call that failed.
+    /// Opens one socket per UDP destination and applies its options (throws naming the call that
+    /// failed), and starts each TCP destination's link, whose thread first runs `linkThreadSetup`.
     public init(
-        destinations: [ResolvedOSCDestination], batchCapacity: Int = 64, slotSize: Int = 1_536
+        destinations: [ResolvedOSCDestination], batchCapacity: Int = 64, slotSize: Int = 1_536,
+        linkThreadSetup: (@Sendable () -> Void)? = nil
     ) throws(UDPSenderError) {
-        precondition(batchCapacity >= 1 && slotSize >= 1, "UDPSender: batch capacity and slot size must be positive")
+        precondition(batchCapacity >= 1 && slotSize >= 1, "OSCSender: batch capacity and slot size must be positive")
         var descriptors: [Int32] = []
         do throws(UDPSenderError) {
-            for destination in destinations { descriptors.append(try Self.openSocket(for: destination)) }
+            for destination in destinations {
+                descriptors.append(destination.destination.tcp == nil ? try Self.openSocket(for: destination) : -1)
+            }
         } catch {
-            for descriptor in descriptors { close(descriptor) }
+            for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
             throw error
         }
         self.destinations = destinations
         destinationCount = destinations.count
+        links = destinations.map { resolved in
+            resolved.destination.tcp.map { options in
+                TCPLink(
+                    destination: resolved, framing: options.framing, queueCapacity: options.queueCapacity,
+                    noteOnTimeout: options.noteOnTimeoutMilliseconds, threadSetup: linkThreadSetup)
+            }
+        }
+        hasLinks = links.contains { $0 != nil }
+        for link in links { link?.start() }
         self.batchCapacity = batchCapacity
         self.slotSize = slotSize
         statistics = UDPSendStatistics(destinationCount: destinations.count)
@@ -108,6 +128,8 @@ public final class UDPSender {
         headers.initialize(repeating: aseqosc_mmsghdr(), count: count * batchCapacity)
         let vectors = UnsafeMutablePointer<iovec>.allocate(capacity: count * batchCapacity)
         vectors.initialize(repeating: iovec(), count: count * batchCapacity)
+        let kinds = UnsafeMutablePointer<OSCPacketKind>.allocate(capacity: count * batchCapacity)
+        kinds.initialize(repeating: .other, count: count * batchCapacity)
         for index in 0..<count * batchCapacity {
             headers[index].msg_hdr.msg_iov = vectors + index
             headers[index].msg_hdr.msg_iovlen = 1
@@ -117,7 +139,7 @@ public final class UDPSender {
             (queues + destination).initialize(
                 to: DestinationQueue(
                     headers: headers + destination * batchCapacity, vectors: vectors + destination * batchCapacity,
-                    count: 0, bytes: 0))
+                    kinds: kinds + destination * batchCapacity, count: 0, bytes: 0))
         }
         active = .allocate(capacity: count)
         active.initialize(repeating: 0, count: count)
@@ -126,9 +148,11 @@ public final class UDPSender {
     }
 
     deinit {
+        // A link's thread holds it until stopped.
+        for link in links { link?.stop() }
         var i = 0
         while i < destinations.count {
-            close(sockets[i])
+            if sockets[i] >= 0 { close(sockets[i]) }
             i += 1
         }
         sockets.deallocate()
@@ -136,6 +160,7 @@ public final class UDPSender {
         // Every queue's run is part of the first one's allocation.
         queues[0].headers.deallocate()
         queues[0].vectors.deallocate()
+        queues[0].kinds.deallocate()
         queues.deallocate()
         active.deallocate()
         state.deallocate()
@@ -143,16 +168,21 @@ public final class UDPSender {
 
     /// Copies `packet` into the queue of `destination` (an index into ``destinations``).
     /// A packet larger than ``slotSize`` is sent at once, after everything queued.
-    public func queue(_ packet: UnsafeRawBufferPointer, to destination: Int) {
-        precondition(destination >= 0 && destination < destinations.count, "UDPSender: no destination \(destination)")
+    public func queue(_ packet: UnsafeRawBufferPointer, to destination: Int, kind: OSCPacketKind = .other) {
+        precondition(destination >= 0 && destination < destinations.count, "OSCSender: no destination \(destination)")
         guard packet.count <= slotSize else {
             // Whatever is queued goes first, so this destination's packets keep their order.
             flush()
-            sendNow(packet.baseAddress, packet.count, to: destination)
+            if hasLinks, let link = links[destination] {
+                link.enqueue(packet, kind: kind)
+                link.wake()
+            } else {
+                sendNow(packet.baseAddress, packet.count, to: destination)
+            }
             return
         }
         if let source = packet.baseAddress { (arena + state[0]).copyMemory(from: source, byteCount: packet.count) }
-        commit(packet.count, to: destination)
+        commit(packet.count, to: destination, kind: kind)
     }
 
     /// The room the next queued packet goes into, ``slotSize`` bytes, for writing a packet in
@@ -166,12 +196,12 @@ public final class UDPSender {
 
     /// Queues the `byteCount` bytes written into ``nextSlot()`` for `destination`. A packet for
     /// a full queue flushes every queue first; a packet that leaves the arena less than
-    /// ``slotSize`` flushes every queue after it.
+    /// ``slotSize`` flushes every queue after it. `kind` matters only to a TCP destination.
     @inlinable @inline(__always)
-    public func commit(_ byteCount: Int, to destination: Int) {
+    public func commit(_ byteCount: Int, to destination: Int, kind: OSCPacketKind = .other) {
         precondition(
             destination >= 0 && destination < destinationCount && byteCount <= slotSize,
-            "UDPSender: no destination \(destination), or \(byteCount) bytes past the slot")
+            "OSCSender: no destination \(destination), or \(byteCount) bytes past the slot")
         // Each read once: the stores below could alias them as far as the compiler knows.
         let offset = state[0]
         let queue = queues + destination
@@ -187,6 +217,7 @@ public final class UDPSender {
             state[1] &+= 1
         }
         queue.pointee.vectors[count] = iovec(iov_base: arena + offset, iov_len: byteCount)
+        queue.pointee.kinds[count] = kind
         queue.pointee.count = count &+ 1
         queue.pointee.bytes &+= byteCount
         let used = offset &+ byteCount
@@ -224,7 +255,9 @@ public final class UDPSender {
     private func flush(_ destination: Int) {
         let queue = queues + destination
         let packets = queue.pointee.count
-        if packets == 1 {
+        if hasLinks, let link = links[destination] {
+            handOver(queue, packets, to: link)
+        } else if packets == 1 {
             // A played note alone: `send` takes a shorter way through the kernel than a
             // `sendmmsg` of one (no header or vector to read from us).
             let vector = queue.pointee.vectors[0]
@@ -234,6 +267,19 @@ public final class UDPSender {
         }
         queue.pointee.count = 0
         queue.pointee.bytes = 0
+    }
+
+    /// Gives a TCP destination's queued packets to its link's thread.
+    @inline(never)
+    private func handOver(_ queue: UnsafeMutablePointer<DestinationQueue>, _ count: Int, to link: TCPLink) {
+        var index = 0
+        while index < count {
+            let vector = queue.pointee.vectors[index]
+            link.enqueue(
+                UnsafeRawBufferPointer(start: vector.iov_base, count: vector.iov_len), kind: queue.pointee.kinds[index])
+            index &+= 1
+        }
+        link.wake()
     }
 
     /// Sends the `count` messages of `headers`, `bytes` in all, to `destination`, counting what

@@ -7,7 +7,7 @@ import OSCTransport
 import TestSupport
 import XCTest
 
-/// A UDP socket the test binds on loopback, to see what a ``UDPSender`` really sent.
+/// A UDP socket the test binds on loopback, to see what a ``OSCSender`` really sent.
 final class LoopbackReceiver {
     let descriptor: Int32
     let port: Int
@@ -95,7 +95,7 @@ final class UDPSenderTests: XCTestCase {
     func testPacketsArriveByteForByteAndInOrderOverIPv4AndIPv6() throws {
         let v4 = try XCTUnwrap(LoopbackReceiver(ipv6: false))
         guard let v6 = LoopbackReceiver(ipv6: true) else { throw XCTSkip("no IPv6 loopback here") }
-        let sender = try UDPSender(destinations: [
+        let sender = try OSCSender(destinations: [
             resolved("127.0.0.1:\(v4.port)"), resolved("[::1]:\(v6.port)"),
         ])
         var expected4: [[UInt8]] = []
@@ -117,7 +117,7 @@ final class UDPSenderTests: XCTestCase {
 
     func testAFullBatchFlushesItselfAndALargePacketGoesAfterTheQueuedOnes() throws {
         let receiver = try XCTUnwrap(LoopbackReceiver(ipv6: false))
-        let sender = try UDPSender(
+        let sender = try OSCSender(
             destinations: [resolved("127.0.0.1:\(receiver.port)")], batchCapacity: 4, slotSize: 64)
         var expected: [[UInt8]] = []
         for i in 0..<10 {
@@ -134,7 +134,7 @@ final class UDPSenderTests: XCTestCase {
         // One destination takes the flush without gathering: slots written in place and copied
         // ones alike, across batches that fill up and flush by themselves.
         let receiver = try XCTUnwrap(LoopbackReceiver(ipv6: false))
-        let sender = try UDPSender(
+        let sender = try OSCSender(
             destinations: [resolved("127.0.0.1:\(receiver.port)")], batchCapacity: 8, slotSize: 256)
         var expected: [[UInt8]] = []
         for i in 0..<30 {
@@ -157,7 +157,7 @@ final class UDPSenderTests: XCTestCase {
     }
 
     func testAClosedPortAsTheOnlyDestinationIsCountedPacketForPacket() throws {
-        let sender = try UDPSender(destinations: [resolved("127.0.0.1:\(try closedPort())")])
+        let sender = try OSCSender(destinations: [resolved("127.0.0.1:\(try closedPort())")])
         for i in 0..<30 {
             packet(i).withUnsafeBytes { sender.queue($0, to: 0) }
             sender.flush()
@@ -171,7 +171,7 @@ final class UDPSenderTests: XCTestCase {
 
     func testAClosedPortIsCountedWhileTheOtherDestinationGetsEveryPacket() throws {
         let receiver = try XCTUnwrap(LoopbackReceiver(ipv6: false))
-        let sender = try UDPSender(destinations: [
+        let sender = try OSCSender(destinations: [
             resolved("127.0.0.1:\(try closedPort())"), resolved("127.0.0.1:\(receiver.port)"),
         ])
         var expected: [[UInt8]] = []
@@ -199,7 +199,7 @@ final class UDPSenderTests: XCTestCase {
         // (packets up to `slotSize` bytes), packets too large for a slot go out at once, and a
         // batch holds every destination in a shuffled order.
         let receivers = try (0..<64).map { _ in try XCTUnwrap(LoopbackReceiver(ipv6: false)) }
-        let sender = try UDPSender(
+        let sender = try OSCSender(
             destinations: receivers.map { try resolved("127.0.0.1:\($0.port)") }, batchCapacity: 8, slotSize: 256)
         var expected = [[[UInt8]]](repeating: [], count: 64)
         var random = SplitMix(seed: 20)
@@ -251,7 +251,7 @@ final class UDPSenderTests: XCTestCase {
         // 64 packets for each of 64 destinations, queued event by event as a route fans out,
         // fit one flush: each destination gets its 64 in one `sendmmsg`, not one per event.
         let receivers = try (0..<64).map { _ in try XCTUnwrap(LoopbackReceiver(ipv6: false)) }
-        let sender = try UDPSender(destinations: receivers.map { try resolved("127.0.0.1:\($0.port)") })
+        let sender = try OSCSender(destinations: receivers.map { try resolved("127.0.0.1:\($0.port)") })
         var expected = [[[UInt8]]](repeating: [], count: 64)
         for event in 0..<64 {
             for index in 0..<64 {
@@ -288,7 +288,7 @@ final class UDPSenderTests: XCTestCase {
     func testAFullQueueFlushesEveryQueueBeforeTheNextPacketAndKeepsEachOrder() throws {
         let first = try XCTUnwrap(LoopbackReceiver(ipv6: false))
         let second = try XCTUnwrap(LoopbackReceiver(ipv6: false))
-        let sender = try UDPSender(
+        let sender = try OSCSender(
             destinations: [resolved("127.0.0.1:\(first.port)"), resolved("127.0.0.1:\(second.port)")],
             batchCapacity: 4, slotSize: 64)
         packet(100).withUnsafeBytes { sender.queue($0, to: 1) }
@@ -306,7 +306,7 @@ final class UDPSenderTests: XCTestCase {
     func testQueueAndFlushOfHundredThousandPacketsAllocateNothing() throws {
         try requireOptimizedBuild()
         let receiver = try XCTUnwrap(LoopbackReceiver(ipv6: false))
-        let sender = try UDPSender(destinations: [
+        let sender = try OSCSender(destinations: [
             resolved("127.0.0.1:\(receiver.port)"), resolved("127.0.0.1:\(try closedPort())"),
         ])
         let bytes = packet(7, size: 48)
@@ -325,7 +325,7 @@ final class UDPSenderTests: XCTestCase {
     func testFanOutToSixtyFourDestinationsAllocatesNothing() throws {
         try requireOptimizedBuild()
         let receivers = try (0..<64).map { _ in try XCTUnwrap(LoopbackReceiver(ipv6: false)) }
-        let sender = try UDPSender(destinations: receivers.map { try resolved("127.0.0.1:\($0.port)") })
+        let sender = try OSCSender(destinations: receivers.map { try resolved("127.0.0.1:\($0.port)") })
         let bytes = packet(7, size: 48)
         bytes.withUnsafeBytes { packet in
             func fanOut(events: Int) {
@@ -351,7 +351,7 @@ final class UDPSenderTests: XCTestCase {
         XCTAssertEqual(sender.statistics.packetsSent(to: 63) + sender.statistics.counters(for: 63).totalErrors, 2_064)
     }
 
-    private func sendPackets(_ sender: UDPSender, _ packet: UnsafeRawBufferPointer, count: Int) {
+    private func sendPackets(_ sender: OSCSender, _ packet: UnsafeRawBufferPointer, count: Int) {
         var i = 0
         while i < count {
             sender.queue(packet, to: i & 1)
@@ -427,7 +427,7 @@ final class OSCDestinationTests: XCTestCase {
 
     func testAnUnknownMulticastInterfaceIsATypedError() throws {
         let destination = try OSCDestination(parsing: "239.1.2.3:9000", multicastInterface: "nosuchif0")
-        XCTAssertThrowsError(try UDPSender(destinations: [destination.resolve()])) { error in
+        XCTAssertThrowsError(try OSCSender(destinations: [destination.resolve()])) { error in
             XCTAssertEqual(
                 "\(error)", "if_nametoindex(nosuchif0) for 239.1.2.3:9000: \(String(cString: strerror(ENODEV)))")
         }

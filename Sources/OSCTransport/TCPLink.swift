@@ -1,0 +1,615 @@
+import CSyscall
+import Glibc
+import OSC
+import Platform
+import Synchronization
+
+/// What a queued packet carries, so that a ``TCPLink`` can put note-offs first and leave out
+/// late note-ons after an outage: a note-on, a note-off (or note-on with velocity 0) and its
+/// channel and note, or anything else.
+@frozen
+public struct OSCPacketKind: Hashable, Sendable, BitwiseCopyable {
+    /// Kind in bits 16 and up (0 other, 1 note-on, 2 note-off); channel and note below.
+    public let raw: UInt32
+
+    @inlinable init(raw: UInt32) { self.raw = raw }
+
+    /// Anything that is not a note: controllers, bends, held-notes messages.
+    public static let other = OSCPacketKind(raw: 0)
+
+    @inlinable
+    public static func noteOn(channel: UInt8, note: UInt8) -> OSCPacketKind {
+        OSCPacketKind(raw: 1 << 16 | UInt32(channel & 15) << 7 | UInt32(note & 127))
+    }
+
+    @inlinable
+    public static func noteOff(channel: UInt8, note: UInt8) -> OSCPacketKind {
+        OSCPacketKind(raw: 2 << 16 | UInt32(channel & 15) << 7 | UInt32(note & 127))
+    }
+
+    var isNoteOn: Bool { raw >> 16 == 1 }
+    var isNoteOff: Bool { raw >> 16 == 2 }
+    /// Channel and note, 0..<2048.
+    var key: Int { Int(raw & 0x7FF) }
+    /// Index into the drop counters: 0 note-on, 1 note-off, 2 other.
+    var counterIndex: Int { isNoteOn ? 0 : isNoteOff ? 1 : 2 }
+}
+
+/// The connection state of a ``TCPLink``.
+public enum TCPLinkState: Int, Sendable, CustomStringConvertible {
+    /// A connect is under way.
+    case connecting
+    /// Connected: packets go out as they come.
+    case connected
+    /// The last attempt failed or the connection broke; the next attempt waits out the backoff.
+    case waiting
+
+    public var description: String {
+        switch self {
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .waiting: "waiting"
+        }
+    }
+}
+
+/// A TCP link's counters at one moment.
+public struct TCPLinkCounters: Hashable, Sendable {
+    public var state: TCPLinkState
+    /// Connections made after the first one.
+    public var reconnects: Int
+    public var packetsSent: Int
+    public var bytesSent: Int
+    /// Packets waiting for the connection (or for room in its socket buffer).
+    public var queued: Int
+    /// Packets dropped because the queue was full, by kind.
+    public var droppedNoteOns: Int
+    public var droppedNoteOffs: Int
+    public var droppedOthers: Int
+    /// Note-ons that waited longer than the link's note-on timeout and were not sent.
+    public var staleNoteOns: Int
+    /// Packets handed to a connection that then broke: the peer may or may not have read them.
+    public var lostInBrokenConnections: Int
+    /// Why the last connection attempt failed or the last connection ended (strerror), if it did.
+    public var lastError: String?
+}
+
+/// One OSC-over-TCP destination: a connection kept up by its own thread, and a bounded queue
+/// that carries packets across an outage.
+///
+/// The pipeline thread hands packets over with ``enqueue(_:kind:)`` and ``wake()``; neither
+/// blocks nor allocates (a lock-free byte ring, then one `eventfd` write per flush). The
+/// link's thread connects without blocking anything else, reconnects with a backoff (0.1 s
+/// doubling to 2 s, so a synth's machine that comes back is heard from within two seconds), frames packets (OSC 1.0 length prefix or OSC 1.1 SLIP) and writes them.
+///
+/// While the connection is down, packets wait, up to ``queueCapacity``. On a full queue a
+/// note-on or controller pushes out the oldest packet that is not a note-off; note-offs are
+/// kept before anything else, since a lost one leaves a note sounding. When the link connects
+/// again, the note-offs of notes whose note-on went out before the outage are sent first, then
+/// the rest in order, without the note-ons that waited longer than ``noteOnTimeout`` (a chord
+/// played into a dead link should not sound a second later). Every drop is counted by kind.
+public final class TCPLink: @unchecked Sendable {
+    // @unchecked Sendable: the ring is written only by the producer at bytes the consumer has
+    // released and read only by the link thread at bytes the producer published (the atomics
+    // order them); everything else below the ring is the link thread's own.
+
+    /// Where it connects.
+    public let destination: ResolvedOSCDestination
+    public let framing: OSCStreamFraming
+    /// The most packets held while the connection is down.
+    public let queueCapacity: Int
+    /// How long a note-on may wait for the connection and still be sent, in nanoseconds.
+    public let noteOnTimeout: UInt64
+
+    /// The largest packet the link carries; a longer one is dropped and counted.
+    public static let maximumPacketSize = 65_536
+    static let firstBackoff: UInt64 = 100_000_000
+    static let longestBackoff: UInt64 = 2_000_000_000
+    /// How long a connect may take before it counts as failed: a host that drops SYNs (gone
+    /// from the network) would otherwise hold the link for the kernel's two minutes of retries.
+    static let connectTimeout: UInt64 = 3_000_000_000
+
+    // Producer -> link thread: records of [size: UInt32][kind: UInt32][bytes], each padded to
+    // 8 bytes; a size of UInt32.max sends the reader back to the start of the ring.
+    private let ring: UnsafeMutableRawPointer
+    private let ringCapacity: Int
+    private let head = Atomic<Int>(0)
+    private let tail = Atomic<Int>(0)
+    // A pipe the link thread polls, written only while it sleeps (`sleeping`, Dekker's pattern
+    // as in the pipeline's wake signal), so a busy stream costs no system call per flush.
+    private let wakePipe: WakePipe?
+    private let sleeping = Atomic<Bool>(false)
+    private let stopping = Atomic<Bool>(false)
+    private var thread: SystemThread?
+    private let threadSetup: (@Sendable () -> Void)?
+
+    // Counters, relaxed: statistics only.
+    private let stateValue = Atomic<Int>(TCPLinkState.connecting.rawValue)
+    private let connections = Atomic<Int>(0)
+    private let packetsSent = Atomic<Int>(0)
+    private let bytesSent = Atomic<Int>(0)
+    private let queuedCount = Atomic<Int>(0)
+    private let droppedNoteOns = Atomic<Int>(0)
+    private let droppedNoteOffs = Atomic<Int>(0)
+    private let droppedOthers = Atomic<Int>(0)
+    private let staleNoteOns = Atomic<Int>(0)
+    private let lostPackets = Atomic<Int>(0)
+    private let lastErrorCode = Atomic<Int32>(0)
+
+    // The link thread's queue: records of [size: UInt32][kind: UInt32][queued at: UInt64][bytes]
+    // padded to 8, from `pendingStart` to `pendingEnd`; `scratch` is where a compaction
+    // rebuilds it.
+    private var pending: UnsafeMutableRawPointer
+    private var scratch: UnsafeMutableRawPointer
+    private let pendingCapacity: Int
+    private var pendingStart = 0
+    private var pendingEnd = 0
+    private var pendingCount = 0
+    // Framed bytes handed to the socket but not yet taken by it, and how many packets they hold.
+    private let out: UnsafeMutableRawPointer
+    private let outCapacity: Int
+    private var outStart = 0
+    private var outEnd = 0
+    private var outPackets = 0
+    // One bit per channel and note, for the reordering after an outage.
+    private let noteOnQueued: UnsafeMutablePointer<UInt64>
+
+    /// A link to `destination`; ``start()`` begins connecting. `threadSetup` runs first thing on
+    /// the link's thread (its scheduling).
+    public init(
+        destination: ResolvedOSCDestination, framing: OSCStreamFraming, queueCapacity: Int = 1_024,
+        noteOnTimeout milliseconds: Int = 1_000, threadSetup: (@Sendable () -> Void)? = nil
+    ) {
+        self.threadSetup = threadSetup
+        precondition(queueCapacity >= 1, "TCPLink: a queue needs room")
+        self.destination = destination
+        self.framing = framing
+        self.queueCapacity = queueCapacity
+        noteOnTimeout = UInt64(max(milliseconds, 0)) * 1_000_000
+        // Room for a burst of full-size packets between two turns of the link thread.
+        ringCapacity = 1 << 20
+        ring = .allocate(byteCount: ringCapacity, alignment: 8)
+        ring.initializeMemory(as: UInt8.self, repeating: 0, count: ringCapacity)
+        // Typical packets (under 64 bytes) for the whole queue, or a few long ones.
+        pendingCapacity = max(queueCapacity * 80, 4 * (Self.maximumPacketSize + 16))
+        pending = .allocate(byteCount: pendingCapacity, alignment: 8)
+        scratch = .allocate(byteCount: pendingCapacity, alignment: 8)
+        outCapacity = framing.maximumFramedSize(of: Self.maximumPacketSize)
+        out = .allocate(byteCount: outCapacity, alignment: 8)
+        noteOnQueued = .allocate(capacity: 32)
+        noteOnQueued.initialize(repeating: 0, count: 32)
+        // Without a pipe (out of descriptors) the link still works, polling every 10 ms.
+        wakePipe = try? WakePipe(endpoint: destination.destination.description)
+    }
+
+    deinit {
+        stop()
+        wakePipe?.close()
+        ring.deallocate()
+        pending.deallocate()
+        scratch.deallocate()
+        out.deallocate()
+        noteOnQueued.deallocate()
+    }
+
+    /// Starts the link's thread, which connects and keeps the connection up until ``stop()``.
+    public func start() {
+        guard thread == nil else { return }
+        thread = SystemThread(name: "aseqosc-tcp") { [self] in run() }
+    }
+
+    /// Closes the connection and ends the thread; what is still queued is not sent.
+    public func stop() {
+        guard let thread else { return }
+        stopping.store(true, ordering: .relaxed)
+        wake()
+        thread.join()
+        self.thread = nil
+    }
+
+    // MARK: Producer (the pipeline thread)
+
+    /// Queues `packet` for the link thread; counts a drop if the hand-over ring is full or the
+    /// packet is longer than ``maximumPacketSize``. Call ``wake()`` after a batch.
+    public func enqueue(_ packet: UnsafeRawBufferPointer, kind: OSCPacketKind) {
+        guard packet.count <= Self.maximumPacketSize else {
+            countDrop(kind)
+            return
+        }
+        let size = Self.padded(8 + packet.count)
+        let write = head.load(ordering: .relaxed)
+        let read = tail.load(ordering: .acquiring)
+        var offset = write & (ringCapacity - 1)
+        let toEnd = ringCapacity - offset
+        // A record never wraps: one that would not fit before the end starts at 0, after a marker.
+        let needed = size <= toEnd ? size : toEnd + size
+        guard ringCapacity - (write &- read) >= needed else {
+            countDrop(kind)
+            return
+        }
+        var next = write
+        if size > toEnd {
+            ring.storeBytes(of: UInt32.max, toByteOffset: offset, as: UInt32.self)
+            next &+= toEnd
+            offset = 0
+        }
+        ring.storeBytes(of: UInt32(packet.count), toByteOffset: offset, as: UInt32.self)
+        ring.storeBytes(of: kind.raw, toByteOffset: offset + 4, as: UInt32.self)
+        if let source = packet.baseAddress { (ring + offset + 8).copyMemory(from: source, byteCount: packet.count) }
+        head.store(next &+ size, ordering: .releasing)
+    }
+
+    /// Tells the link thread that packets are waiting (a system call only if it sleeps).
+    public func wake() {
+        // Pairs with the fence in the link thread's sleep: our records are visible to it, or
+        // its `sleeping = true` is visible to us.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        guard sleeping.load(ordering: .relaxed) || stopping.load(ordering: .relaxed) else { return }
+        wakePipe?.wake()
+    }
+
+    // MARK: Statistics
+
+    /// The counters as they stand (any thread).
+    public var counters: TCPLinkCounters {
+        let code = lastErrorCode.load(ordering: .relaxed)
+        return TCPLinkCounters(
+            state: TCPLinkState(rawValue: stateValue.load(ordering: .relaxed)) ?? .waiting,
+            reconnects: max(connections.load(ordering: .relaxed) - 1, 0),
+            packetsSent: packetsSent.load(ordering: .relaxed), bytesSent: bytesSent.load(ordering: .relaxed),
+            queued: queuedCount.load(ordering: .relaxed), droppedNoteOns: droppedNoteOns.load(ordering: .relaxed),
+            droppedNoteOffs: droppedNoteOffs.load(ordering: .relaxed),
+            droppedOthers: droppedOthers.load(ordering: .relaxed),
+            staleNoteOns: staleNoteOns.load(ordering: .relaxed),
+            lostInBrokenConnections: lostPackets.load(ordering: .relaxed),
+            lastError: code == 0 ? nil : String(cString: strerror(code)))
+    }
+
+    private func countDrop(_ kind: OSCPacketKind) {
+        switch kind.counterIndex {
+        case 0: droppedNoteOns.add(1, ordering: .relaxed)
+        case 1: droppedNoteOffs.add(1, ordering: .relaxed)
+        default: droppedOthers.add(1, ordering: .relaxed)
+        }
+    }
+
+    private static func padded(_ size: Int) -> Int { (size + 7) & ~7 }
+
+    // MARK: The link thread
+
+    private func run() {
+        threadSetup?()
+        var socket: Int32 = -1
+        var connecting = false
+        var retryAt: UInt64 = 0
+        var connectDeadline: UInt64 = 0
+        var backoff = Self.firstBackoff
+        var everConnected = false
+        var descriptors = [pollfd](repeating: pollfd(), count: 2)
+
+        func disconnect(_ code: Int32) {
+            close(socket)
+            socket = -1
+            connecting = false
+            if code != 0 { lastErrorCode.store(code, ordering: .relaxed) }
+            if outPackets > 0 { lostPackets.add(outPackets, ordering: .relaxed) }
+            outStart = 0
+            outEnd = 0
+            outPackets = 0
+            retryAt = Self.now() &+ backoff
+            backoff = min(backoff &* 2, Self.longestBackoff)
+            stateValue.store(TCPLinkState.waiting.rawValue, ordering: .relaxed)
+        }
+
+        func connected() {
+            connecting = false
+            backoff = Self.firstBackoff
+            connections.add(1, ordering: .relaxed)
+            stateValue.store(TCPLinkState.connected.rawValue, ordering: .relaxed)
+            // After an outage (or before the first connection) the queue is put in the order a
+            // receiver needs it: note-offs that end sounding notes first, late note-ons out.
+            if pendingCount > 0 || everConnected { reorderAfterOutage(now: Self.now()) }
+            everConnected = true
+        }
+
+        while !stopping.load(ordering: .relaxed) {
+            drainRing()
+            if socket < 0 && Self.now() >= retryAt {
+                stateValue.store(TCPLinkState.connecting.rawValue, ordering: .relaxed)
+                switch openConnection() {
+                case .failure(let code): disconnect(code)
+                case .success(let (descriptor, done)):
+                    socket = descriptor
+                    connecting = !done
+                    connectDeadline = Self.now() &+ Self.connectTimeout
+                    if done { connected() }
+                }
+            }
+            if socket >= 0 && !connecting {
+                let code = writeOut(socket)
+                if code != 0 { disconnect(code) }
+            }
+            queuedCount.store(pendingCount + outPackets, ordering: .relaxed)
+
+            descriptors[0] = pollfd(fd: wakePipe?.reader ?? -1, events: Int16(POLLIN), revents: 0)
+            var events = Int16(POLLIN)
+            if connecting || outEnd > outStart || pendingCount > 0 { events |= Int16(POLLOUT) }
+            descriptors[1] = pollfd(fd: socket, events: events, revents: 0)
+            var timeout: Int32 = -1
+            if socket < 0 || connecting {
+                let now = Self.now()
+                let until = socket < 0 ? retryAt : connectDeadline
+                timeout = until > now ? Int32(clamping: (until - now + 999_999) / 1_000_000) : 0
+            }
+            if wakePipe == nil && (timeout < 0 || timeout > 10) { timeout = 10 }
+            sleeping.store(true, ordering: .relaxed)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            if head.load(ordering: .relaxed) != tail.load(ordering: .relaxed) || stopping.load(ordering: .relaxed) {
+                timeout = 0
+            }
+            let ready = poll(&descriptors, socket >= 0 ? 2 : 1, timeout)
+            sleeping.store(false, ordering: .relaxed)
+            if ready < 0 { continue }
+            if connecting && ready == 0 && Self.now() >= connectDeadline {
+                disconnect(ETIMEDOUT)
+                continue
+            }
+            if descriptors[0].revents != 0 {
+                wakePipe?.drain()
+            }
+            guard socket >= 0, descriptors[1].revents != 0 else { continue }
+            let revents = Int32(descriptors[1].revents)
+            if connecting {
+                var code: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                getsockopt(socket, SOL_SOCKET, SO_ERROR, &code, &length)
+                if code == 0 && revents & Int32(POLLOUT) != 0 {
+                    connected()
+                } else {
+                    disconnect(code == 0 ? ECONNREFUSED : code)
+                }
+                continue
+            }
+            if revents & (Int32(POLLIN) | Int32(POLLERR) | Int32(POLLHUP)) != 0 {
+                // A receiver may answer (OSCQuery servers, /status replies); nothing is read
+                // from it, but a closed or reset connection shows up here first.
+                let code = discardIncoming(socket)
+                if code != 0 { disconnect(code) }
+            }
+        }
+        if socket >= 0 { close(socket) }
+    }
+
+    private enum Opened {
+        case success((Int32, Bool))
+        case failure(Int32)
+    }
+
+    /// A non-blocking connect: the descriptor and whether it connected already.
+    private func openConnection() -> Opened {
+        let address = destination.address
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        let descriptor = socket(address.family, type, 0)
+        guard descriptor >= 0 else { return .failure(errno) }
+        // A keypress goes out now, not after Nagle's wait for the previous packet's ACK.
+        setOption(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+        // A receiver that vanished (Wi-Fi out of range, a machine switched off) is noticed in
+        // seconds rather than in the kernel's default quarter of an hour.
+        setOption(descriptor, SOL_SOCKET, SO_KEEPALIVE, 1)
+        setOption(descriptor, Int32(IPPROTO_TCP), TCP_KEEPIDLE, 2)
+        setOption(descriptor, Int32(IPPROTO_TCP), TCP_KEEPINTVL, 1)
+        setOption(descriptor, Int32(IPPROTO_TCP), TCP_KEEPCNT, 3)
+        setOption(descriptor, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, 5_000)
+        let result = address.withSockaddr { connect(descriptor, $0, $1) }
+        if result == 0 { return .success((descriptor, true)) }
+        let code = errno
+        if code == EINPROGRESS { return .success((descriptor, false)) }
+        close(descriptor)
+        return .failure(code)
+    }
+
+    private func setOption(_ descriptor: Int32, _ level: Int32, _ option: Int32, _ value: Int32) {
+        var value = value
+        _ = setsockopt(descriptor, level, option, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Reads and throws away what the receiver sent; an errno (or EPIPE for an orderly close)
+    /// if the connection is over.
+    private func discardIncoming(_ socket: Int32) -> Int32 {
+        var buffer = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while true {
+            let count = withUnsafeMutableBytes(of: &buffer) {
+                recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
+            if count > 0 { continue }
+            if count == 0 { return EPIPE }
+            let code = errno
+            if code == EINTR { continue }
+            return code == EAGAIN || code == EWOULDBLOCK ? 0 : code
+        }
+    }
+
+    /// Writes framed packets while the socket takes them; 0, or the errno that broke the connection.
+    private func writeOut(_ socket: Int32) -> Int32 {
+        while true {
+            if outStart == outEnd {
+                outStart = 0
+                outEnd = 0
+                outPackets = 0
+                guard fillOut() else { return 0 }
+            }
+            let sent = send(socket, out + outStart, outEnd - outStart, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+            if sent < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                return code == EAGAIN || code == EWOULDBLOCK ? 0 : code
+            }
+            outStart += sent
+            if outStart == outEnd {
+                packetsSent.add(outPackets, ordering: .relaxed)
+                bytesSent.add(outEnd, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// Frames queued packets into `out` while they fit; false if nothing was queued.
+    private func fillOut() -> Bool {
+        var moved = false
+        while pendingCount > 0 {
+            let size = Int(pending.load(fromByteOffset: pendingStart, as: UInt32.self))
+            guard outEnd + framing.maximumFramedSize(of: size) <= outCapacity else { break }
+            let packet = UnsafeRawBufferPointer(start: pending + pendingStart + 16, count: size)
+            outEnd += framing.frame(packet, into: out + outEnd)
+            outPackets += 1
+            pendingStart += Self.padded(16 + size)
+            pendingCount -= 1
+            moved = true
+        }
+        if pendingCount == 0 {
+            pendingStart = 0
+            pendingEnd = 0
+        }
+        return moved
+    }
+
+    /// Moves what the producer handed over into the link's own queue.
+    private func drainRing() {
+        let write = head.load(ordering: .acquiring)
+        var read = tail.load(ordering: .relaxed)
+        guard read != write else { return }
+        let now = Self.now()
+        while read != write {
+            let offset = read & (ringCapacity - 1)
+            let size = ring.load(fromByteOffset: offset, as: UInt32.self)
+            if size == UInt32.max {
+                read &+= ringCapacity - offset
+                continue
+            }
+            let kind = OSCPacketKind(raw: ring.load(fromByteOffset: offset + 4, as: UInt32.self))
+            append(UnsafeRawBufferPointer(start: ring + offset + 8, count: Int(size)), kind: kind, now: now)
+            read &+= Self.padded(8 + Int(size))
+        }
+        tail.store(read, ordering: .releasing)
+    }
+
+    /// Appends a packet to the queue, making room by the queue's rules if it is full.
+    private func append(_ packet: UnsafeRawBufferPointer, kind: OSCPacketKind, now: UInt64) {
+        let size = Self.padded(16 + packet.count)
+        if pendingCount >= queueCapacity || pendingEnd + size > pendingCapacity {
+            makeRoom(for: size, kind: kind, now: now)
+            guard pendingCount < queueCapacity && pendingEnd + size <= pendingCapacity else {
+                countDrop(kind)
+                return
+            }
+        }
+        pending.storeBytes(of: UInt32(packet.count), toByteOffset: pendingEnd, as: UInt32.self)
+        pending.storeBytes(of: kind.raw, toByteOffset: pendingEnd + 4, as: UInt32.self)
+        pending.storeBytes(of: now, toByteOffset: pendingEnd + 8, as: UInt64.self)
+        if let source = packet.baseAddress {
+            (pending + pendingEnd + 16).copyMemory(from: source, byteCount: packet.count)
+        }
+        pendingEnd += size
+        pendingCount += 1
+    }
+
+    /// Compacts the queue for one more packet of `size` bytes: late note-ons go first, then, while
+    /// there is still no room, the oldest packets that are not note-offs (a new note-off may push
+    /// out anything but another note-off; anything else, only what is older than itself).
+    private func makeRoom(for size: Int, kind: OSCPacketKind, now: UInt64) {
+        var excess = max(pendingCount + 1 - queueCapacity, 0)
+        var bytesNeeded = max(pendingEnd - pendingStart + size - pendingCapacity, 0)
+        var written = 0
+        var count = 0
+        var offset = pendingStart
+        // Pass over the queue once, keeping what stays.
+        while offset < pendingEnd {
+            let packetSize = Int(pending.load(fromByteOffset: offset, as: UInt32.self))
+            let recordKind = OSCPacketKind(raw: pending.load(fromByteOffset: offset + 4, as: UInt32.self))
+            let queuedAt = pending.load(fromByteOffset: offset + 8, as: UInt64.self)
+            let recordSize = Self.padded(16 + packetSize)
+            var keep = true
+            if recordKind.isNoteOn && now &- queuedAt > noteOnTimeout {
+                staleNoteOns.add(1, ordering: .relaxed)
+                keep = false
+            } else if !recordKind.isNoteOff && (excess > 0 || bytesNeeded > 0) {
+                countDrop(recordKind)
+                keep = false
+            }
+            if keep {
+                (scratch + written).copyMemory(from: pending + offset, byteCount: recordSize)
+                written += recordSize
+                count += 1
+            } else {
+                if excess > 0 { excess -= 1 }
+                bytesNeeded = max(bytesNeeded - recordSize, 0)
+            }
+            offset += recordSize
+        }
+        swap(&pending, &scratch)
+        pendingStart = 0
+        pendingEnd = written
+        pendingCount = count
+    }
+
+    /// Puts the queue in the order a receiver needs after an outage: first the note-offs whose
+    /// note-on is not queued before them (their notes are sounding at the receiver), then the
+    /// rest in order, without note-ons older than ``noteOnTimeout``.
+    private func reorderAfterOutage(now: UInt64) {
+        guard pendingCount > 0 else { return }
+        for word in 0..<32 { noteOnQueued[word] = 0 }
+        var written = 0
+        var count = 0
+        // First pass: the note-offs that go first, in order; a bit marks a note-on kept ahead.
+        var offset = pendingStart
+        while offset < pendingEnd {
+            let packetSize = Int(pending.load(fromByteOffset: offset, as: UInt32.self))
+            let kind = OSCPacketKind(raw: pending.load(fromByteOffset: offset + 4, as: UInt32.self))
+            let queuedAt = pending.load(fromByteOffset: offset + 8, as: UInt64.self)
+            let recordSize = Self.padded(16 + packetSize)
+            let bit = UInt64(1) << UInt64(kind.key & 63)
+            if kind.isNoteOn && now &- queuedAt <= noteOnTimeout {
+                noteOnQueued[kind.key >> 6] |= bit
+            } else if kind.isNoteOff {
+                if noteOnQueued[kind.key >> 6] & bit == 0 {
+                    (scratch + written).copyMemory(from: pending + offset, byteCount: recordSize)
+                    // Marked so the second pass leaves it out.
+                    pending.storeBytes(of: UInt32.max, toByteOffset: offset + 4, as: UInt32.self)
+                    written += recordSize
+                    count += 1
+                } else {
+                    noteOnQueued[kind.key >> 6] &= ~bit
+                }
+            }
+            offset += recordSize
+        }
+        // Second pass: everything else in order, late note-ons left out.
+        offset = pendingStart
+        while offset < pendingEnd {
+            let packetSize = Int(pending.load(fromByteOffset: offset, as: UInt32.self))
+            let raw = pending.load(fromByteOffset: offset + 4, as: UInt32.self)
+            let queuedAt = pending.load(fromByteOffset: offset + 8, as: UInt64.self)
+            let recordSize = Self.padded(16 + packetSize)
+            let kind = OSCPacketKind(raw: raw)
+            if raw == UInt32.max {
+                // Moved to the front above.
+            } else if kind.isNoteOn && now &- queuedAt > noteOnTimeout {
+                staleNoteOns.add(1, ordering: .relaxed)
+            } else {
+                (scratch + written).copyMemory(from: pending + offset, byteCount: recordSize)
+                written += recordSize
+                count += 1
+            }
+            offset += recordSize
+        }
+        swap(&pending, &scratch)
+        pendingStart = 0
+        pendingEnd = written
+        pendingCount = count
+    }
+
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}
