@@ -137,6 +137,8 @@ public final class Bridge: @unchecked Sendable {
         input.pause()
         worker.pause()
         worker.releaseAllNotes()
+        // Over TCP the note-offs just queued go out on the links' threads: wait for them.
+        for route in worker.routes { route.stopLinks() }
     }
 
     /// Ports for the inputs of `config`, then a runtime per route: the old one where the route,

@@ -172,6 +172,10 @@ public final class RouteRuntime: @unchecked Sendable {
         sender.flush()
     }
 
+    /// Stops the route's TCP links once they have written what is queued (see
+    /// ``OSCSender/stopLinks()``): after ``releaseAll(packet:)`` at a stop.
+    public func stopLinks() { sender.stopLinks() }
+
     /// When a destination's recovery is due next (monotonic ns), `.max` if none is.
     var recoveryDue: UInt64 {
         var earliest = UInt64.max

@@ -147,9 +147,16 @@ public final class OSCSender {
         state.initialize(repeating: 0, count: 2)
     }
 
+    /// Stops the TCP links, each first writing what is queued over a live connection (at most
+    /// ``TCPLink/stopGrace``, all at once): the last thing a stopping bridge does with a sender.
+    public func stopLinks() {
+        for link in links { link?.beginStopping() }
+        for link in links { link?.stop() }
+    }
+
     deinit {
         // A link's thread holds it until stopped.
-        for link in links { link?.stop() }
+        stopLinks()
         var i = 0
         while i < destinations.count {
             if sockets[i] >= 0 { close(sockets[i]) }

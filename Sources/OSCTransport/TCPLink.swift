@@ -108,6 +108,8 @@ public final class TCPLink: @unchecked Sendable {
     /// How long a connect may take before it counts as failed: a host that drops SYNs (gone
     /// from the network) would otherwise hold the link for the kernel's two minutes of retries.
     static let connectTimeout: UInt64 = 3_000_000_000
+    /// How long ``stop()`` lets a live connection take what is queued.
+    public static let stopGrace: UInt64 = 500_000_000
 
     // Producer -> link thread: records of [size: UInt32][kind: UInt32][bytes], each padded to
     // 8 bytes; a size of UInt32.max sends the reader back to the start of the ring.
@@ -120,6 +122,7 @@ public final class TCPLink: @unchecked Sendable {
     private let wakePipe: WakePipe?
     private let sleeping = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
+    private let stopDeadline = Atomic<UInt64>(0)
     private var thread: SystemThread?
     private let threadSetup: (@Sendable () -> Void)?
 
@@ -198,13 +201,22 @@ public final class TCPLink: @unchecked Sendable {
         thread = SystemThread(name: "aseqosc-tcp") { [self] in run() }
     }
 
-    /// Closes the connection and ends the thread; what is still queued is not sent.
+    /// Ends the thread: over a live connection, what is queued (the note-offs a stopping bridge
+    /// sends last) is written first, for at most ``stopGrace``; then the connection is closed.
     public func stop() {
         guard let thread else { return }
-        stopping.store(true, ordering: .relaxed)
-        wake()
+        beginStopping()
         thread.join()
         self.thread = nil
+    }
+
+    /// Starts ``stop()`` without waiting for it, so that several links write their last
+    /// packets at the same time; ``stop()`` then waits.
+    public func beginStopping() {
+        guard thread != nil, !stopping.load(ordering: .relaxed) else { return }
+        stopDeadline.store(Self.now() &+ Self.stopGrace, ordering: .relaxed)
+        stopping.store(true, ordering: .releasing)
+        wake()
     }
 
     // MARK: Producer (the pipeline thread)
@@ -312,9 +324,12 @@ public final class TCPLink: @unchecked Sendable {
             everConnected = true
         }
 
-        while !stopping.load(ordering: .relaxed) {
-            drainRing()
-            if socket < 0 && Self.now() >= retryAt {
+        while true {
+            let ending = stopping.load(ordering: .acquiring)
+            // What the queue has room for; the rest waits in the ring while the socket takes
+            // packets, and is queued by the queue's rules (drops) only once it stops taking them.
+            var ringLeft = drainRing(makingRoom: false)
+            if socket < 0 && !ending && Self.now() >= retryAt {
                 stateValue.store(TCPLinkState.connecting.rawValue, ordering: .relaxed)
                 switch openConnection() {
                 case .failure(let code): disconnect(code)
@@ -325,11 +340,23 @@ public final class TCPLink: @unchecked Sendable {
                     if done { connected() }
                 }
             }
-            if socket >= 0 && !connecting {
-                let code = writeOut(socket)
-                if code != 0 { disconnect(code) }
+            while socket >= 0 && !connecting {
+                let (code, blocked) = writeOut(socket)
+                if code != 0 {
+                    disconnect(code)
+                } else if !blocked && ringLeft {
+                    ringLeft = drainRing(makingRoom: false)
+                    continue
+                }
+                break
             }
+            if ringLeft { _ = drainRing(makingRoom: true) }
             queuedCount.store(pendingCount + outPackets, ordering: .relaxed)
+            if ending {
+                // Only a live connection with something left to write is worth the wait.
+                let idle = pendingCount == 0 && outEnd == outStart
+                if socket < 0 || connecting || idle || Self.now() >= stopDeadline.load(ordering: .relaxed) { break }
+            }
 
             descriptors[0] = pollfd(fd: wakePipe?.reader ?? -1, events: Int16(POLLIN), revents: 0)
             var events = Int16(POLLIN)
@@ -344,9 +371,12 @@ public final class TCPLink: @unchecked Sendable {
             if wakePipe == nil && (timeout < 0 || timeout > 10) { timeout = 10 }
             sleeping.store(true, ordering: .relaxed)
             atomicMemoryFence(ordering: .sequentiallyConsistent)
-            if head.load(ordering: .relaxed) != tail.load(ordering: .relaxed) || stopping.load(ordering: .relaxed) {
+            if head.load(ordering: .relaxed) != tail.load(ordering: .relaxed)
+                || (stopping.load(ordering: .relaxed) && !ending)
+            {
                 timeout = 0
             }
+            if ending { timeout = 10 }
             let ready = poll(&descriptors, socket >= 0 ? 2 : 1, timeout)
             sleeping.store(false, ordering: .relaxed)
             if ready < 0 { continue }
@@ -429,20 +459,21 @@ public final class TCPLink: @unchecked Sendable {
         }
     }
 
-    /// Writes framed packets while the socket takes them; 0, or the errno that broke the connection.
-    private func writeOut(_ socket: Int32) -> Int32 {
+    /// Writes framed packets while the socket takes them: the errno that broke the connection
+    /// (0 if none), and whether the socket stopped taking bytes (rather than the queue running dry).
+    private func writeOut(_ socket: Int32) -> (Int32, blocked: Bool) {
         while true {
             if outStart == outEnd {
                 outStart = 0
                 outEnd = 0
                 outPackets = 0
-                guard fillOut() else { return 0 }
+                guard fillOut() else { return (0, false) }
             }
             let sent = send(socket, out + outStart, outEnd - outStart, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
             if sent < 0 {
                 let code = errno
                 if code == EINTR { continue }
-                return code == EAGAIN || code == EWOULDBLOCK ? 0 : code
+                return code == EAGAIN || code == EWOULDBLOCK ? (0, true) : (code, false)
             }
             outStart += sent
             if outStart == outEnd {
@@ -472,11 +503,13 @@ public final class TCPLink: @unchecked Sendable {
         return moved
     }
 
-    /// Moves what the producer handed over into the link's own queue.
-    private func drainRing() {
+    /// Moves what the producer handed over into the link's own queue: with `makingRoom`, all of
+    /// it, by the queue's rules when it is full; without, only what fits as it is. Returns
+    /// whether records are left in the ring.
+    private func drainRing(makingRoom: Bool) -> Bool {
         let write = head.load(ordering: .acquiring)
         var read = tail.load(ordering: .relaxed)
-        guard read != write else { return }
+        guard read != write else { return false }
         let now = Self.now()
         while read != write {
             let offset = read & (ringCapacity - 1)
@@ -485,11 +518,16 @@ public final class TCPLink: @unchecked Sendable {
                 read &+= ringCapacity - offset
                 continue
             }
+            if !makingRoom {
+                let fits = pendingEnd - pendingStart + Self.padded(16 + Int(size)) <= pendingCapacity
+                guard pendingCount < queueCapacity && fits else { break }
+            }
             let kind = OSCPacketKind(raw: ring.load(fromByteOffset: offset + 4, as: UInt32.self))
             append(UnsafeRawBufferPointer(start: ring + offset + 8, count: Int(size)), kind: kind, now: now)
             read &+= Self.padded(8 + Int(size))
         }
         tail.store(read, ordering: .releasing)
+        return read != write
     }
 
     /// Appends a packet to the queue, making room by the queue's rules if it is full.

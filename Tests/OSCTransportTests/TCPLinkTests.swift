@@ -178,6 +178,63 @@ final class TCPLinkTests: XCTestCase {
         XCTAssertEqual(counters.lastError, "Connection refused")
     }
 
+    func testStopWritesWhatIsQueuedToALiveConnectionFirst() throws {
+        let server = try StreamServer()
+        let link = try link(to: server)
+        link.start()
+        let connection = try XCTUnwrap(server.accept())
+        defer { close(connection) }
+        XCTAssertTrue(waitUntil { link.counters.state == .connected })
+        // The note-offs a stopping bridge sends, handed over just before the stop.
+        let names = (60..<64).map { "off\($0)" }
+        for (index, name) in names.enumerated() { enqueue(link, name, .noteOff(channel: 0, note: UInt8(60 + index))) }
+        link.stop()
+        let expected = names.flatMap { lengthPrefixed(packet($0)) }
+        XCTAssertEqual(server.read(connection, count: expected.count + 1, timeout: 2_000), expected, "then closed")
+    }
+
+    func testAReceiverThatStopsReadingFillsTheQueueNotThePipeline() throws {
+        let server = try StreamServer()
+        let link = try link(to: server, queue: 64)
+        link.start()
+        let connection = try XCTUnwrap(server.accept())
+        defer { close(connection) }
+        XCTAssertTrue(waitUntil { link.counters.state == .connected })
+        // Controllers of 1 KB into a connection nobody reads, paced so that the link keeps up:
+        // the socket's buffers fill, then the queue, and from then on packets are dropped,
+        // counted; no enqueue waits.
+        let blob = try OSCPacket.message(OSCMessage("/cc", [.blob([UInt8](repeating: 7, count: 1_000))])).serialize()
+        var enqueued = 0
+        var slowest: UInt64 = 0
+        while enqueued < 200_000 {
+            let before = monotonicNow()
+            blob.withUnsafeBytes { link.enqueue($0, kind: .other) }
+            link.wake()
+            slowest = max(slowest, monotonicNow() - before)
+            enqueued += 1
+            if enqueued % 100 == 0 {
+                usleep(500)
+                let counters = link.counters
+                if counters.droppedOthers > 100 && counters.queued >= 64 { break }
+            }
+        }
+        XCTAssertLessThan(slowest, 100_000_000, "an enqueue waited on the connection")
+        let counters = link.counters
+        XCTAssertGreaterThan(counters.droppedOthers, 100, "\(counters)")
+        XCTAssertEqual(counters.reconnects, 0, "\(counters)")
+        // Everything is accounted for: in the socket, queued, or dropped (the last enqueues may
+        // still be on their way from the ring).
+        XCTAssertTrue(
+            waitUntil {
+                let c = link.counters
+                return c.packetsSent + c.queued + c.droppedOthers == enqueued
+            },
+            "\(link.counters), \(enqueued) enqueued")
+        let stopping = monotonicNow()
+        link.stop()
+        XCTAssertLessThan(monotonicNow() - stopping, 2_000_000_000, "stop() waited past its grace")
+    }
+
     func testAHostThatNeverAnswersTimesOutAndIsRetried() throws {
         // TEST-NET-1 (RFC 5737): routed nowhere, so the SYN goes unanswered or is refused
         // at once; either way the link must leave `connecting` on its own.
