@@ -37,6 +37,11 @@
  *     --sinks K             m2o only: also bind K UDP ports from UDP_PORT + 100 up and never read
  *                           them, the further destinations of a bridge that fans out (the kernel
  *                           drops what does not fit; the bridge's sends still succeed)
+ *     --tcp a|b|ab          m2o only: receive that stream's OSC over TCP instead of UDP, on the
+ *                           same port number: listen before "ready", accept the bridge's
+ *                           connection once it has subscribed, and count OSC 1.0 length-prefixed
+ *                           frames (a bridge's destination with protocol "tcp"). With --pair,
+ *                           "b" compares TCP with UDP to the same receiver in one run
  *     --pair LABEL          drive two bridges at once, taking turns event by event. The second one
  *                           ("stream b", reported as LABEL) uses our second port "loadgen-b" and
  *                           UDP_PORT + 1; --count, --rate and --window are per bridge. Paced, the
@@ -191,7 +196,31 @@ struct stream {
     long sent, received;
     uint64_t *sent_at, *latency, *received_at;
     uint64_t last_output;
+    int tcp;                      /* m2o over TCP: `fd` is the accepted connection */
+    int listener;                 /* its listening socket, from before "ready" */
+    unsigned char header[4];      /* the length prefix being read, and how much of it */
+    int header_bytes;
+    long body_left;               /* bytes of the current frame still to come */
 };
+
+/* Counts the whole frames in `bytes`, carrying a frame cut across reads in the stream. */
+static long count_frames(struct stream *s, const unsigned char *bytes, long size) {
+    long frames = 0, i = 0;
+    while (i < size) {
+        if (s->body_left == 0) {
+            s->header[s->header_bytes++] = bytes[i++];
+            if (s->header_bytes < 4) continue;
+            s->header_bytes = 0;
+            s->body_left = (long)s->header[0] << 24 | s->header[1] << 16 | s->header[2] << 8 | s->header[3];
+            if (s->body_left == 0) continue;
+        }
+        long take = size - i < s->body_left ? size - i : s->body_left;
+        i += take;
+        s->body_left -= take;
+        if (s->body_left == 0) frames++;
+    }
+    return frames;
+}
 
 static void report(struct stream *s, const char *mode, uint64_t start, long warmup_ms, const char *latencies_path,
                    long cpu, long hwm, long stray, uint64_t overlap_end) {
@@ -257,7 +286,7 @@ static int create_port(snd_seq_t *seq, const char *name) {
 
 int main(int argc, char **argv) {
     const char *direction = "m2o", *format = "osmid", *connect = NULL, *label = "run", *pid_file = NULL,
-               *latencies_path = NULL, *pair_label = NULL;
+               *latencies_path = NULL, *pair_label = NULL, *tcp = "";
     int udp_port = 57120, window = 16, bridge_pid = 0, bundle = 1, sysex = 0, sinks = 0;
     long count = 3000, settle_ms = 1000, idle_ms = 3000, warmup_ms = 0, jitter_us = -1;
     double rate = 0;
@@ -284,6 +313,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(option, "--pair")) pair_label = value;
         else if (!strcmp(option, "--sysex")) sysex = atoi(value);
         else if (!strcmp(option, "--sinks")) sinks = atoi(value);
+        else if (!strcmp(option, "--tcp")) tcp = value;
         else { fprintf(stderr, "loadgen: unknown option %s (see the header of loadgen.c)\n", option); return 64; }
     }
     int m2o = strcmp(direction, "m2o") == 0;
@@ -318,6 +348,18 @@ int main(int argc, char **argv) {
     struct stream stream[2] = {{.label = label}, {.label = pair_label}};
     stream[0].port = create_port(seq, "loadgen");
     if (streams == 2) stream[1].port = create_port(seq, "loadgen-b");
+    stream[0].tcp = m2o && strchr(tcp, 'a') != NULL;
+    stream[1].tcp = m2o && streams == 2 && strchr(tcp, 'b') != NULL;
+    for (int s = 0; s < streams; s++) {
+        if (!stream[s].tcp) continue;
+        /* Listening before "ready": the bridge connects as it starts. */
+        int fd = socket(AF_INET, SOCK_STREAM, 0), on = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+        struct sockaddr_in at = {.sin_family = AF_INET, .sin_port = htons(udp_port + s)};
+        at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&at, sizeof at) < 0 || listen(fd, 4) < 0) die("listen (--tcp)", 0);
+        stream[s].listener = fd;
+    }
     /* A big enough kernel pool that a window of events never blocks or overruns. */
     snd_seq_set_client_pool_output(seq, 2000);
     snd_seq_set_client_pool_input(seq, 2000);
@@ -352,6 +394,19 @@ int main(int argc, char **argv) {
     struct pollfd fds[8];
     int nfds = 0;
     for (int s = 0; s < streams; s++) {
+        if (stream[s].tcp) {
+            struct pollfd waiting = {.fd = stream[s].listener, .events = POLLIN};
+            if (poll(&waiting, 1, 60000) != 1) { fprintf(stderr, "loadgen: no TCP connection within 60 s\n"); return 69; }
+            int fd = accept4(stream[s].listener, NULL, NULL, SOCK_NONBLOCK);
+            if (fd < 0) die("accept (--tcp)", 0);
+            stream[s].fd = fd;
+            fds[nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
+            stream[s].sent_at = calloc((size_t)count, sizeof *stream[s].sent_at);
+            stream[s].latency = calloc((size_t)count, sizeof *stream[s].latency);
+            stream[s].received_at = calloc((size_t)count, sizeof *stream[s].received_at);
+            if (!stream[s].sent_at || !stream[s].latency || !stream[s].received_at) die("calloc", 0);
+            continue;
+        }
         int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
         if (fd < 0) die("socket", 0);
         int buffer_size = 4 << 20;
@@ -458,12 +513,31 @@ int main(int argc, char **argv) {
                                    .tv_nsec = (long)(timeout_ns % 1000000000u)};
         int ready = ppoll(fds, (nfds_t)nfds, &timeout, NULL);
         if (ready < 0 && errno != EINTR) die("poll", 0);
-        /* Drain everything that has arrived. */
+        /* Drain everything that has arrived; a TCP read may hold several frames, each an event. */
+        for (int s = 0; s < streams; s++) {
+            if (!stream[s].tcp) continue;
+            long got;
+            while ((got = recv(stream[s].fd, datagram, sizeof datagram, 0)) > 0) {
+                long frames = count_frames(&stream[s], datagram, got);
+                uint64_t t = now_ns();
+                for (long k = 0; k < frames; k++) {
+                    struct stream *in = &stream[s];
+                    if (in->received < in->sent) {
+                        in->latency[in->received] = t - in->sent_at[in->received];
+                        in->received_at[in->received] = t;
+                    }
+                    in->received++;
+                    in->last_output = t;
+                    received++;
+                    last_output = t;
+                }
+            }
+        }
         for (;;) {
             struct stream *got = NULL;
             if (m2o) {
                 for (int s = 0; s < streams && !got; s++)
-                    if (recv(stream[s].fd, datagram, sizeof datagram, 0) > 0) got = &stream[s];
+                    if (!stream[s].tcp && recv(stream[s].fd, datagram, sizeof datagram, 0) > 0) got = &stream[s];
             } else {
                 snd_seq_event_t *event;
                 int r = snd_seq_event_input(seq, &event);
