@@ -309,7 +309,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
         var index = 0
         while index < count {
             hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
-                runtime.sender.flush()
+                runtime.flush()
                 runtime.route.publishForwarded()
             }
             index += 1

@@ -42,6 +42,8 @@ public final class RouteRuntime: @unchecked Sendable {
     let latencies: [UInt64?]
     /// Whether any destination sends time-tagged bundles: the per-output check of a route without.
     let hasTimeTags: Bool
+    /// The bundles the time-tagged destinations are filling in this batch.
+    let bundles: OpenBundles
     /// Whether any destination is TCP, whose queue needs to know a note-on from a note-off.
     let hasTCP: Bool
     /// Where TCP destinations' threads take their scheduling from.
@@ -68,6 +70,7 @@ public final class RouteRuntime: @unchecked Sendable {
         hasRecovery = announcers.contains { $0 != nil }
         latencies = destinations.map { $0.latencyMilliseconds.map { UInt64($0) * 1_000_000 } }
         hasTimeTags = latencies.contains { $0 != nil }
+        bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: 1_536)
         hasTCP = destinations.contains { $0.tcp != nil }
         Self.warmUp(route.chain, formatters)
         do {
@@ -90,6 +93,7 @@ public final class RouteRuntime: @unchecked Sendable {
         hasRecovery = old.hasRecovery
         latencies = old.latencies
         hasTimeTags = old.hasTimeTags
+        bundles = OpenBundles(destinations: old.hasTimeTags ? old.destinations.count : 0, capacity: 1_536)
         hasTCP = old.hasTCP
         realtime = old.realtime
         self.resolved = resolved
@@ -169,6 +173,13 @@ public final class RouteRuntime: @unchecked Sendable {
         for (destination, announcer) in announcers.enumerated() {
             announcer?.sendHeld { queue($0, to: destination) }
         }
+        flush()
+    }
+
+    /// Sends what the route has queued: the open bundles, then every destination's packets.
+    @inline(__always)
+    func flush() {
+        if hasTimeTags { bundles.closeAll(onto: sender) }
         sender.flush()
     }
 
@@ -193,6 +204,8 @@ public final class RouteRuntime: @unchecked Sendable {
     }
 
     private func queue(_ message: HeldNotesMessage, to destination: Int) {
+        // After the events before it, as it was recorded.
+        if hasTimeTags { bundles.close(destination, onto: sender) }
         let size = message.write(into: sender.nextSlot())
         if size > 0 { sender.commit(size, to: destination) }
     }
@@ -289,21 +302,21 @@ public final class RouteRuntime: @unchecked Sendable {
     }
 
     /// ``sendEvent(_:to:packet:)`` to a destination with `latency`: the message in a bundle
-    /// whose time tag is when the event was read, in wall-clock time, plus `ahead`.
+    /// whose time tag is when the event was read, in wall-clock time, plus `ahead`, shared by
+    /// the other events of the same read to the same destination (``OpenBundles``).
     @inline(never)
     private func sendBundled(
         _ event: MIDIEvent, to destination: Int, ahead: UInt64, packet: UnsafeMutableRawBufferPointer
     ) -> Bool {
         let formatter = hotFormatters.baseAddress.unsafelyUnwrapped + destination
         let tag = OSCTimeTag.wallClock(atMonotonic: event.timestamp, ahead: ahead)
+        let appended = bundles.append(
+            to: destination, stamp: event.timestamp, tag: tag, kind: packetKind(event), sender: sender
+        ) { room in formatter.pointee.write(event, into: room) }
+        if appended { return true }
+        // Too long for a bundle slot (a long SysEx): on its own, after the bundle before it.
+        bundles.close(destination, onto: sender)
         let header = OSCTimeTag.bundleHeaderSize
-        let slot = sender.nextSlot()
-        let size = formatter.pointee.write(event, into: UnsafeMutableRawBufferPointer(rebasing: slot[header...]))
-        if size > 0 {
-            tag.writeBundleHeader(elementSize: size, into: slot.baseAddress!)
-            sender.commit(header + size, to: destination, kind: packetKind(event))
-            return true
-        }
         let long = formatter.pointee.write(event, into: UnsafeMutableRawBufferPointer(rebasing: packet[header...]))
         guard long > 0 else { return false }
         tag.writeBundleHeader(elementSize: long, into: packet.baseAddress!)
