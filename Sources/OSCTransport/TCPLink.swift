@@ -550,43 +550,71 @@ public final class TCPLink: @unchecked Sendable {
         pendingCount += 1
     }
 
+    /// One record of the link's queue, read back: [size: UInt32][kind: UInt32][queued at: UInt64]
+    /// then the packet, padded to 8 bytes.
+    private struct QueuedPacket {
+        let kind: OSCPacketKind
+        let queuedAt: UInt64
+        /// The record's bytes in the queue, padding included.
+        let recordSize: Int
+    }
+
+    private func queuedPacket(at offset: Int) -> QueuedPacket {
+        QueuedPacket(
+            kind: OSCPacketKind(raw: pending.load(fromByteOffset: offset + 4, as: UInt32.self)),
+            queuedAt: pending.load(fromByteOffset: offset + 8, as: UInt64.self),
+            recordSize: Self.padded(16 + Int(pending.load(fromByteOffset: offset, as: UInt32.self))))
+    }
+
+    /// A note-on that has waited longer than ``noteOnTimeout``: not sent.
+    private func isLate(_ packet: QueuedPacket, now: UInt64) -> Bool {
+        packet.kind.isNoteOn && now &- packet.queuedAt > noteOnTimeout
+    }
+
+    /// A rebuild of the queue into `scratch`, which then becomes the queue.
+    private struct Rebuild {
+        var written = 0
+        var count = 0
+    }
+
+    private func keep(_ packet: QueuedPacket, at offset: Int, in rebuild: inout Rebuild) {
+        (scratch + rebuild.written).copyMemory(from: pending + offset, byteCount: packet.recordSize)
+        rebuild.written += packet.recordSize
+        rebuild.count += 1
+    }
+
+    private func finish(_ rebuild: Rebuild) {
+        swap(&pending, &scratch)
+        pendingStart = 0
+        pendingEnd = rebuild.written
+        pendingCount = rebuild.count
+    }
+
     /// Compacts the queue for one more packet of `size` bytes: late note-ons go first, then, while
     /// there is still no room, the oldest packets that are not note-offs (a new note-off may push
     /// out anything but another note-off; anything else, only what is older than itself).
     private func makeRoom(for size: Int, kind: OSCPacketKind, now: UInt64) {
         var excess = max(pendingCount + 1 - queueCapacity, 0)
         var bytesNeeded = max(pendingEnd - pendingStart + size - pendingCapacity, 0)
-        var written = 0
-        var count = 0
+        var rebuild = Rebuild()
         var offset = pendingStart
-        // Pass over the queue once, keeping what stays.
+        // One pass over the queue, keeping what stays.
         while offset < pendingEnd {
-            let packetSize = Int(pending.load(fromByteOffset: offset, as: UInt32.self))
-            let recordKind = OSCPacketKind(raw: pending.load(fromByteOffset: offset + 4, as: UInt32.self))
-            let queuedAt = pending.load(fromByteOffset: offset + 8, as: UInt64.self)
-            let recordSize = Self.padded(16 + packetSize)
-            var keep = true
-            if recordKind.isNoteOn && now &- queuedAt > noteOnTimeout {
+            let packet = queuedPacket(at: offset)
+            if isLate(packet, now: now) {
                 staleNoteOns.add(1, ordering: .relaxed)
-                keep = false
-            } else if !recordKind.isNoteOff && (excess > 0 || bytesNeeded > 0) {
-                countDrop(recordKind)
-                keep = false
-            }
-            if keep {
-                (scratch + written).copyMemory(from: pending + offset, byteCount: recordSize)
-                written += recordSize
-                count += 1
+            } else if !packet.kind.isNoteOff && (excess > 0 || bytesNeeded > 0) {
+                countDrop(packet.kind)
             } else {
-                if excess > 0 { excess -= 1 }
-                bytesNeeded = max(bytesNeeded - recordSize, 0)
+                keep(packet, at: offset, in: &rebuild)
+                offset += packet.recordSize
+                continue
             }
-            offset += recordSize
+            if excess > 0 { excess -= 1 }
+            bytesNeeded = max(bytesNeeded - packet.recordSize, 0)
+            offset += packet.recordSize
         }
-        swap(&pending, &scratch)
-        pendingStart = 0
-        pendingEnd = written
-        pendingCount = count
+        finish(rebuild)
     }
 
     /// Puts the queue in the order a receiver needs after an outage: first the note-offs whose
@@ -595,54 +623,40 @@ public final class TCPLink: @unchecked Sendable {
     private func reorderAfterOutage(now: UInt64) {
         guard pendingCount > 0 else { return }
         for word in 0..<32 { noteOnQueued[word] = 0 }
-        var written = 0
-        var count = 0
+        var rebuild = Rebuild()
         // First pass: the note-offs that go first, in order; a bit marks a note-on kept ahead.
         var offset = pendingStart
         while offset < pendingEnd {
-            let packetSize = Int(pending.load(fromByteOffset: offset, as: UInt32.self))
-            let kind = OSCPacketKind(raw: pending.load(fromByteOffset: offset + 4, as: UInt32.self))
-            let queuedAt = pending.load(fromByteOffset: offset + 8, as: UInt64.self)
-            let recordSize = Self.padded(16 + packetSize)
-            let bit = UInt64(1) << UInt64(kind.key & 63)
-            if kind.isNoteOn && now &- queuedAt <= noteOnTimeout {
-                noteOnQueued[kind.key >> 6] |= bit
-            } else if kind.isNoteOff {
-                if noteOnQueued[kind.key >> 6] & bit == 0 {
-                    (scratch + written).copyMemory(from: pending + offset, byteCount: recordSize)
+            let packet = queuedPacket(at: offset)
+            let key = packet.kind.key
+            let bit = UInt64(1) << UInt64(key & 63)
+            if packet.kind.isNoteOn && !isLate(packet, now: now) {
+                noteOnQueued[key >> 6] |= bit
+            } else if packet.kind.isNoteOff {
+                if noteOnQueued[key >> 6] & bit == 0 {
+                    keep(packet, at: offset, in: &rebuild)
                     // Marked so the second pass leaves it out.
                     pending.storeBytes(of: UInt32.max, toByteOffset: offset + 4, as: UInt32.self)
-                    written += recordSize
-                    count += 1
                 } else {
-                    noteOnQueued[kind.key >> 6] &= ~bit
+                    noteOnQueued[key >> 6] &= ~bit
                 }
             }
-            offset += recordSize
+            offset += packet.recordSize
         }
         // Second pass: everything else in order, late note-ons left out.
         offset = pendingStart
         while offset < pendingEnd {
-            let packetSize = Int(pending.load(fromByteOffset: offset, as: UInt32.self))
-            let raw = pending.load(fromByteOffset: offset + 4, as: UInt32.self)
-            let queuedAt = pending.load(fromByteOffset: offset + 8, as: UInt64.self)
-            let recordSize = Self.padded(16 + packetSize)
-            let kind = OSCPacketKind(raw: raw)
-            if raw == UInt32.max {
+            let packet = queuedPacket(at: offset)
+            if packet.kind.raw == UInt32.max {
                 // Moved to the front above.
-            } else if kind.isNoteOn && now &- queuedAt > noteOnTimeout {
+            } else if isLate(packet, now: now) {
                 staleNoteOns.add(1, ordering: .relaxed)
             } else {
-                (scratch + written).copyMemory(from: pending + offset, byteCount: recordSize)
-                written += recordSize
-                count += 1
+                keep(packet, at: offset, in: &rebuild)
             }
-            offset += recordSize
+            offset += packet.recordSize
         }
-        swap(&pending, &scratch)
-        pendingStart = 0
-        pendingEnd = written
-        pendingCount = count
+        finish(rebuild)
     }
 
     static func now() -> UInt64 {
