@@ -133,6 +133,8 @@ JSON5
   .build/release/aseqosc check "$out/aseqosc$suffix.json5" >&2
   # The same bridge with its threads at normal priority (--load-only).
   sed 's/^  client: "aseqosc",$/&\n  realtime: false,/' "$out/aseqosc$suffix.json5" > "$out/aseqosc-nort$suffix.json5"
+  # Real-time threads that may move to any CPU (`realtime.cpu: false`; Benchmarks/rt-hog.sh).
+  sed 's/^  client: "aseqosc",$/&\n  realtime: { cpu: false },/' "$out/aseqosc$suffix.json5" > "$out/aseqosc-unpinned$suffix.json5"
   .build/release/aseqosc check "$out/aseqosc-reverse$suffix.json5" >&2
 done
 

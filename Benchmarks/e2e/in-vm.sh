@@ -142,6 +142,8 @@ trace_off() {
 aseqosc_forward() { exec "$@" "$aseqosc" run --config "$out/aseqosc.json5" --log-level warning; }
 # The same with `realtime: false`: its threads at normal priority.
 aseqosc_nort_forward() { exec "$@" "$aseqosc" run --config "$out/aseqosc-nort.json5" --log-level warning; }
+# Real-time threads never kept on one CPU (`realtime.cpu: false`).
+aseqosc_unpinned_forward() { exec "$@" "$aseqosc" run --config "$out/aseqosc-unpinned.json5" --log-level warning; }
 m2o_forward() { exec "$@" m2o -m 3 -i loadgen -o $forward_port; }
 bare_forward() { exec "$@" "$out/bare-forwarder" --connect loadgen:0 $forward_port; }
 # OSC -> MIDI. The generator listens on its port "loadgen" and sends OSC to the bridge.
@@ -216,13 +218,14 @@ if [ "$load" = 1 ]; then
   loadgen_prefix="chrt -f 50"
   round=1
   while [ $round -le "$rounds" ]; do
-    for bridge in aseqosc aseqosc_nort m2o bare; do
+    # LOAD_BRIDGES and LOAD_HOG (Benchmarks/rt-hog.sh): other bridges, another hog.
+    for bridge in ${LOAD_BRIDGES:-aseqosc aseqosc_nort m2o bare}; do
       signal=$(stop_signal $bridge)
       name=$(echo $bridge | tr _ -)
       echo "== load: $name, round $round of $rounds" >&2
       run "$name.m2o.load.idle.$round" "$signal" --direction m2o --udp-port $forward_port --rate 1000 \
         --count $paced_n --warmup-ms 100 -- ${bridge}_forward
-      sh -c 'while :; do :; done' &
+      sh -c "${LOAD_HOG:-while :; do :; done}" &
       hog_pid=$!
       run "$name.m2o.load.hog.$round" "$signal" --direction m2o --udp-port $forward_port --rate 1000 \
         --count $paced_n --warmup-ms 100 -- ${bridge}_forward

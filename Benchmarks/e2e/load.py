@@ -15,6 +15,7 @@ import sys
 BRIDGES = [
     ("aseqosc", "aseqosc, real-time threads (SCHED_FIFO 4)"),
     ("aseqosc-nort", "aseqosc, `realtime: false`"),
+    ("aseqosc-unpinned", "aseqosc, real-time threads, `realtime.cpu: false`"),
     ("m2o", "m2o (osmid)"),
     ("bare", "bare forwarder (C)"),
 ]
@@ -57,6 +58,8 @@ def main(out):
         def ratio(field):
             return median([float(r["hog"][field]) / float(r["idle"][field]) for r in pairs if float(r["idle"][field]) > 0])
 
+        if not pairs:
+            continue  # not in this run (LOAD_BRIDGES)
         lost = sum(int(r["hog"].get("lost", 0)) for r in pairs)
         p99_ratio = ratio("p99_us")
         if key == "aseqosc":
