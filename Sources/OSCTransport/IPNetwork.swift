@@ -1,4 +1,5 @@
 import Glibc
+import Platform
 
 /// An IPv4 or IPv6 address as a plain value, so a receive loop can carry a sender's address and
 /// check it against an allow-list without allocating.
@@ -68,13 +69,8 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
     /// to any of them never leaves the machine.
     public static func ofThisMachine() -> Set<IPAddress> {
         var found: Set<IPAddress> = []
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0 else { return found }
-        defer { freeifaddrs(list) }
-        var entry = list
-        while let current = entry {
-            if let address = current.pointee.ifa_addr, let ip = IPAddress(UnsafePointer(address)) { found.insert(ip) }
-            entry = current.pointee.ifa_next
+        InterfaceAddresses.forEach { _, address in
+            if let ip = IPAddress(address) { found.insert(ip) }
         }
         return found
     }

@@ -236,6 +236,49 @@ final class TCPDestinationALSATests: XCTestCase {
         XCTAssertEqual(tcp["queued"] as? Int, 0, "\(tcp)")
     }
 
+    func testAReloadKeepsAnUnchangedConnectionAndAChangedRouteEndsItsNotesBeforeClosing() throws {
+        let server = try pythonServer(port: 9337, mode: "1.0")
+        defer { server.stop() }
+        func config(_ operators: String) -> String {
+            """
+            { inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
+              routes: [{ operators: [\(operators)],
+                         destinations: [{ host: "127.0.0.1", port: 9337, protocol: "tcp" }] }] }
+            """
+        }
+        let bridge = try RunningBridge(config: config(""), oscPorts: [])
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 20) {
+                (try? self.tcpStatus(bridge, 0)["state"] as? String) == "connected"
+            })
+        XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "90 3C 64"]).status, 0)
+        XCTAssertTrue(server.waitForOutput(timeout: 20) { $0.contains("note_on [60, 100]\n") }, server.standardOutput)
+
+        // The same config again: the route, its runtime and its connection stay.
+        XCTAssertTrue(try bridge.reload(config("")), bridge.bridge.standardError)
+        XCTAssertEqual(try tcpStatus(bridge, 0)["state"] as? String, "connected")
+        XCTAssertEqual(try tcpStatus(bridge, 0)["reconnects"] as? Int, 0)
+
+        // A changed route: its held note is ended over the old connection before it closes,
+        // and the new route's connection carries what comes next.
+        XCTAssertTrue(try bridge.reload(config("{ transpose: 12 }")), bridge.bridge.standardError)
+        XCTAssertTrue(
+            server.waitForOutput(timeout: 20) { $0.contains("note_off [60, 0]\n") },
+            server.standardOutput + bridge.bridge.standardError)
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 20) {
+                (try? self.tcpStatus(bridge, 0)["state"] as? String) == "connected"
+            })
+        XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "90 3E 64 80 3E 00"]).status, 0)
+        XCTAssertTrue(server.waitForOutput(timeout: 20) { $0.contains("note_off [74, 0]\n") }, server.standardOutput)
+        XCTAssertEqual(
+            lines(server),
+            [
+                "/midi/keys/1/note_on [60, 100]", "/midi/keys/1/note_off [60, 0]", "/midi/keys/1/note_on [74, 100]",
+                "/midi/keys/1/note_off [74, 0]",
+            ])
+    }
+
     func testADestinationThatRefusesIsRetriedWithoutHoldingUpTheOthers() throws {
         // Nothing listens on 9335; the UDP destination beside it gets every event at once.
         let bridge = try RunningBridge(
