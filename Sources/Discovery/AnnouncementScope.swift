@@ -12,7 +12,7 @@ struct AnnouncementScope: Equatable {
     init(listeningOn host: String) {
         if host == "0.0.0.0" || host == "::" { return }
         var found = false
-        InterfaceAddresses.forEach { name, address in
+        InterfaceAddresses.each { name, address in
             guard !found else { return }
             let family = Int32(address.pointee.sa_family)
             var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))

@@ -69,7 +69,7 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
     /// to any of them never leaves the machine.
     public static func ofThisMachine() -> Set<IPAddress> {
         var found: Set<IPAddress> = []
-        InterfaceAddresses.forEach { _, address in
+        InterfaceAddresses.each { _, address in
             if let ip = IPAddress(address) { found.insert(ip) }
         }
         return found

@@ -5,7 +5,7 @@ import Glibc
 public enum InterfaceAddresses {
     /// Calls `body` with each interface's name and each of its IPv4 and IPv6 addresses, in the
     /// kernel's order; other families (link-layer entries) are skipped.
-    public static func forEach(_ body: (_ interface: String, _ address: UnsafePointer<sockaddr>) -> Void) {
+    public static func each(_ body: (_ interface: String, _ address: UnsafePointer<sockaddr>) -> Void) {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { return }
         defer { freeifaddrs(list) }
