@@ -195,7 +195,7 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
     /// How the event threads are scheduled and whether memory is locked (`realtime` in the config).
     public struct Realtime: Codable, Sendable, Equatable {
         public struct Thread: Codable, Sendable, Equatable {
-            /// `input`, `pipeline` or `osc`.
+            /// `input`, `pipeline`, `osc` or `tcp`.
             public var name: String
             /// `fifo` (SCHED_FIFO) or `other` (normal priority).
             public var policy: String
@@ -209,7 +209,7 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
 
         /// The SCHED_FIFO priority the config asks for; nil with `realtime: false`.
         public var requestedPriority: Int?
-        /// The threads that are running, in the order input, pipeline, osc.
+        /// The threads that are running, in the order input, pipeline, osc, tcp.
         public var threads: [Thread]
         public var memoryLocked: Bool
         /// Why locking memory was refused, when it was asked for and refused.
