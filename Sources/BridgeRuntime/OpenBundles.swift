@@ -18,7 +18,6 @@ final class OpenBundles {
     private let sizes: UnsafeMutablePointer<Int>
     private let stamps: UnsafeMutablePointer<UInt64>
     private let kinds: UnsafeMutablePointer<OSCPacketKind>
-    private let elements: UnsafeMutablePointer<Int>
     /// "#bundle\0" and the time tag, before the first element's size.
     static let headerSize = 16
 
@@ -33,8 +32,6 @@ final class OpenBundles {
         stamps.initialize(repeating: 0, count: self.count)
         kinds = .allocate(capacity: self.count)
         kinds.initialize(repeating: .other, count: self.count)
-        elements = .allocate(capacity: self.count)
-        elements.initialize(repeating: 0, count: self.count)
     }
 
     deinit {
@@ -42,7 +39,6 @@ final class OpenBundles {
         sizes.deallocate()
         stamps.deallocate()
         kinds.deallocate()
-        elements.deallocate()
     }
 
     /// Adds the message `write` puts into the room it is given (returning its size, 0 if it did
@@ -63,7 +59,6 @@ final class OpenBundles {
                 base.storeBytes(of: UInt32(size).bigEndian, toByteOffset: offset, as: UInt32.self)
                 sizes[destination] = offset + 4 + size
                 kinds[destination] = .other
-                elements[destination] += 1
                 return true
             }
             // Full: this one starts the next bundle.
@@ -76,7 +71,6 @@ final class OpenBundles {
         sizes[destination] = first + size
         stamps[destination] = stamp
         kinds[destination] = kind
-        elements[destination] = 1
         return true
     }
 

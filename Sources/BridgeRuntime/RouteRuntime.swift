@@ -70,7 +70,6 @@ public final class RouteRuntime: @unchecked Sendable {
         hasRecovery = announcers.contains { $0 != nil }
         latencies = destinations.map { $0.latencyMilliseconds.map { UInt64($0) * 1_000_000 } }
         hasTimeTags = latencies.contains { $0 != nil }
-        bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: 1_536)
         hasTCP = destinations.contains { $0.tcp != nil }
         Self.warmUp(route.chain, formatters)
         do {
@@ -81,6 +80,7 @@ public final class RouteRuntime: @unchecked Sendable {
             forwardTo.deallocate()
             throw error
         }
+        bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
     }
 
     private init(keeping old: RouteRuntime, resolved: [ResolvedOSCDestination]) throws(BridgeError) {
@@ -93,7 +93,6 @@ public final class RouteRuntime: @unchecked Sendable {
         hasRecovery = old.hasRecovery
         latencies = old.latencies
         hasTimeTags = old.hasTimeTags
-        bundles = OpenBundles(destinations: old.hasTimeTags ? old.destinations.count : 0, capacity: 1_536)
         hasTCP = old.hasTCP
         realtime = old.realtime
         self.resolved = resolved
@@ -106,6 +105,7 @@ public final class RouteRuntime: @unchecked Sendable {
             forwardTo.deallocate()
             throw error
         }
+        bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
     }
 
     deinit {

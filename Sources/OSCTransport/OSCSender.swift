@@ -1,7 +1,7 @@
 import CSyscall
 import Glibc
 
-/// Why a ``OSCSender`` could not set up a destination's socket.
+/// Why an ``OSCSender`` could not set up a destination's socket.
 public struct UDPSenderError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The destination, as `host:port`.
     public var destination: String

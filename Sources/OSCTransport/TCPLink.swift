@@ -78,9 +78,10 @@ public struct TCPLinkCounters: Hashable, Sendable {
 /// that carries packets across an outage.
 ///
 /// The pipeline thread hands packets over with ``enqueue(_:kind:)`` and ``wake()``; neither
-/// blocks nor allocates (a lock-free byte ring, then one `eventfd` write per flush). The
-/// link's thread connects without blocking anything else, reconnects with a backoff (0.1 s
-/// doubling to 2 s, so a synth's machine that comes back is heard from within two seconds), frames packets (OSC 1.0 length prefix or OSC 1.1 SLIP) and writes them.
+/// blocks nor allocates (a lock-free byte ring, then a pipe written only while the link's
+/// thread sleeps). That thread connects without blocking anything else, reconnects with a
+/// backoff (0.1 s doubling to 2 s, so a synth's machine that comes back is heard from within
+/// two seconds), frames packets (OSC 1.0 length prefix or OSC 1.1 SLIP) and writes them.
 ///
 /// While the connection is down, packets wait, up to ``queueCapacity``. On a full queue a
 /// note-on or controller pushes out the oldest packet that is not a note-off; note-offs are
@@ -296,7 +297,6 @@ public final class TCPLink: @unchecked Sendable {
         var retryAt: UInt64 = 0
         var connectDeadline: UInt64 = 0
         var backoff = Self.firstBackoff
-        var everConnected = false
         var descriptors = [pollfd](repeating: pollfd(), count: 2)
 
         func disconnect(_ code: Int32) {
@@ -320,8 +320,7 @@ public final class TCPLink: @unchecked Sendable {
             stateValue.store(TCPLinkState.connected.rawValue, ordering: .relaxed)
             // After an outage (or before the first connection) the queue is put in the order a
             // receiver needs it: note-offs that end sounding notes first, late note-ons out.
-            if pendingCount > 0 || everConnected { reorderAfterOutage(now: Self.now()) }
-            everConnected = true
+            reorderAfterOutage(now: Self.now())
         }
 
         while true {
