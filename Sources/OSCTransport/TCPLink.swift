@@ -133,30 +133,18 @@ public final class TCPLink: @unchecked Sendable {
     private let packetsSent = Atomic<Int>(0)
     private let bytesSent = Atomic<Int>(0)
     private let queuedCount = Atomic<Int>(0)
-    private let droppedNoteOns = Atomic<Int>(0)
-    private let droppedNoteOffs = Atomic<Int>(0)
-    private let droppedOthers = Atomic<Int>(0)
-    private let staleNoteOns = Atomic<Int>(0)
+    private let drops = TCPDropCounters()
     private let lostPackets = Atomic<Int>(0)
     private let lastErrorCode = Atomic<Int32>(0)
 
-    // The link thread's queue: records of [size: UInt32][kind: UInt32][queued at: UInt64][bytes]
-    // padded to 8, from `pendingStart` to `pendingEnd`; `scratch` is where a compaction
-    // rebuilds it.
-    private var pending: UnsafeMutableRawPointer
-    private var scratch: UnsafeMutableRawPointer
-    private let pendingCapacity: Int
-    private var pendingStart = 0
-    private var pendingEnd = 0
-    private var pendingCount = 0
+    // The link thread's queue of packets waiting for the connection.
+    private let queue: TCPSendQueue
     // Framed bytes handed to the socket but not yet taken by it, and how many packets they hold.
     private let out: UnsafeMutableRawPointer
     private let outCapacity: Int
     private var outStart = 0
     private var outEnd = 0
     private var outPackets = 0
-    // One bit per channel and note, for the reordering after an outage.
-    private let noteOnQueued: UnsafeMutablePointer<UInt64>
 
     /// A link to `destination`; ``start()`` begins connecting. `threadSetup` runs first thing on
     /// the link's thread (its scheduling).
@@ -174,14 +162,10 @@ public final class TCPLink: @unchecked Sendable {
         ringCapacity = 1 << 20
         ring = .allocate(byteCount: ringCapacity, alignment: 8)
         ring.initializeMemory(as: UInt8.self, repeating: 0, count: ringCapacity)
-        // Typical packets (under 64 bytes) for the whole queue, or a few long ones.
-        pendingCapacity = max(queueCapacity * 80, 4 * (Self.maximumPacketSize + 16))
-        pending = .allocate(byteCount: pendingCapacity, alignment: 8)
-        scratch = .allocate(byteCount: pendingCapacity, alignment: 8)
+        queue = TCPSendQueue(
+            capacity: queueCapacity, noteOnTimeout: noteOnTimeout, largestPacket: Self.maximumPacketSize, drops: drops)
         outCapacity = framing.maximumFramedSize(of: Self.maximumPacketSize)
         out = .allocate(byteCount: outCapacity, alignment: 8)
-        noteOnQueued = .allocate(capacity: 32)
-        noteOnQueued.initialize(repeating: 0, count: 32)
         // Without a pipe (out of descriptors) the link still works, polling every 10 ms.
         wakePipe = try? WakePipe(endpoint: destination.destination.description)
     }
@@ -190,10 +174,7 @@ public final class TCPLink: @unchecked Sendable {
         stop()
         wakePipe?.close()
         ring.deallocate()
-        pending.deallocate()
-        scratch.deallocate()
         out.deallocate()
-        noteOnQueued.deallocate()
     }
 
     /// Starts the link's thread, which connects and keeps the connection up until ``stop()``.
@@ -226,7 +207,7 @@ public final class TCPLink: @unchecked Sendable {
     /// packet is longer than ``maximumPacketSize``. Call ``wake()`` after a batch.
     public func enqueue(_ packet: UnsafeRawBufferPointer, kind: OSCPacketKind) {
         guard packet.count <= Self.maximumPacketSize else {
-            countDrop(kind)
+            drops.count(kind)
             return
         }
         let size = Self.padded(8 + packet.count)
@@ -237,7 +218,7 @@ public final class TCPLink: @unchecked Sendable {
         // A record never wraps: one that would not fit before the end starts at 0, after a marker.
         let needed = size <= toEnd ? size : toEnd + size
         guard ringCapacity - (write &- read) >= needed else {
-            countDrop(kind)
+            drops.count(kind)
             return
         }
         var next = write
@@ -270,20 +251,12 @@ public final class TCPLink: @unchecked Sendable {
             state: TCPLinkState(rawValue: stateValue.load(ordering: .relaxed)) ?? .waiting,
             reconnects: max(connections.load(ordering: .relaxed) - 1, 0),
             packetsSent: packetsSent.load(ordering: .relaxed), bytesSent: bytesSent.load(ordering: .relaxed),
-            queued: queuedCount.load(ordering: .relaxed), droppedNoteOns: droppedNoteOns.load(ordering: .relaxed),
-            droppedNoteOffs: droppedNoteOffs.load(ordering: .relaxed),
-            droppedOthers: droppedOthers.load(ordering: .relaxed),
-            staleNoteOns: staleNoteOns.load(ordering: .relaxed),
+            queued: queuedCount.load(ordering: .relaxed), droppedNoteOns: drops.noteOns.load(ordering: .relaxed),
+            droppedNoteOffs: drops.noteOffs.load(ordering: .relaxed),
+            droppedOthers: drops.others.load(ordering: .relaxed),
+            staleNoteOns: drops.lateNoteOns.load(ordering: .relaxed),
             lostInBrokenConnections: lostPackets.load(ordering: .relaxed),
             lastError: code == 0 ? nil : String(cString: strerror(code)))
-    }
-
-    private func countDrop(_ kind: OSCPacketKind) {
-        switch kind.counterIndex {
-        case 0: droppedNoteOns.add(1, ordering: .relaxed)
-        case 1: droppedNoteOffs.add(1, ordering: .relaxed)
-        default: droppedOthers.add(1, ordering: .relaxed)
-        }
     }
 
     private static func padded(_ size: Int) -> Int { (size + 7) & ~7 }
@@ -320,7 +293,7 @@ public final class TCPLink: @unchecked Sendable {
             stateValue.store(TCPLinkState.connected.rawValue, ordering: .relaxed)
             // After an outage (or before the first connection) the queue is put in the order a
             // receiver needs it: note-offs that end sounding notes first, late note-ons out.
-            reorderAfterOutage(now: Self.now())
+            queue.reorderAfterOutage(now: Self.now())
         }
 
         while true {
@@ -350,16 +323,16 @@ public final class TCPLink: @unchecked Sendable {
                 break
             }
             if ringLeft { _ = drainRing(makingRoom: true) }
-            queuedCount.store(pendingCount + outPackets, ordering: .relaxed)
+            queuedCount.store(queue.count + outPackets, ordering: .relaxed)
             if ending {
                 // Only a live connection with something left to write is worth the wait.
-                let idle = pendingCount == 0 && outEnd == outStart
+                let idle = queue.count == 0 && outEnd == outStart
                 if socket < 0 || connecting || idle || Self.now() >= stopDeadline.load(ordering: .relaxed) { break }
             }
 
             descriptors[0] = pollfd(fd: wakePipe?.reader ?? -1, events: Int16(POLLIN), revents: 0)
             var events = Int16(POLLIN)
-            if connecting || outEnd > outStart || pendingCount > 0 { events |= Int16(POLLOUT) }
+            if connecting || outEnd > outStart || queue.count > 0 { events |= Int16(POLLOUT) }
             descriptors[1] = pollfd(fd: socket, events: events, revents: 0)
             var timeout: Int32 = -1
             if socket < 0 || connecting {
@@ -485,19 +458,11 @@ public final class TCPLink: @unchecked Sendable {
     /// Frames queued packets into `out` while they fit; false if nothing was queued.
     private func fillOut() -> Bool {
         var moved = false
-        while pendingCount > 0 {
-            let size = Int(pending.load(fromByteOffset: pendingStart, as: UInt32.self))
-            guard outEnd + framing.maximumFramedSize(of: size) <= outCapacity else { break }
-            let packet = UnsafeRawBufferPointer(start: pending + pendingStart + 16, count: size)
+        while let packet = queue.first, outEnd + framing.maximumFramedSize(of: packet.count) <= outCapacity {
             outEnd += framing.frame(packet, into: out + outEnd)
             outPackets += 1
-            pendingStart += Self.padded(16 + size)
-            pendingCount -= 1
+            queue.removeFirst()
             moved = true
-        }
-        if pendingCount == 0 {
-            pendingStart = 0
-            pendingEnd = 0
         }
         return moved
     }
@@ -517,145 +482,13 @@ public final class TCPLink: @unchecked Sendable {
                 read &+= ringCapacity - offset
                 continue
             }
-            if !makingRoom {
-                let fits = pendingEnd - pendingStart + Self.padded(16 + Int(size)) <= pendingCapacity
-                guard pendingCount < queueCapacity && fits else { break }
-            }
+            if !makingRoom && !queue.fits(packetOf: Int(size)) { break }
             let kind = OSCPacketKind(raw: ring.load(fromByteOffset: offset + 4, as: UInt32.self))
-            append(UnsafeRawBufferPointer(start: ring + offset + 8, count: Int(size)), kind: kind, now: now)
+            queue.append(UnsafeRawBufferPointer(start: ring + offset + 8, count: Int(size)), kind: kind, now: now)
             read &+= Self.padded(8 + Int(size))
         }
         tail.store(read, ordering: .releasing)
         return read != write
-    }
-
-    /// Appends a packet to the queue, making room by the queue's rules if it is full.
-    private func append(_ packet: UnsafeRawBufferPointer, kind: OSCPacketKind, now: UInt64) {
-        let size = Self.padded(16 + packet.count)
-        if pendingCount >= queueCapacity || pendingEnd + size > pendingCapacity {
-            makeRoom(for: size, kind: kind, now: now)
-            guard pendingCount < queueCapacity && pendingEnd + size <= pendingCapacity else {
-                countDrop(kind)
-                return
-            }
-        }
-        pending.storeBytes(of: UInt32(packet.count), toByteOffset: pendingEnd, as: UInt32.self)
-        pending.storeBytes(of: kind.raw, toByteOffset: pendingEnd + 4, as: UInt32.self)
-        pending.storeBytes(of: now, toByteOffset: pendingEnd + 8, as: UInt64.self)
-        if let source = packet.baseAddress {
-            (pending + pendingEnd + 16).copyMemory(from: source, byteCount: packet.count)
-        }
-        pendingEnd += size
-        pendingCount += 1
-    }
-
-    /// One record of the link's queue, read back: [size: UInt32][kind: UInt32][queued at: UInt64]
-    /// then the packet, padded to 8 bytes.
-    private struct QueuedPacket {
-        let kind: OSCPacketKind
-        let queuedAt: UInt64
-        /// The record's bytes in the queue, padding included.
-        let recordSize: Int
-    }
-
-    private func queuedPacket(at offset: Int) -> QueuedPacket {
-        QueuedPacket(
-            kind: OSCPacketKind(raw: pending.load(fromByteOffset: offset + 4, as: UInt32.self)),
-            queuedAt: pending.load(fromByteOffset: offset + 8, as: UInt64.self),
-            recordSize: Self.padded(16 + Int(pending.load(fromByteOffset: offset, as: UInt32.self))))
-    }
-
-    /// A note-on that has waited longer than ``noteOnTimeout``: not sent.
-    private func isLate(_ packet: QueuedPacket, now: UInt64) -> Bool {
-        packet.kind.isNoteOn && now &- packet.queuedAt > noteOnTimeout
-    }
-
-    /// A rebuild of the queue into `scratch`, which then becomes the queue.
-    private struct Rebuild {
-        var written = 0
-        var count = 0
-    }
-
-    private func keep(_ packet: QueuedPacket, at offset: Int, in rebuild: inout Rebuild) {
-        (scratch + rebuild.written).copyMemory(from: pending + offset, byteCount: packet.recordSize)
-        rebuild.written += packet.recordSize
-        rebuild.count += 1
-    }
-
-    private func finish(_ rebuild: Rebuild) {
-        swap(&pending, &scratch)
-        pendingStart = 0
-        pendingEnd = rebuild.written
-        pendingCount = rebuild.count
-    }
-
-    /// Compacts the queue for one more packet of `size` bytes: late note-ons go first, then, while
-    /// there is still no room, the oldest packets that are not note-offs (a new note-off may push
-    /// out anything but another note-off; anything else, only what is older than itself).
-    private func makeRoom(for size: Int, kind: OSCPacketKind, now: UInt64) {
-        var excess = max(pendingCount + 1 - queueCapacity, 0)
-        var bytesNeeded = max(pendingEnd - pendingStart + size - pendingCapacity, 0)
-        var rebuild = Rebuild()
-        var offset = pendingStart
-        // One pass over the queue, keeping what stays.
-        while offset < pendingEnd {
-            let packet = queuedPacket(at: offset)
-            if isLate(packet, now: now) {
-                staleNoteOns.add(1, ordering: .relaxed)
-            } else if !packet.kind.isNoteOff && (excess > 0 || bytesNeeded > 0) {
-                countDrop(packet.kind)
-            } else {
-                keep(packet, at: offset, in: &rebuild)
-                offset += packet.recordSize
-                continue
-            }
-            if excess > 0 { excess -= 1 }
-            bytesNeeded = max(bytesNeeded - packet.recordSize, 0)
-            offset += packet.recordSize
-        }
-        finish(rebuild)
-    }
-
-    /// Puts the queue in the order a receiver needs after an outage: first the note-offs whose
-    /// note-on is not queued before them (their notes are sounding at the receiver), then the
-    /// rest in order, without note-ons older than ``noteOnTimeout``.
-    private func reorderAfterOutage(now: UInt64) {
-        guard pendingCount > 0 else { return }
-        for word in 0..<32 { noteOnQueued[word] = 0 }
-        var rebuild = Rebuild()
-        // First pass: the note-offs that go first, in order; a bit marks a note-on kept ahead.
-        var offset = pendingStart
-        while offset < pendingEnd {
-            let packet = queuedPacket(at: offset)
-            let key = packet.kind.key
-            let bit = UInt64(1) << UInt64(key & 63)
-            if packet.kind.isNoteOn && !isLate(packet, now: now) {
-                noteOnQueued[key >> 6] |= bit
-            } else if packet.kind.isNoteOff {
-                if noteOnQueued[key >> 6] & bit == 0 {
-                    keep(packet, at: offset, in: &rebuild)
-                    // Marked so the second pass leaves it out.
-                    pending.storeBytes(of: UInt32.max, toByteOffset: offset + 4, as: UInt32.self)
-                } else {
-                    noteOnQueued[key >> 6] &= ~bit
-                }
-            }
-            offset += packet.recordSize
-        }
-        // Second pass: everything else in order, late note-ons left out.
-        offset = pendingStart
-        while offset < pendingEnd {
-            let packet = queuedPacket(at: offset)
-            if packet.kind.raw == UInt32.max {
-                // Moved to the front above.
-            } else if isLate(packet, now: now) {
-                staleNoteOns.add(1, ordering: .relaxed)
-            } else {
-                keep(packet, at: offset, in: &rebuild)
-            }
-            offset += packet.recordSize
-        }
-        finish(rebuild)
     }
 
     static func now() -> UInt64 {
