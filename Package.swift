@@ -18,6 +18,10 @@ let package = Package(
         .systemLibrary(
             name: "CAvahi", pkgConfig: "avahi-client",
             providers: [.apt(["libavahi-client-dev"])]),
+        // An embedded HTTP server, for the OSCQuery namespace.
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
 
         // Pure Swift, no C, no Foundation.
         .target(name: "MIDI"),
@@ -40,6 +44,9 @@ let package = Package(
         .target(name: "OSCTransport", dependencies: ["CSyscall", "OSC", "Platform"]),
         // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
         .target(name: "Discovery", dependencies: ["CAvahi", "Platform"]),
+        // OSCQuery: the namespace of what the OSC input accepts (pure), and its HTTP server.
+        .target(name: "OSCQuery", dependencies: ["MIDI", "MIDIOSC", "JSON"]),
+        .target(name: "OSCQueryHTTP", dependencies: ["CMicroHTTPD", "OSCQuery", "OSCTransport"]),
 
         // The bridge, one module per job. Configuration: read a config, validate it, summarise
         // it (`aseqosc check`) and build each route's operator chain; pure, no threads, no ALSA
@@ -66,8 +73,8 @@ let package = Package(
         .executableTarget(
             name: "aseqosc",
             dependencies: [
-                "Bridge", "Config", "Send", "BridgeRuntime", "Service", "Discovery", "ALSASequencer", "MIDI", "JSON",
-                "Platform",
+                "Bridge", "Config", "Send", "BridgeRuntime", "Service", "Discovery", "OSCQuery", "OSCQueryHTTP",
+                "ALSASequencer", "MIDI", "MIDIOSC", "JSON", "Platform",
             ],
             // Bind every symbol at start: lazy binding makes the first event down each path
             // wait for the dynamic linker (milliseconds under emulation), a played note.
@@ -90,6 +97,9 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "TestSupport"]),
+        .testTarget(
+            name: "OSCQueryTests",
+            dependencies: ["OSCQuery", "OSCQueryHTTP", "OSCTransport", "MIDIOSC", "MIDI", "JSON", "TestSupport"]),
         .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "MIDIOSCTests", dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),

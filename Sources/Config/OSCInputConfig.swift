@@ -47,6 +47,10 @@ public struct OSCInputConfig: Sendable, Equatable {
     public var announce = true
     /// The DNS-SD instance name (`announce: "NAME"`); nil: "aseqosc on HOSTNAME".
     public var serviceName: String?
+    /// The TCP port of the OSCQuery server describing what the input accepts (`osc.query`; 0:
+    /// any free port); nil when it is off. On by default, on the listen port + 1, when the
+    /// input listens where other machines can reach it.
+    public var queryPort: Int?
 
     /// Whether other machines can reach the input: it listens on a non-loopback address.
     public var isReachableFromNetwork: Bool { IPAddress(parsing: host).map { !$0.isLoopback } ?? false }
@@ -58,7 +62,7 @@ public struct OSCInputConfig: Sendable, Equatable {
 extension ConfigParser {
     static let oscKeys = [
         "enabled", "listen", "protocol", "maxConnections", "maxPacketSize", "frameTimeout", "allow", "sysex",
-        "sysexBytesPerSecond", "accept", "operators", "mappings", "announce",
+        "sysexBytesPerSecond", "accept", "operators", "mappings", "announce", "query",
     ]
 
     /// Reads the `osc` key (nil node: the defaults). Returns nil when the OSC input is off: no
@@ -86,7 +90,8 @@ extension ConfigParser {
         if let timeout = object["frameTimeout"] {
             let value = try timeout.number(in: 0.01...3600)
             guard config.transports.contains(.tcp) else {
-                throw timeout.error("applies to TCP only; add \"tcp\" to osc.protocol, e.g. protocol: [\"udp\", \"tcp\"]")
+                throw timeout.error(
+                    "applies to TCP only; add \"tcp\" to osc.protocol, e.g. protocol: [\"udp\", \"tcp\"]")
             }
             config.frameTimeout = value
         }
@@ -108,6 +113,7 @@ extension ConfigParser {
                     + "list the networks that may send, e.g. [\"192.168.1.0/24\"]")
         }
         if let announce = object["announce"] { try self.announce(announce, into: &config) }
+        try query(object["query"], into: &config)
         if let sysex = object["sysex"] { config.sysex = try sysex.bool() }
         if let rate = object["sysexBytesPerSecond"] { config.sysexBytesPerSecond = try rate.int(in: 0...1_000_000) }
         if let accept = object["accept"] {
@@ -158,6 +164,33 @@ extension ConfigParser {
         throw node.error(
             "announcing needs a listen address other machines can reach; \(config.endpoint) is loopback "
                 + "(e.g. listen: \"0.0.0.0:\(config.port)\" with allow: [\"192.168.1.0/24\"])")
+    }
+
+    /// `query: false`, `true` or `{ port: N }`; unset: on the listen port + 1 when the input
+    /// listens beyond loopback, off otherwise (a loopback input can still ask for it).
+    static func query(_ node: ConfigNode?, into config: inout OSCInputConfig) throws(ConfigError) {
+        let defaultPort = config.port < 65535 ? config.port + 1 : config.port - 1
+        guard let node else {
+            config.queryPort = config.isReachableFromNetwork ? defaultPort : nil
+            return
+        }
+        var portPath = node.path
+        switch node.value {
+        case .bool(let on): config.queryPort = on ? defaultPort : nil
+        case .object:
+            portPath = ConfigNode.join(node.path, "port")
+            let object = try node.object(allowing: ["port"])
+            config.queryPort =
+                try object["port"].map { port throws(ConfigError) in try port.int(in: 0...65535) }
+                ?? defaultPort
+        default:
+            throw node.error("expected true, false or { port: N } (the OSCQuery server's TCP port; 0: any free one)")
+        }
+        if let port = config.queryPort, port == config.port, config.transports.contains(.tcp) {
+            throw ConfigError(
+                path: portPath,
+                message: "port \(port) is the OSC input's TCP port; OSCQuery needs another one")
+        }
     }
 
     /// `"udp"`, `"tcp"` or both, `["udp", "tcp"]`.
@@ -357,6 +390,7 @@ extension OSCInputConfig {
         if !mappings.isEmpty { parts.append("\(mappings.count) mapping\(mappings.count == 1 ? "" : "s")") }
         if !operators.isEmpty { parts.append("\(operators.count) operator\(operators.count == 1 ? "" : "s")") }
         parts.append(sysex ? "SysEx on" : "SysEx off")
+        if let queryPort { parts.append(queryPort == 0 ? "OSCQuery on a free port" : "OSCQuery on port \(queryPort)") }
         return parts.joined(separator: ", ")
     }
 }

@@ -3,13 +3,15 @@ import Glibc
 import Platform
 
 /// The interface and protocol an announcement for a listen address goes out on: every
-/// interface for a wildcard address, else only the interface that holds the address (so that
-/// no peer is told an address it cannot reach); every interface too when none holds it.
+/// interface for a wildcard address (over IPv4 only for `0.0.0.0`, whose sockets take no IPv6),
+/// else only the interface that holds the address (so that no peer is told an address it
+/// cannot reach); every interface too when none holds it.
 struct AnnouncementScope: Equatable {
     var interface = AvahiIfIndex(AVAHI_IF_UNSPEC)
     var proto = AvahiProtocol(AVAHI_PROTO_UNSPEC)
 
     init(listeningOn host: String) {
+        if host == "0.0.0.0" { proto = AvahiProtocol(AVAHI_PROTO_INET) }
         if host == "0.0.0.0" || host == "::" { return }
         var found = false
         InterfaceAddresses.each { name, address in

@@ -1,8 +1,8 @@
 import Glibc
 
-/// An OSC service as DNS-SD names it: an instance name, `_osc._udp` or `_osc._tcp`, a port and
-/// the TXT record of the OSC 1.1 proposal ("OSC Service Discovery": `txtvers`, `version`, and
-/// `framing` for streams).
+/// An OSC service as DNS-SD names it: an instance name, `_osc._udp`, `_osc._tcp` or OSCQuery's
+/// `_oscjson._tcp`, a port and the TXT record of the OSC 1.1 proposal ("OSC Service Discovery":
+/// `txtvers`, `version`, and `framing` for streams).
 public struct OSCService: Sendable, Equatable, CustomStringConvertible {
     /// The DNS-SD transport: the `_udp` or `_tcp` of the service type.
     public enum Transport: String, Sendable, CaseIterable {
@@ -11,33 +11,39 @@ public struct OSCService: Sendable, Equatable, CustomStringConvertible {
 
     /// The instance name people see ("aseqosc on studio").
     public var name: String
-    public var transport: Transport
+    /// `_osc._udp`, `_osc._tcp` or `_oscjson._tcp`.
+    public var type: String
     public var port: UInt16
     /// `key=value` strings, in order.
     public var txt: [String]
 
     /// Creates a service record.
-    public init(name: String, transport: Transport, port: UInt16, txt: [String]) {
+    public init(name: String, type: String, port: UInt16, txt: [String]) {
         self.name = name
-        self.transport = transport
+        self.type = type
         self.port = port
         self.txt = txt
     }
 
-    /// `_osc._udp` or `_osc._tcp`.
-    public var type: String { "_osc._\(transport.rawValue)" }
+    /// The DNS-SD type of OSCQuery's HTTP servers.
+    public static let oscQueryType = "_oscjson._tcp"
 
     public var description: String { "'\(name)' (\(type), port \(port))" }
 
     /// The records of an OSC input listening on `port` over `transports`: one service per
     /// transport under one name. Streams are SLIP framed as OSC 1.1 says (the TCP input also
     /// takes OSC 1.0's length prefix, which needs no announcement).
-    public static func announcements(name: String, port: UInt16, transports: [Transport]) -> [OSCService] {
-        transports.map { transport in
+    /// With `queryPort`, the OSCQuery server on that port is announced under the same name (its
+    /// proposal defines no TXT keys).
+    public static func announcements(name: String, port: UInt16, transports: [Transport], queryPort: UInt16? = nil)
+        -> [OSCService]
+    {
+        let osc = transports.map { transport in
             var txt = ["txtvers=1", "version=1.1"]
             if transport == .tcp { txt.append("framing=slip") }
-            return OSCService(name: name, transport: transport, port: port, txt: txt)
+            return OSCService(name: name, type: "_osc._\(transport.rawValue)", port: port, txt: txt)
         }
+        return osc + (queryPort.map { [OSCService(name: name, type: oscQueryType, port: $0, txt: [])] } ?? [])
     }
 
     /// The instance name used when the config gives none: "aseqosc on HOSTNAME".

@@ -14,16 +14,17 @@ final class Announcement: Sendable {
         self.log = log
     }
 
-    /// Announces what `input` listens on, or withdraws the announcement (nil, `announce:
-    /// false`, or a loopback address).
-    func apply(_ input: OSCInputConfig?) {
+    /// Announces what `input` listens on (and the OSCQuery server on `queryPort`), or withdraws
+    /// the announcement (nil, `announce: false`, or a loopback address).
+    func apply(_ input: OSCInputConfig?, queryPort: UInt16? = nil) {
         guard let input, input.announce, input.isReachableFromNetwork else {
             announcer.withLock { $0 = nil }
             return
         }
         let transports = input.transports.sorted().map { $0 == .udp ? OSCService.Transport.udp : .tcp }
         let services = OSCService.announcements(
-            name: input.serviceName ?? OSCService.defaultName, port: UInt16(input.port), transports: transports)
+            name: input.serviceName ?? OSCService.defaultName, port: UInt16(input.port), transports: transports,
+            queryPort: queryPort)
         announcer.withLock { current in
             if let current {
                 current.update(services: services, listeningOn: input.host)

@@ -90,14 +90,16 @@ struct RunCommand: Command {
             return .unavailable
         }
         bridge.start()
+        let query = QueryService(log: log)
         let announcement = Announcement(log: log)
-        announcement.apply(config.oscInput)
+        announcement.apply(config.oscInput, queryPort: query.apply(config))
         let reloader = Reloader(
-            bridge: bridge, configPath: configPath, log: log, notifier: notifier, announcement: announcement)
+            bridge: bridge, configPath: configPath, log: log, notifier: notifier, announcement: announcement,
+            query: query)
         let control: ControlSocket?
         do {
             let socket = try ControlSocket(path: controlPath) { request in
-                Self.answer(request, bridge: bridge, reloader: reloader, announcement: announcement)
+                Self.answer(request, bridge: bridge, reloader: reloader, announcement: announcement, query: query)
             }
             socket.start()
             control = socket
@@ -136,13 +138,16 @@ struct RunCommand: Command {
         log.notice("stopping: sending note-offs for held notes")
         control?.stop()
         announcement.apply(nil)
+        query.apply(nil)
         bridge.stop()
         log.notice("stopped: \(bridge.statusLine)")
         return .ok
     }
 
     /// What the control socket answers: `reload`, `status` (text) or the status as JSON.
-    static func answer(_ request: String, bridge: Bridge, reloader: Reloader, announcement: Announcement) -> [UInt8] {
+    static func answer(
+        _ request: String, bridge: Bridge, reloader: Reloader, announcement: Announcement, query: QueryService
+    ) -> [UInt8] {
         switch request.split(separator: " ").map(String.init) {
         case ["reload"]:
             switch reloader.reload() {
@@ -151,11 +156,13 @@ struct RunCommand: Command {
             }
         case ["status"]:
             let announced = announcement.state.map { "announce: \($0)\n" } ?? ""
-            return Array((bridge.status(version: Aseqosc.version).text + "\n" + announced).utf8)
+            let served = query.statusLine.map { "\($0)\n" } ?? ""
+            return Array((bridge.status(version: Aseqosc.version).text + "\n" + announced + served).utf8)
         default:
             var status = (try? JSONValueEncoder.encode(bridge.status(version: Aseqosc.version))) ?? .object([:])
-            if case .object(var fields) = status, let state = announcement.state {
-                fields["announce"] = .string(state)
+            if case .object(var fields) = status {
+                if let state = announcement.state { fields["announce"] = .string(state) }
+                if let served = query.statusJSON { fields["oscQuery"] = served }
                 status = .object(fields)
             }
             return Array((JSONWriter.text(status, pretty: true) + "\n").utf8)
@@ -171,14 +178,19 @@ final class Reloader: Sendable {
     let log: Logger
     let notifier: ServiceNotifier
     let announcement: Announcement
+    let query: QueryService
     private let lock = Mutex(())
 
-    init(bridge: Bridge, configPath: String, log: Logger, notifier: ServiceNotifier, announcement: Announcement) {
+    init(
+        bridge: Bridge, configPath: String, log: Logger, notifier: ServiceNotifier, announcement: Announcement,
+        query: QueryService
+    ) {
         self.bridge = bridge
         self.configPath = configPath
         self.log = log
         self.notifier = notifier
         self.announcement = announcement
+        self.query = query
     }
 
     /// The new status line, or why the config was refused.
@@ -190,7 +202,7 @@ final class Reloader: Sendable {
             do {
                 let config = try ConfigParser.load(path: configPath)
                 try bridge.reload(config)
-                announcement.apply(config.oscInput)
+                announcement.apply(config.oscInput, queryPort: query.apply(config))
                 log.notice("reloaded: \(bridge.statusLine)")
                 return .success(bridge.statusLine)
             } catch {

@@ -10,6 +10,14 @@ import Testing
         #expect(services[1].txt == ["txtvers=1", "version=1.1", "framing=slip"])
     }
 
+    @Test func theOSCQueryServerIsAnnouncedUnderTheSameNameWithoutTxtKeys() {
+        let services = OSCService.announcements(
+            name: "Studio bridge", port: 57200, transports: [.udp], queryPort: 57201)
+        #expect(services.map(\.type) == ["_osc._udp", "_oscjson._tcp"])
+        #expect(services.map(\.port) == [57200, 57201])
+        #expect(services[1].name == "Studio bridge" && services[1].txt.isEmpty)
+    }
+
     @Test func theDefaultNameNamesThisHostWithoutItsDomain() {
         let name = OSCService.defaultName
         #expect(name.hasPrefix("aseqosc on "))

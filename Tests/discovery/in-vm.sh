@@ -3,7 +3,8 @@
 # Makes a network of its own (a veth pair: this side 10.77.0.1, a network namespace "peer" with
 # 10.77.0.2; nothing leaves the VM), starts the system D-Bus and, later, avahi-daemon, and
 # checks aseqosc's DNS-SD announcement with avahi-browse (avahi-utils) here and python's
-# zeroconf (its own mDNS stack) from the peer namespace, plus `aseqosc browse`. Prints
+# zeroconf (its own mDNS stack) from the peer namespace, plus `aseqosc browse` and the OSCQuery
+# server (oscquery-client.py: its namespace, HOST_INFO, hostile HTTP). Prints
 # `ok - NAME` / `not ok - NAME` and `discovery: N passed, M failed`. Needs ASEQOSC and PYTHON
 # (a python3 with zeroconf). Every wait polls for its condition, with a time limit.
 set -u
@@ -48,8 +49,18 @@ cat > "$out/bridge.json5" <<'JSON'
 {
   inputs: [],
   outputs: [{ name: "synth", to: "Midi Through" }],
+  // The mappings of Config/examples/touchosc-both-ways.json5, for the OSCQuery namespace.
   osc: { listen: "0.0.0.0:57300", protocol: ["udp", "tcp"], allow: ["10.77.0.0/24", "127.0.0.0/8"],
-         announce: "Discovery test bridge" },
+         announce: "Discovery test bridge",
+         mappings: [
+           { address: "/1/fader{n}", args: "f", type: "control_change",
+             controller: "{n}", value: { from: "{0}", in: [0, 1], out: [0, 127] } },
+           { address: "/1/toggle{n}", args: "f", type: "control_change",
+             controller: { from: "{n}", in: [1, 4], out: [80, 83] }, value: { from: "{0}", in: [0, 1], out: [0, 127] } },
+           { address: "/2/push{n}", args: "f", type: "note_on", channel: 10,
+             note: { from: "{n}", in: [1, 16], out: [36, 51] }, velocity: { from: "{0}", in: [0, 1], out: [0, 127] } },
+           { address: "/3/xy", args: "ff", type: "pitch_bend", value: { from: "{0}", in: [0, 1], out: [-8192, 8191] } },
+         ] },
 }
 JSON
 control=/run/aseqosc-discovery/control
@@ -57,6 +68,8 @@ control=/run/aseqosc-discovery/control
 # 1. avahi-daemon not running yet: one line, and the bridge works.
 check "browse without avahi-daemon exits 69 and says why" sh -c \
   "\"$ASEQOSC\" browse --timeout 2 > $out/browse-nodaemon.out 2>&1; test \$? = 69 && grep -q 'avahi-daemon is not running' $out/browse-nodaemon.out"
+aseqdump -p 14:0 > "$out/aseqdump.txt" 2>&1 &
+dump=$!
 "$ASEQOSC" run --config "$out/bridge.json5" --control $control > "$out/bridge.log" 2>&1 &
 bridge=$!
 wait_until 60 has "$out/bridge.log" "running:"
@@ -68,8 +81,8 @@ echo '/synth/note_on ,iii' > /dev/null
 
 # 2. avahi-daemon starts: announced, seen here and from the other namespace.
 start_avahi
-check "announced once avahi-daemon starts" wait_until 60 has "$out/bridge.log" \
-  "announce: 'Discovery test bridge' as _osc._udp port 57300, _osc._tcp port 57300"
+check "announced once avahi-daemon starts, OSCQuery too" wait_until 60 has "$out/bridge.log" \
+  "announce: 'Discovery test bridge' as _osc._udp port 57300, _osc._tcp port 57300, _oscjson._tcp port 57301"
 check "avahi-browse sees _osc._udp on 10.77.0.1:57300 with the proposal's TXT" wait_until 30 browse_has _osc._udp \
   '^=;veth0;IPv4;Discovery\\032test\\032bridge;_osc\._udp;local;[^;]*;10\.77\.0\.1;57300;.*"txtvers=1"' '"version=1\.1"'
 check "avahi-browse sees _osc._tcp with framing=slip" wait_until 30 browse_has _osc._tcp \
@@ -102,7 +115,40 @@ check "python zeroconf in the other namespace resolves both services to 10.77.0.
    grep -q \"^Discovery test bridge._osc._udp.local. \['10.77.0.1'.*\] 57300 \[('txtvers', '1'), ('version', '1.1')\]\" $out/zeroconf.txt &&
    grep -q \"^Discovery test bridge._osc._tcp.local. \['10.77.0.1'.*\] 57300 \[('framing', 'slip'), ('txtvers', '1'), ('version', '1.1')\]\" $out/zeroconf.txt"
 check "status shows the announcement" sh -c \
-  "\"$ASEQOSC\" status --control $control | grep -q \"^announce: announced as 'Discovery test bridge' (_osc._udp port 57300, _osc._tcp port 57300)\""
+  "\"$ASEQOSC\" status --control $control | grep -q \"^announce: announced as 'Discovery test bridge' (_osc._udp port 57300, _osc._tcp port 57300, _oscjson._tcp port 57301)\""
+
+# 2b. OSCQuery: found, read and used from the other namespace; hostile HTTP changes nothing.
+client=$(dirname "$0")/oscquery-client.py
+check "the bridge serves OSCQuery on 0.0.0.0:57301 and logs its size" has "$out/bridge.log" \
+  'oscquery: http://0\.0\.0\.0:57301 \(333 OSC methods\)'
+check "avahi-browse sees _oscjson._tcp on 10.77.0.1:57301" wait_until 30 browse_has _oscjson._tcp \
+  '^=;veth0;IPv4;Discovery\\032test\\032bridge;_oscjson\._tcp;local;[^;]*;10\.77\.0\.1;57301;'
+check "zeroconf finds it; the namespace is every address the config accepts, with types and ranges" \
+  ip netns exec peer "$PYTHON" "$client" namespace "Discovery test bridge" "$out"
+check "curl from the other namespace reads an attribute" sh -c \
+  "ip netns exec peer curl -s http://10.77.0.1:57301/midi/synth/1/note_on?RANGE | tee $out/curl-range.json |
+   grep -qx '{\"RANGE\":\[{\"MAX\":127,\"MIN\":0},{\"MAX\":127,\"MIN\":0}\]}'"
+check "a message to an advertised default address plays on the output" wait_until 20 has "$out/aseqdump.txt" \
+  'Note on +2, note 61, velocity 99'
+check "a message to an advertised mapping address plays as the mapping says" wait_until 20 has "$out/aseqdump.txt" \
+  'Note on +9, note 40, velocity 127'
+ip netns exec peer "$PYTHON" "$client" flood 10.77.0.1 57301 57300 60 200 "$out" > "$out/flood.txt" 2>&1 &
+flood=$!
+check "while one machine holds all the connections it may, another is answered" sh -c \
+  "for i in \$(seq 150); do test -e $out/holding && break; sleep 0.2; done;
+   test -e $out/holding && curl -s --max-time 5 'http://127.0.0.1:57301/?HOST_INFO' | grep -q '\"OSC_PORT\":57300'"
+touch "$out/go"
+wait $flood
+flood_status=$?
+cat "$out/flood.txt"
+check "oversized, garbage and unknown-method requests refused, silent connections closed, server up" \
+  test "$flood_status" = 0
+check "every note sent during the flood played (200 note-ons)" wait_until 20 sh -c \
+  "test \$(grep -cE 'Note on +0, note 70, velocity 100' $out/aseqdump.txt) = 200"
+check "status counts what the server refused and closed" sh -c \
+  "\"$ASEQOSC\" status --control $control | tee $out/status-oscquery.txt | grep '^oscquery:' |
+   grep -E 'oscquery: http://0\.0\.0\.0:57301, [0-9]+ requests \(200: [0-9]+, 204: 1, 400: 1, 404: 1, 405: 1\)' |
+   grep -qE ', (1[8-9]|[2-9][0-9]) closed unanswered'"
 
 # 3. aseqosc browse: our bridge and another host's services, OSCQuery told apart.
 avahi-publish -s "Tablet synth" _osc._udp 9100 txtvers=1 > "$out/publish-tablet.log" 2>&1 &
@@ -110,18 +156,21 @@ tablet=$!
 avahi-publish -s "Tablet synth" _oscjson._tcp 8080 > "$out/publish-query.log" 2>&1 &
 query=$!
 wait_until 30 browse_has _oscjson._tcp 'Tablet'
-check "browse lists the bridge, the other services and OSCQuery (table)" sh -c \
+check "browse lists the bridge, its OSCQuery server, the other services and theirs (table)" sh -c \
   "\"$ASEQOSC\" browse --timeout 5 > $out/browse.out 2>&1; cat $out/browse.out;
    grep -qE '^Discovery test bridge +udp +[^ ]+ +10\.77\.0\.1 +57300 ' $out/browse.out &&
    grep -qE '^Discovery test bridge +tcp +[^ ]+ +10\.77\.0\.1 +57300 ' $out/browse.out &&
+   grep -qE '^Discovery test bridge +http +[^ ]+ +10\.77\.0\.1 +57301 +yes$' $out/browse.out &&
    grep -qE '^Tablet synth +udp .* 9100 +yes$' $out/browse.out && grep -qE '^Tablet synth +http .* 8080 +yes$' $out/browse.out"
 check "browse --json parses and carries port, protocol and TXT" sh -c \
   "\"$ASEQOSC\" browse --json --timeout 5 > $out/browse.json && \"$PYTHON\" -c '
 import json, sys
 entries = json.load(open(sys.argv[1]))
 ours = [e for e in entries if e[\"name\"] == \"Discovery test bridge\" and e[\"address\"] == \"10.77.0.1\"]
-assert {e[\"protocol\"] for e in ours} == {\"udp\", \"tcp\"}, ours
-assert all(e[\"port\"] == 57300 and \"txtvers=1\" in e[\"txt\"] for e in ours), ours
+assert {e[\"protocol\"] for e in ours} == {\"udp\", \"tcp\", \"http\"}, ours
+osc = [e for e in ours if e[\"protocol\"] != \"http\"]
+assert all(e[\"port\"] == 57300 and \"txtvers=1\" in e[\"txt\"] for e in osc), ours
+assert [e[\"port\"] for e in ours if e[\"protocol\"] == \"http\"] == [57301], ours
 tablet = [e for e in entries if e[\"name\"] == \"Tablet synth\" and e[\"protocol\"] == \"udp\"]
 assert tablet and tablet[0][\"oscQuery\"] is True, tablet
 ' $out/browse.json"
@@ -156,5 +205,29 @@ kill -TERM $bridge
 wait $bridge
 check "the bridge exits 0 on SIGTERM" test $? = 0
 kill $tablet $query $taken 2>/dev/null
+wait_until 30 browse_lacks _osc._udp 'Taken'
+
+# 7. The transcripts docs/transcripts/ holds: Config/examples/touchosc-both-ways.json5 as it is,
+# but for its output port (here Midi Through) and the network it allows (here the veth pair's).
+sed -e 's/to: \["Virtual Raw MIDI 0-0"\]/to: ["Midi Through"]/' -e 's#"192.168.1.0/24"#"10.77.0.0/24"#' \
+  -e 's/host: "192.168.1.20"/host: "10.77.0.2"/' "$(dirname "$0")/../../Config/examples/touchosc-both-ways.json5" \
+  > "$out/example.json5"
+"$ASEQOSC" run --config "$out/example.json5" --control /run/aseqosc-discovery/example > "$out/example.log" 2>&1 &
+example=$!
+check "the example config serves OSCQuery on port 8001" wait_until 60 has "$out/example.log" \
+  'oscquery: http://0\.0\.0\.0:8001 \(333 OSC methods\)'
+check "avahi-browse sees the example's _osc._udp and _oscjson._tcp, over IPv4 only (it listens on 0.0.0.0)" wait_until 30 sh -c \
+  "timeout 20 avahi-browse -rtp _oscjson._tcp > $out/transcript-avahi-browse.txt 2>/dev/null;
+   timeout 20 avahi-browse -rtp _osc._udp >> $out/transcript-avahi-browse.txt 2>/dev/null;
+   grep -q '^=;veth0;IPv4;aseqosc\\\\032on\\\\032[^;]*;_oscjson\._tcp;local;[^;]*;10\.77\.0\.1;8001;' $out/transcript-avahi-browse.txt &&
+   grep -q '^=;veth0;IPv4;aseqosc\\\\032on\\\\032[^;]*;_osc\._udp;local;[^;]*;10\.77\.0\.1;8000;' $out/transcript-avahi-browse.txt &&
+   ! grep -q ';IPv6;' $out/transcript-avahi-browse.txt"
+check "curl reads the example's namespace and HOST_INFO from the other namespace" sh -c \
+  "ip netns exec peer curl -s http://10.77.0.1:8001/ | \"$PYTHON\" -m json.tool --indent 2 > $out/transcript-namespace.json &&
+   ip netns exec peer curl -s 'http://10.77.0.1:8001/?HOST_INFO' | \"$PYTHON\" -m json.tool --indent 2 > $out/transcript-host-info.json &&
+   grep -q '\"FULL_PATH\": \"/2/push16\"' $out/transcript-namespace.json && grep -q '\"OSC_PORT\": 8000' $out/transcript-host-info.json"
+kill -TERM $example
+wait $example
+kill $dump 2>/dev/null
 echo "discovery: $passed passed, $failed failed"
 [ "$failed" = 0 ]
