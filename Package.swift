@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "MIDI"]),
         .target(name: "OSCTransport", dependencies: ["CSyscall", "OSC", "Platform"]),
         // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
-        .target(name: "Discovery", dependencies: ["CAvahi", "Platform"]),
+        .target(name: "Discovery", dependencies: ["CAvahi", "OSCTransport", "Platform"]),
         // OSCQuery: the namespace of what the OSC input accepts (pure), and its HTTP server.
         .target(name: "OSCQuery", dependencies: ["MIDI", "MIDIOSC", "JSON"]),
         .target(name: "OSCQueryHTTP", dependencies: ["CMicroHTTPD", "OSCQuery", "OSCTransport"]),
@@ -68,7 +68,7 @@ let package = Package(
         // The composition root: builds the runtime from a config, reloads it, reports its status.
         .target(
             name: "Bridge",
-            dependencies: ["Config", "BridgeRuntime", "MIDI", "Pipeline", "Platform"]),
+            dependencies: ["Config", "BridgeRuntime", "Discovery", "MIDI", "Pipeline", "OSCTransport", "Platform"]),
         // The command line: one type per subcommand.
         .executableTarget(
             name: "aseqosc",

@@ -1,6 +1,8 @@
 import BridgeRuntime
 import Config
+import Discovery
 import MIDI
+import OSCTransport
 import Pipeline
 import Platform
 import Synchronization
@@ -30,6 +32,8 @@ public final class Bridge: @unchecked Sendable {
     /// When the bridge was built, on the monotonic clock (uptime in status).
     let startTime = WallClock.monotonic
     private let lock = Mutex(())
+    /// Keeps destinations named by service where their services are; made with the first one.
+    private var follower: ServiceFollower?
     private var routesForStatus: [RouteRuntime] = []
     private var oscInputForStatus: OSCToMIDISide?
 
@@ -65,6 +69,7 @@ public final class Bridge: @unchecked Sendable {
         worker.realtime = realtime
         input.realtime = realtime
         routesForStatus = routes
+        followServices(routes)
         oscInput = try makeOSCInput(config)
         oscInputForStatus = oscInput
     }
@@ -116,6 +121,7 @@ public final class Bridge: @unchecked Sendable {
             }
         }
         worker.replaceRoutes(built.routes)
+        followServices(built.routes)
         // With the setting that runs (a change of `realtime` waits for a restart), for the new
         // destinations.
         try? placeSendingThreads(built.routes, choice: running.cpu)
@@ -170,9 +176,30 @@ public final class Bridge: @unchecked Sendable {
         return (routes, ports)
     }
 
+    /// Hands the routes' service targets to the follower, made when the first one appears.
+    private func followServices(_ routes: [RouteRuntime]) {
+        let targets = routes.flatMap(\.serviceTargets)
+        if follower == nil && !targets.isEmpty {
+            let log = log
+            do {
+                follower = try ServiceFollower { isError, message in
+                    if isError { log.error(message) } else { log.notice(message) }
+                }
+            } catch {
+                log.warning("service destinations: \(error); they wait, their packets dropped and counted")
+            }
+        }
+        follower?.follow(targets)
+    }
+
     private func logDestinations() {
         for runtime in worker.routes {
             for destination in runtime.resolved {
+                if let service = destination.destination.service {
+                    let over = destination.destination.tcp == nil ? "UDP" : "TCP"
+                    log.info("route '\(runtime.config.name)' -> service \(service) over \(over), wherever it is")
+                    continue
+                }
                 let scheme = destination.destination.tcp.map {
                     "osc.tcp://\(destination) (\($0.framing == .slip ? "SLIP" : "length-prefixed"))"
                 }

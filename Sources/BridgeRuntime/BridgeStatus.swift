@@ -35,6 +35,9 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         public var latencyMilliseconds: Int? = nil
         /// The connection of a TCP destination; nil for UDP.
         public var tcp: TCPDestination? = nil
+        /// Where the service a destination by service name follows is now (`10.0.0.5:9000`),
+        /// or `absent`; nil for a destination with a fixed host.
+        public var serviceAt: String? = nil
     }
 
     /// A TCP destination's connection and queue.
@@ -284,15 +287,16 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
                         : "; held-notes messages \(destination.recoverySent)"
                 }
                 let latency = destination.latencyMilliseconds.map { "; time-tagged +\($0) ms" } ?? ""
+                let location = destination.serviceAt.map { $0 == "absent" ? ", not on the network" : " at \($0)" } ?? ""
                 if let tcp = destination.tcp {
                     lines.append(
-                        "    -> tcp \(destination.address) (\(destination.scheme), \(tcp.framing) framing): "
+                        "    -> tcp \(destination.address)\(location) (\(destination.scheme), \(tcp.framing) framing): "
                             + "\(destination.packetsSent) packets, \(destination.bytesSent) bytes, \(tcp.text)"
                             + "\(recovery ?? "")\(latency)")
                     continue
                 }
                 lines.append(
-                    "    -> \(destination.address) (\(destination.scheme)): \(destination.packetsSent) packets, "
+                    "    -> \(destination.address)\(location) (\(destination.scheme)): \(destination.packetsSent) packets, "
                         + "\(destination.bytesSent) bytes, \(errors)\(recovery ?? "")\(latency)")
             }
         }
@@ -345,7 +349,8 @@ extension BridgeStatus {
                                 }), recovery: announcer?.mode.rawValue,
                             recoverySent: announcer?.sentCount.load(ordering: .relaxed) ?? 0,
                             latencyMilliseconds: runtime.destinations[index].latencyMilliseconds,
-                            tcp: link.map { TCPDestination($0.counters, framing: $0.framing) })
+                            tcp: link.map { TCPDestination($0.counters, framing: $0.framing) },
+                            serviceAt: runtime.sender.serviceTargets[index].map { $0.current?.description ?? "absent" })
                     })
             },
             eventsIn: worker.eventsIn.load(ordering: .relaxed), ringCapacity: ring.capacity,

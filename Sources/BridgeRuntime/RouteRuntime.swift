@@ -187,6 +187,9 @@ public final class RouteRuntime: @unchecked Sendable {
     /// ``OSCSender/stopLinks()``): after ``releaseAll(packet:)`` at a stop.
     public func stopLinks() { sender.stopLinks() }
 
+    /// Where the destinations named by service are, for a ``ServiceFollower`` to move.
+    public var serviceTargets: [ServiceTarget] { sender.serviceTargets.compactMap { $0 } }
+
     /// When a destination's recovery is due next (monotonic ns), `.max` if none is.
     var recoveryDue: UInt64 {
         var earliest = UInt64.max
@@ -325,11 +328,18 @@ public final class RouteRuntime: @unchecked Sendable {
         return true
     }
 
-    /// Resolves every destination's host name (at start, and again on reload).
+    /// Resolves every destination's host name (at start, and again on reload); a service's
+    /// address comes from its ``ServiceTarget``.
     public static func resolve(_ destinations: [DestinationConfig]) throws(BridgeError) -> [ResolvedOSCDestination] {
         var resolved: [ResolvedOSCDestination] = []
         for config in destinations {
             do {
+                if let service = config.service {
+                    var destination = OSCDestination(service: service)
+                    destination.tcp = config.tcp
+                    resolved.append(try destination.resolve())
+                    continue
+                }
                 var destination = try OSCDestination(
                     host: config.host, port: config.port, broadcast: config.broadcast,
                     multicastTTL: config.multicastTTL.map { UInt8($0) }, multicastInterface: config.multicastInterface,

@@ -196,9 +196,15 @@ public struct DestinationConfig: Sendable, Equatable {
     public var latencyMilliseconds: Int?
     /// With `protocol: "tcp"`, the framing and queue of the connection; nil: UDP.
     public var tcp: TCPOptions?
+    /// With `service: NAME`, the DNS-SD service the destination follows instead of ``host``
+    /// and ``port`` (then empty and 0).
+    public var service: OSCServiceName?
 
-    /// `host:port`, with IPv6 hosts in brackets.
-    public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    /// `host:port`, with IPv6 hosts in brackets; `service 'NAME' (TYPE)`.
+    public var endpoint: String {
+        if let service { return "service \(service)" }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
 
     /// What the destination sends, for `aseqosc status`: the scheme's name, or its mappings and
     /// the scheme that sends the rest (`3 mappings + touchosc`, `3 mappings`).

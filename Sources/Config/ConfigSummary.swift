@@ -42,7 +42,9 @@ extension ChainConfig {
                     ", \(tcp.framing == .slip ? "SLIP" : "length-prefixed") framing, queue \(tcp.queueCapacity), "
                         + "note-ons sent up to \(tcp.noteOnTimeoutMilliseconds) ms late"
                 } ?? "")
-            let url = ($0.tcp == nil ? "osc.udp://" : "osc.tcp://") + $0.endpoint
+            let url =
+                $0.service.map { "\($0.type) service '\($0.name)'" }
+                ?? (($0.tcp == nil ? "osc.udp://" : "osc.tcp://") + $0.endpoint)
             guard !$0.mappings.isEmpty else { return indent + "-> \(url) " + scheme + recovery }
             let count = "\($0.mappings.count) mapping\($0.mappings.count == 1 ? "" : "s")"
             return indent + "-> \(url) \(count), "

@@ -37,8 +37,39 @@ extension ConfigParser {
 
     static let destinationKeys = [
         "host", "port", "scheme", "messages", "mappings", "unmatched", "multicast", "broadcast", "recovery",
-        "latency", "protocol", "framing", "queue", "noteOnTimeout",
+        "latency", "protocol", "framing", "queue", "noteOnTimeout", "service",
     ]
+
+    /// `service: "NAME"` or `{ name, type }`: the DNS-SD service to follow, of `_osc._udp` or
+    /// `_osc._tcp` as the destination's protocol says unless given.
+    static func service(_ node: ConfigNode, tcp: Bool) throws(ConfigError) -> OSCServiceName {
+        let defaultType = tcp ? "_osc._tcp" : "_osc._udp"
+        let name: String
+        var type = defaultType
+        switch node.value {
+        case .string: name = try node.nonEmptyString()
+        case .object:
+            let object = try node.object(allowing: ["name", "type"])
+            name = try object.required("name").nonEmptyString()
+            if let typeNode = object["type"] {
+                type = try typeNode.string()
+                let transport = tcp ? "_tcp" : "_udp"
+                guard type.hasPrefix("_"), type.hasSuffix("." + transport), type.count > transport.count + 2,
+                    !type.dropLast(transport.count + 1).contains(".")
+                else {
+                    throw typeNode.error(
+                        "expected a DNS-SD type over \(tcp ? "TCP" : "UDP") such as \"\(defaultType)\" (the protocol decides _udp or _tcp)"
+                    )
+                }
+            }
+        default:
+            throw node.expected("a service name, e.g. \"TouchOSC on iPad\", or { name, type }")
+        }
+        guard name.utf8.count <= 63 else {
+            throw node.error("'\(name)' is \(name.utf8.count) bytes; a DNS-SD name has at most 63")
+        }
+        return OSCServiceName(name: name, type: type)
+    }
 
     /// `protocol`, and with `"tcp"` its `framing`, `queue` and `noteOnTimeout`.
     static func transport(_ object: ConfigObject) throws(ConfigError) -> TCPOptions? {
@@ -93,8 +124,20 @@ extension ConfigParser {
 
     static func destination(_ node: ConfigNode, _ context: Context) throws(ConfigError) -> DestinationConfig {
         let object = try node.object(allowing: destinationKeys)
-        let host = try object.required("host").nonEmptyString()
-        let port = try object.required("port").int(in: 1...65535)
+        var host = ""
+        var port = 0
+        var service: OSCServiceName?
+        if let serviceNode = object["service"] {
+            for key in ["host", "port", "broadcast", "multicast"] {
+                if let other = object[key] {
+                    throw other.error("'\(key)' does not go with 'service': the service says where it is")
+                }
+            }
+            service = try Self.service(serviceNode, tcp: try object["protocol"]?.string() == "tcp")
+        } else {
+            host = try object.required("host").nonEmptyString()
+            port = try object.required("port").int(in: 1...65535)
+        }
         let scheme = try object["scheme"]?.string() ?? "default"
         let schemes = ["default", "osmid", "touchosc"]
         if let schemeNode = object["scheme"], !schemes.contains(scheme) {
@@ -137,6 +180,7 @@ extension ConfigParser {
         if let recovery = object["recovery"] { destination.recovery = try Self.recovery(recovery) }
         destination.latencyMilliseconds = try object["latency"]?.int(in: 0...5000)
         destination.tcp = try transport(object)
+        destination.service = service
         if let multicast = object["multicast"] {
             let options = try multicast.object(allowing: ["ttl", "interface", "loop"])
             destination.multicastTTL = try options["ttl"]?.int(in: 0...255)

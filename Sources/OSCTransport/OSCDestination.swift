@@ -50,6 +50,23 @@ public struct TCPOptions: Hashable, Sendable {
     }
 }
 
+/// A DNS-SD service instance, by name and type: what a destination follows when the config
+/// names a service rather than a host.
+public struct OSCServiceName: Hashable, Sendable, CustomStringConvertible {
+    /// The instance name (`TouchOSC on iPad`).
+    public var name: String
+    /// `_osc._udp` or `_osc._tcp`.
+    public var type: String
+
+    public init(name: String, type: String) {
+        self.name = name
+        self.type = type
+    }
+
+    /// `'NAME' (TYPE)`.
+    public var description: String { "'\(name)' (\(type))" }
+}
+
 /// Where OSC packets go: a host and port, and how to reach it (UDP unless ``tcp`` is set).
 public struct OSCDestination: Hashable, Sendable, CustomStringConvertible {
     /// A name, an IPv4 address or an IPv6 address (without brackets).
@@ -66,6 +83,17 @@ public struct OSCDestination: Hashable, Sendable, CustomStringConvertible {
     public var multicastLoopback: Bool?
     /// Over TCP, with these options, instead of UDP (nil).
     public var tcp: TCPOptions?
+    /// The DNS-SD service the destination follows; nil for a fixed ``host`` and ``port``
+    /// (which are then empty and 0).
+    public var service: OSCServiceName?
+
+    /// A destination that goes wherever the service `service` is (over IPv4).
+    public init(service: OSCServiceName) {
+        host = ""
+        port = 0
+        broadcast = false
+        self.service = service
+    }
 
     /// A destination; throws for a port outside 1...65535 or an empty host.
     public init(
@@ -112,15 +140,30 @@ public struct OSCDestination: Hashable, Sendable, CustomStringConvertible {
             multicastInterface: multicastInterface, multicastLoopback: multicastLoopback)
     }
 
-    /// `host:port`, with an IPv6 host in brackets.
-    public var description: String { Self.format(host: host, port: String(port)) }
+    /// `host:port`, with an IPv6 host in brackets; `service 'NAME' (TYPE)`.
+    public var description: String {
+        if let service { return "service \(service)" }
+        return Self.format(host: host, port: String(port))
+    }
 
     private static func format(host: String, port: String) -> String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
-    /// Looks the host up with `getaddrinfo` (at start, and again at reload) and takes the first address.
+    /// Looks the host up with `getaddrinfo` (at start, and again at reload) and takes the first
+    /// address. A service's address comes later, from a ``ServiceTarget``.
     public func resolve() throws(OSCDestinationError) -> ResolvedOSCDestination {
+        if service != nil {
+            // Not known until the service is found: 0.0.0.0:0 until then, never connected to.
+            var unknown = sockaddr_in()
+            unknown.sin_family = sa_family_t(AF_INET)
+            let address = withUnsafePointer(to: &unknown) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    SocketAddress($0, length: MemoryLayout<sockaddr_in>.size)
+                }
+            }
+            return ResolvedOSCDestination(destination: self, address: address)
+        }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)

@@ -55,6 +55,13 @@ public final class OSCSender {
     public let links: [TCPLink?]
     // Whether any destination is TCP: the per-flush check of a sender without.
     private let hasLinks: Bool
+    /// Per destination, where the service it follows is now; nil for a fixed address.
+    public let serviceTargets: [ServiceTarget?]
+    private let hasServices: Bool
+    // The sending thread's view of each service destination: the target's generation its
+    // socket was last connected for, and whether the service was there then.
+    private let followedGenerations: UnsafeMutablePointer<UInt64>
+    private let servicePresent: UnsafeMutablePointer<Bool>
     // The packets' bytes, end to end in queue order (OSC packets are multiples of 4 bytes, so
     // each starts 4-byte aligned; nothing needs more).
     @usableFromInline let arena: UnsafeMutableRawPointer
@@ -103,11 +110,18 @@ public final class OSCSender {
         }
         self.destinations = destinations
         destinationCount = destinations.count
-        links = destinations.map { resolved in
-            resolved.destination.tcp.map { options in
+        let targets = destinations.map { resolved in
+            resolved.destination.service.map { ServiceTarget(name: $0.name, type: $0.type) }
+        }
+        serviceTargets = targets
+        hasServices = targets.contains { $0 != nil }
+        links = destinations.indices.map { index in
+            let resolved = destinations[index]
+            return resolved.destination.tcp.map { options in
                 TCPLink(
                     destination: resolved, framing: options.framing, queueCapacity: options.queueCapacity,
-                    noteOnTimeout: options.noteOnTimeoutMilliseconds, threadSetup: linkThreadSetup)
+                    noteOnTimeout: options.noteOnTimeoutMilliseconds, service: targets[index],
+                    threadSetup: linkThreadSetup)
             }
         }
         hasLinks = links.contains { $0 != nil }
@@ -143,6 +157,10 @@ public final class OSCSender {
         }
         active = .allocate(capacity: count)
         active.initialize(repeating: 0, count: count)
+        followedGenerations = .allocate(capacity: count)
+        followedGenerations.initialize(repeating: 0, count: count)
+        servicePresent = .allocate(capacity: count)
+        servicePresent.initialize(repeating: false, count: count)
         state = .allocate(capacity: 2)
         state.initialize(repeating: 0, count: 2)
     }
@@ -170,6 +188,8 @@ public final class OSCSender {
         queues[0].kinds.deallocate()
         queues.deallocate()
         active.deallocate()
+        followedGenerations.deallocate()
+        servicePresent.deallocate()
         state.deallocate()
     }
 
@@ -264,6 +284,8 @@ public final class OSCSender {
         let packets = queue.pointee.count
         if hasLinks, let link = links[destination] {
             handOver(queue, packets, to: link)
+        } else if hasServices, let target = serviceTargets[destination], !follow(target, destination) {
+            statistics.recordFailure(destination, .serviceAbsent, count: packets)
         } else if packets == 1 {
             // A played note alone: `send` takes a shorter way through the kernel than a
             // `sendmmsg` of one (no header or vector to read from us).
@@ -274,6 +296,28 @@ public final class OSCSender {
         }
         queue.pointee.count = 0
         queue.pointee.bytes = 0
+    }
+
+    /// Whether the service `destination` follows is on the network, its socket connected to
+    /// where it is: connected again only after the target moved (one atomic load otherwise).
+    @inline(__always)
+    private func follow(_ target: ServiceTarget, _ destination: Int) -> Bool {
+        let generation = target.generation
+        if generation != followedGenerations[destination] { reconnect(destination, to: target) }
+        return servicePresent[destination]
+    }
+
+    @inline(never)
+    private func reconnect(_ destination: Int, to target: ServiceTarget) {
+        let (current, generation) = target.snapshot
+        followedGenerations[destination] = generation
+        guard let address = current else {
+            servicePresent[destination] = false
+            return
+        }
+        // A UDP socket connected again sends to the new address from the next datagram on.
+        let result = address.withSockaddr { connect(sockets[destination], $0, $1) }
+        servicePresent[destination] = result == 0
     }
 
     /// Gives a TCP destination's queued packets to its link's thread.
@@ -359,6 +403,8 @@ public final class OSCSender {
         let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let descriptor = socket(address.family, type, 0)
         guard descriptor >= 0 else { throw fail("socket") }
+        // A service's socket is connected once the service is found (``ServiceTarget``).
+        if destination.service != nil { return descriptor }
         do throws(UDPSenderError) {
             if destination.broadcast {
                 try setOption(descriptor, SOL_SOCKET, SO_BROADCAST, Int32(1), "setsockopt(SO_BROADCAST)", name)

@@ -137,6 +137,10 @@ public final class TCPLink: @unchecked Sendable {
     private let lostPackets = Atomic<Int>(0)
     private let lastErrorCode = Atomic<Int32>(0)
 
+    /// The service the link follows, connecting to wherever it is; nil: ``destination``'s address.
+    private let service: ServiceTarget?
+    // The service's generation the connection was made for (the link thread's).
+    private var connectedGeneration: UInt64 = 0
     // The link thread's queue of packets waiting for the connection.
     private let queue: TCPSendQueue
     // Framed bytes handed to the socket but not yet taken by it, and how many packets they hold.
@@ -150,9 +154,11 @@ public final class TCPLink: @unchecked Sendable {
     /// the link's thread (its scheduling).
     public init(
         destination: ResolvedOSCDestination, framing: OSCStreamFraming, queueCapacity: Int = 1_024,
-        noteOnTimeout milliseconds: Int = 1_000, threadSetup: (@Sendable () -> Void)? = nil
+        noteOnTimeout milliseconds: Int = 1_000, service: ServiceTarget? = nil,
+        threadSetup: (@Sendable () -> Void)? = nil
     ) {
         self.threadSetup = threadSetup
+        self.service = service
         precondition(queueCapacity >= 1, "TCPLink: a queue needs room")
         self.destination = destination
         self.framing = framing
@@ -168,6 +174,8 @@ public final class TCPLink: @unchecked Sendable {
         out = .allocate(byteCount: outCapacity, alignment: 8)
         // Without a pipe (out of descriptors) the link still works, polling every 10 ms.
         wakePipe = try? WakePipe(endpoint: destination.destination.description)
+        // A service that moved: the thread leaves the old address at once.
+        service?.observe { [weak self] in self?.wake() }
     }
 
     deinit {
@@ -301,6 +309,12 @@ public final class TCPLink: @unchecked Sendable {
             // What the queue has room for; the rest waits in the ring while the socket takes
             // packets, and is queued by the queue's rules (drops) only once it stops taking them.
             var ringLeft = drainRing(makingRoom: false)
+            if let service, service.generation != connectedGeneration {
+                // The service moved (or left, or came back): connect again to where it is now.
+                if socket >= 0 { disconnect(0) }
+                retryAt = Self.now()
+                backoff = Self.firstBackoff
+            }
             if socket < 0 && !ending && Self.now() >= retryAt {
                 stateValue.store(TCPLinkState.connecting.rawValue, ordering: .relaxed)
                 switch openConnection() {
@@ -343,8 +357,10 @@ public final class TCPLink: @unchecked Sendable {
             if wakePipe == nil && (timeout < 0 || timeout > 10) { timeout = 10 }
             sleeping.store(true, ordering: .relaxed)
             atomicMemoryFence(ordering: .sequentiallyConsistent)
+            // A move of the service after the check at the top found `sleeping` still false.
+            let moved = service.map { $0.generation != connectedGeneration } ?? false
             if head.load(ordering: .relaxed) != tail.load(ordering: .relaxed)
-                || (stopping.load(ordering: .relaxed) && !ending)
+                || (stopping.load(ordering: .relaxed) && !ending) || moved
             {
                 timeout = 0
             }
@@ -389,7 +405,14 @@ public final class TCPLink: @unchecked Sendable {
 
     /// A non-blocking connect: the descriptor and whether it connected already.
     private func openConnection() -> Opened {
-        let address = destination.address
+        var address = destination.address
+        if let service {
+            let (current, generation) = service.snapshot
+            connectedGeneration = generation
+            // Absent: tried again after the backoff, and sooner when the target moves (wake).
+            guard let current else { return .failure(EHOSTDOWN) }
+            address = current
+        }
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let descriptor = socket(address.family, type, 0)
         guard descriptor >= 0 else { return .failure(errno) }

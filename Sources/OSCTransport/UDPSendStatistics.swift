@@ -17,6 +17,9 @@ public enum UDPSendFailure: Int, Sendable, CaseIterable, CustomStringConvertible
     case permissionDenied
     /// Any other `errno`.
     case other
+    /// A destination by service name whose service is not on the network (not found yet, or
+    /// gone): dropped until it is back.
+    case serviceAbsent
 
     public var description: String {
         switch self {
@@ -27,6 +30,7 @@ public enum UDPSendFailure: Int, Sendable, CaseIterable, CustomStringConvertible
         case .messageTooLong: "message_too_long"
         case .permissionDenied: "permission_denied"
         case .other: "other"
+        case .serviceAbsent: "service_absent"
         }
     }
 

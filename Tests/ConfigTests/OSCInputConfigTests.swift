@@ -192,7 +192,8 @@ import Testing
         let config = try Self.parse("{ listen: \"0.0.0.0:9000\", allow: \"10.0.0.0/8\", sysex: true }")
         #expect(
             config.summary.split(separator: "\n").contains(
-                "osc input udp 0.0.0.0:9000, from 10.0.0.0/8, accepting default, osmid, touchosc, SysEx on, OSCQuery on port 9001"))
+                "osc input udp 0.0.0.0:9000, from 10.0.0.0/8, accepting default, osmid, touchosc, SysEx on, OSCQuery on port 9001"
+            ))
         let both = try Self.parse("{ protocol: [\"tcp\", \"udp\"], maxConnections: 4, maxPacketSize: 1024 }")
         #expect(
             both.summary.split(separator: "\n").contains(

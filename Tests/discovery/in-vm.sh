@@ -207,7 +207,52 @@ check "the bridge exits 0 on SIGTERM" test $? = 0
 kill $tablet $query $taken 2>/dev/null
 wait_until 30 browse_lacks _osc._udp 'Taken'
 
-# 7. The transcripts docs/transcripts/ holds: Config/examples/touchosc-both-ways.json5 as it is,
+# 7. A destination by service name: waits (counted) while the service is absent, then follows it
+# to its address and, when it is published again on another port, there.
+cat > "$out/follower.json5" <<'JSON'
+{
+  client: "aseqosc-follower",
+  inputs: [{ name: "keys", from: "Midi Through" }],
+  outputs: [],
+  routes: [{ from: ["keys"], destinations: [{ service: "Tablet synth" }] }],
+}
+JSON
+fcontrol=/run/aseqosc-discovery/follower
+oscdump -L 9100 > "$out/oscdump-9100.txt" 2>&1 &
+dump9100=$!
+oscdump -L 9101 > "$out/oscdump-9101.txt" 2>&1 &
+dump9101=$!
+"$ASEQOSC" run --config "$out/follower.json5" --control $fcontrol > "$out/follower.log" 2>&1 &
+follower=$!
+wait_until 60 has "$out/follower.log" "running:"
+"$ASEQOSC" send --to "Midi Through" on C4 100 off C4 > /dev/null 2>&1
+check "while the service is absent its packets are dropped and counted, and status says so" wait_until 20 sh -c \
+  "\"$ASEQOSC\" status --control $fcontrol > $out/status-absent.txt;
+   grep -qE \"^    -> service 'Tablet synth' \\(_osc\\._udp\\), not on the network \\(default\\): 0 packets, 0 bytes, service_absent 2\" $out/status-absent.txt"
+avahi-publish -s "Tablet synth" _osc._udp 9100 > "$out/publish-follow1.log" 2>&1 &
+publisher=$!
+check "the service is found, logged with its address" wait_until 30 has "$out/follower.log" \
+  "service destinations: 'Tablet synth' \\(_osc\\._udp\\) (found at|moved to) 10\\.77\\.0\\.1:9100"
+"$ASEQOSC" send --to "Midi Through" on D4 100 off D4 > /dev/null 2>&1
+check "what is played reaches the service's port" wait_until 20 has "$out/oscdump-9100.txt" \
+  '/midi/keys/1/note_on ii 62 100'
+kill $publisher
+wait $publisher 2>/dev/null
+avahi-publish -s "Tablet synth" _osc._udp 9101 > "$out/publish-follow2.log" 2>&1 &
+publisher=$!
+check "published again on another port: followed there" wait_until 30 has "$out/follower.log" \
+  "service destinations: 'Tablet synth' \\(_osc\\._udp\\) (found at|moved to) 10\\.77\\.0\\.1:9101"
+"$ASEQOSC" send --to "Midi Through" on E4 100 off E4 > /dev/null 2>&1
+check "what is played then reaches the new port, not the old one" wait_until 20 sh -c \
+  "grep -q '/midi/keys/1/note_on ii 64 100' $out/oscdump-9101.txt && ! grep -q ' 64 100' $out/oscdump-9100.txt"
+check "status shows where the service is" sh -c \
+  "\"$ASEQOSC\" status --control $fcontrol | grep -qE \"^    -> service 'Tablet synth' \\(_osc\\._udp\\) at 10\\.77\\.0\\.1:9101 \\(default\\): 4 packets\""
+kill $publisher
+kill -TERM $follower
+wait $follower
+kill $dump9100 $dump9101 2>/dev/null
+
+# 8. The transcripts docs/transcripts/ holds: Config/examples/touchosc-both-ways.json5 as it is,
 # but for its output port (here Midi Through) and the network it allows (here the veth pair's).
 sed -e 's/to: \["Virtual Raw MIDI 0-0"\]/to: ["Midi Through"]/' -e 's#"192.168.1.0/24"#"10.77.0.0/24"#' \
   -e 's/host: "192.168.1.20"/host: "10.77.0.2"/' "$(dirname "$0")/../../Config/examples/touchosc-both-ways.json5" \

@@ -26,7 +26,7 @@ Package: aseqosc
 Version: $version-0dev
 Architecture: $arch
 Maintainer: aseqosc developers <aseqosc@localhost>
-Depends: libasound2, liblo7
+Depends: libasound2, liblo7, libavahi-client3, libmicrohttpd12
 Section: sound
 Priority: optional
 Description: ALSA sequencer <-> OSC bridge (development build)

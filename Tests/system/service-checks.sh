@@ -303,6 +303,11 @@ JSON
   wait_for 40 hinted
   check "aseqosc@announced as a dynamic user says why it cannot announce, and keeps running" \
     "$(hinted && systemctl is-active -q aseqosc@announced; echo $?)" "$(journalctl -q -u aseqosc@announced | tail -n 3 | oneline)"
+  # OSCQuery needs no D-Bus: served under the sandbox as shipped, on the listen port + 1.
+  served() { curl -s --max-time 5 'http://127.0.0.1:57311/midi/synth/1/note_on?TYPE' | grep -qx '{"TYPE":"ii"}'; }
+  wait_for 40 served
+  check "aseqosc@announced serves OSCQuery on port 57311 under the hardened unit" "$?" \
+    "$(curl -s --max-time 5 'http://127.0.0.1:57311/?HOST_INFO' 2>&1 | oneline); $(journalctl -q -u aseqosc@announced | grep oscquery | oneline)"
   adduser --system --group --no-create-home --quiet _aseqosc || not_ok "adduser --system _aseqosc" "exit $?"
   mkdir -p /etc/systemd/system/aseqosc@announced.service.d
   printf '[Service]\nDynamicUser=no\nUser=_aseqosc\nGroup=_aseqosc\n' > /etc/systemd/system/aseqosc@announced.service.d/user.conf
@@ -315,6 +320,10 @@ JSON
   browsed() { timeout 15 avahi-browse -rtp _osc._udp 2>/dev/null | grep -q 'Unit\\032test\\032bridge;_osc._udp;local;.*;57310;'; }
   wait_for 40 browsed
   check "avahi-browse sees aseqosc@announced on port 57310" "$?" "$(timeout 15 avahi-browse -rtp _osc._udp 2>&1 | oneline)"
+  queried() { timeout 15 avahi-browse -rtp _oscjson._tcp 2>/dev/null | grep -q 'Unit\\032test\\032bridge;_oscjson._tcp;local;.*;57311;'; }
+  wait_for 40 queried
+  check "avahi-browse sees its OSCQuery server as _oscjson._tcp on port 57311" "$?" \
+    "$(timeout 15 avahi-browse -rtp _oscjson._tcp 2>&1 | oneline)"
   systemctl stop aseqosc@announced
 else
   not_ok "avahi-daemon starts in the VM" "$(oneline < "$out/avahi-start.txt")"
