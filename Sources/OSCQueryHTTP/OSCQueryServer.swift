@@ -97,7 +97,7 @@ public final class OSCQueryServer: @unchecked Sendable {
 
     /// Answers from `namespace` and `hostInfo` from now on (after a reload).
     public func update(namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo) {
-        handler.content.withLock { $0 = (namespace, hostInfo) }
+        handler.content.withLock { $0 = (namespace, hostInfo, nil) }
     }
 
     /// The counts so far.
@@ -107,14 +107,16 @@ public final class OSCQueryServer: @unchecked Sendable {
 /// The libmicrohttpd callbacks' state, apart from the server so it exists before the daemon
 /// that calls into it.
 private final class RequestHandler: Sendable {
-    let content: Mutex<(namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo)>
+    /// The namespace, and once asked for, the answer to `GET /`: the whole tree, which a large
+    /// layout takes long to write (16 outputs: 570 KB) and clients fetch again and again.
+    let content: Mutex<(namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo, root: OSCQueryAnswer?)>
     let counters = Mutex(OSCQueryServer.Counters())
     /// Connections that had a request answered, until they close.
     private let answeredConnections = Mutex(Set<UInt>())
     private let allow: IPAllowList?
 
     init(namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo, allow: IPAllowList?) {
-        content = Mutex((namespace, hostInfo))
+        content = Mutex((namespace, hostInfo, nil))
         self.allow = allow
     }
 
@@ -155,8 +157,18 @@ private final class RequestHandler: Sendable {
         let answer: OSCQueryAnswer
         if methodName == "GET" || methodName == "HEAD" {
             let path = url.map { String(cString: $0) } ?? "/"
-            let (namespace, hostInfo) = handler.content.withLock { ($0.namespace, $0.hostInfo) }
-            answer = namespace.answer(path: path, attributes: queryKeys(connection), hostInfo: hostInfo)
+            let attributes = queryKeys(connection)
+            let (namespace, hostInfo, root) = handler.content.withLock { ($0.namespace, $0.hostInfo, $0.root) }
+            let isRoot = attributes.isEmpty && path.split(separator: "/").isEmpty
+            if isRoot, let root {
+                answer = root
+            } else {
+                answer = namespace.answer(path: path, attributes: attributes, hostInfo: hostInfo)
+                if isRoot {
+                    // Kept unless a reload swapped the namespace meanwhile.
+                    handler.content.withLock { if $0.namespace == namespace { $0.root = answer } }
+                }
+            }
         } else {
             answer = OSCQueryAnswer(status: 405, body: "only GET and HEAD\n")
         }

@@ -110,10 +110,16 @@ import Testing
     @Test func aReloadSwapsTheNamespace() throws {
         let server = try Self.server()
         #expect(try Self.get("/midi/synth_a/1/note_on?TYPE", port: server.port).status == 200)
+        // The whole tree is kept once written: the second answer is the first, byte for byte.
+        let first = try Self.get("/", port: server.port).body
+        let second = try Self.get("/", port: server.port).body
+        #expect(first.contains("\"synth_a\"") && first == second)
         let other = OSCQueryNamespace(outputNames: ["Piano"], families: [.default], mappings: [], sysex: false)
         server.update(namespace: other, hostInfo: Self.hostInfo)
         #expect(try Self.get("/midi/synth_a/1/note_on?TYPE", port: server.port).status == 404)
         #expect(try Self.get("/midi/piano/1/note_on?TYPE", port: server.port).status == 200)
+        let swapped = try Self.get("/", port: server.port).body
+        #expect(swapped.contains("\"piano\"") && !swapped.contains("\"synth_a\""))
     }
 
     @Test func oversizedRequestsAndGarbageAreRefusedByTheLibraryAndCountedAndTheServerGoesOn() throws {
