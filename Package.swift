@@ -14,14 +14,12 @@ let package = Package(
         .systemLibrary(
             name: "CLiblo", pkgConfig: "liblo",
             providers: [.apt(["liblo-dev"])]),
-        // The system's mDNS responder (avahi-daemon), for announcing and browsing OSC services.
-        .systemLibrary(
-            name: "CAvahi", pkgConfig: "avahi-client",
-            providers: [.apt(["libavahi-client-dev"])]),
-        // An embedded HTTP server, for the OSCQuery namespace.
-        .systemLibrary(
-            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]),
+        // The system's mDNS responder (avahi-daemon), for announcing and browsing OSC services,
+        // and an embedded HTTP server, for the OSCQuery namespace: their headers (Debian's
+        // libavahi-client-dev, libmicrohttpd-dev), the libraries loaded on first use, so that
+        // what does not use them (`send`, a bridge on loopback) does not load them either.
+        .target(name: "CAvahi"),
+        .target(name: "CMicroHTTPD"),
 
         // Pure Swift, no C, no Foundation.
         .target(name: "MIDI"),
