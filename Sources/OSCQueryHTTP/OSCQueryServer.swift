@@ -81,6 +81,10 @@ public final class OSCQueryServer: @unchecked Sendable {
                 RequestHandler.connectionChanged, context, limits.connections, limits.connectionsPerAddress,
                 limits.idleSeconds, limits.requestBytes)
         else {
+            if errno == ELIBACC {
+                throw OSCQueryServerError(
+                    description: "libmicrohttpd.so.12 cannot be loaded (apt-get install libmicrohttpd12)")
+            }
             let reason = errno == 0 ? "libmicrohttpd refused to start" : String(cString: strerror(errno))
             let endpoint = isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)"
             throw OSCQueryServerError(description: "cannot listen on \(endpoint) for OSCQuery: \(reason)")
