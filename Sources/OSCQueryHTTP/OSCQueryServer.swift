@@ -101,7 +101,7 @@ public final class OSCQueryServer: @unchecked Sendable {
 
     /// Answers from `namespace` and `hostInfo` from now on (after a reload).
     public func update(namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo) {
-        handler.content.withLock { $0 = (namespace, hostInfo, nil) }
+        handler.content.withLock { $0 = RequestHandler.Content(namespace, hostInfo, version: $0.version + 1) }
     }
 
     /// The counts so far.
@@ -111,16 +111,31 @@ public final class OSCQueryServer: @unchecked Sendable {
 /// The libmicrohttpd callbacks' state, apart from the server so it exists before the daemon
 /// that calls into it.
 private final class RequestHandler: Sendable {
-    /// The namespace, and once asked for, the answer to `GET /`: the whole tree, which a large
-    /// layout takes long to write (16 outputs: 570 KB) and clients fetch again and again.
-    let content: Mutex<(namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo, root: OSCQueryAnswer?)>
+    /// What the server answers from.
+    struct Content {
+        var namespace: OSCQueryNamespace
+        var hostInfo: OSCQueryHostInfo
+        /// Once asked for, the answer to `GET /`: the whole tree, which a large layout takes
+        /// long to write (16 outputs: 570 KB) and clients fetch again and again.
+        var root: OSCQueryAnswer? = nil
+        /// Counts the updates, so that a root written from an older namespace is not kept.
+        var version: Int
+
+        init(_ namespace: OSCQueryNamespace, _ hostInfo: OSCQueryHostInfo, version: Int) {
+            self.namespace = namespace
+            self.hostInfo = hostInfo
+            self.version = version
+        }
+    }
+
+    let content: Mutex<Content>
     let counters = Mutex(OSCQueryServer.Counters())
     /// Connections that had a request answered, until they close.
     private let answeredConnections = Mutex(Set<UInt>())
     private let allow: IPAllowList?
 
     init(namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo, allow: IPAllowList?) {
-        content = Mutex((namespace, hostInfo, nil))
+        content = Mutex(Content(namespace, hostInfo, version: 0))
         self.allow = allow
     }
 
@@ -162,15 +177,15 @@ private final class RequestHandler: Sendable {
         if methodName == "GET" || methodName == "HEAD" {
             let path = url.map { String(cString: $0) } ?? "/"
             let attributes = queryKeys(connection)
-            let (namespace, hostInfo, root) = handler.content.withLock { ($0.namespace, $0.hostInfo, $0.root) }
+            let current = handler.content.withLock { $0 }
             let isRoot = attributes.isEmpty && path.split(separator: "/").isEmpty
-            if isRoot, let root {
+            if isRoot, let root = current.root {
                 answer = root
             } else {
-                answer = namespace.answer(path: path, attributes: attributes, hostInfo: hostInfo)
+                answer = current.namespace.answer(path: path, attributes: attributes, hostInfo: current.hostInfo)
                 if isRoot {
                     // Kept unless a reload swapped the namespace meanwhile.
-                    handler.content.withLock { if $0.namespace == namespace { $0.root = answer } }
+                    handler.content.withLock { if $0.version == current.version { $0.root = answer } }
                 }
             }
         } else {
