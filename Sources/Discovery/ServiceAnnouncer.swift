@@ -7,14 +7,13 @@ import Synchronization
 /// the daemon restarts, and takes Avahi's alternative name ("aseqosc on studio #2") when
 /// another machine already uses the name. Nothing here touches the bridge's hot paths.
 public final class ServiceAnnouncer: @unchecked Sendable {
-    // @unchecked Sendable: `client`, `group`, `services` and `name` change only on Avahi's
-    // thread or with its lock held (`withPollLocked`).
+    // @unchecked Sendable: `group`, `services` and `name` change only on Avahi's thread or with
+    // its lock held (`connection.withLock`).
 
     /// What to say and how bad it is: the daemon's logger, kept apart from the Service module.
     public typealias Log = @Sendable (_ isError: Bool, _ message: String) -> Void
 
-    private let poll: OpaquePointer
-    private var client: OpaquePointer?
+    private let connection: AvahiConnection
     private var group: OpaquePointer?
     private var services: [OSCService]
     private var scope: AnnouncementScope
@@ -28,32 +27,20 @@ public final class ServiceAnnouncer: @unchecked Sendable {
     /// `host`. Throws when Avahi's thread or client cannot be made at all; a daemon that is not
     /// running is not an error (one log line, and the announcement follows when it starts).
     public init(services: [OSCService], listeningOn host: String, log: @escaping Log) throws(AvahiError) {
-        guard let poll = avahi_threaded_poll_new() else {
-            throw AvahiError(code: Int32(AVAHI_ERR_NO_MEMORY), call: "avahi_threaded_poll_new")
-        }
-        self.poll = poll
+        connection = try AvahiConnection()
         self.services = services
         self.scope = AnnouncementScope(listeningOn: host)
         self.log = log
         self.name = services.first?.name ?? OSCService.defaultName
-        var error: Int32 = 0
-        // Made before the thread runs, so its first callbacks find `client` set (the state
-        // callback also gets the client as its argument, for the one made during this call).
-        client = avahi_client_new(
-            avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, Self.clientChanged,
-            Unmanaged.passUnretained(self).toOpaque(), &error)
         // deinit frees what was made: a class whose init throws once every property is set is
         // deinited.
-        guard client != nil else { throw AvahiError(code: error, call: "avahi_client_new") }
-        let started = avahi_threaded_poll_start(poll)
-        guard started >= 0 else { throw AvahiError(code: started, call: "avahi_threaded_poll_start") }
+        try connection.start { [unowned self] client, state in clientChanged(client, state) }
     }
 
     deinit {
-        avahi_threaded_poll_stop(poll)
-        // Freeing the client withdraws the announcement (the daemon sends its goodbyes).
-        if let client { avahi_client_free(client) }
-        avahi_threaded_poll_free(poll)
+        connection.stop()
+        // The connection's deinit frees the client next, which withdraws the announcement (the
+        // daemon sends its goodbyes).
     }
 
     /// One line for `status`: what is announced, or why nothing is.
@@ -62,21 +49,17 @@ public final class ServiceAnnouncer: @unchecked Sendable {
     /// Announces `services` instead (after a reload changed the port, the transports or the
     /// name); nothing happens when they are the same.
     public func update(services new: [OSCService], listeningOn host: String) {
-        withPollLocked {
+        connection.withLock {
             let newScope = AnnouncementScope(listeningOn: host)
             guard new != services || newScope != scope else { return }
             services = new
             scope = newScope
             name = new.first?.name ?? name
             if let group { avahi_entry_group_reset(group) }
-            if let client, avahi_client_get_state(client) == AVAHI_CLIENT_S_RUNNING { register(client) }
+            if let client = connection.client, avahi_client_get_state(client) == AVAHI_CLIENT_S_RUNNING {
+                register(client)
+            }
         }
-    }
-
-    private func withPollLocked(_ body: () -> Void) {
-        avahi_threaded_poll_lock(poll)
-        body()
-        avahi_threaded_poll_unlock(poll)
     }
 
     private func setState(_ text: String) { stateText.withLock { $0 = text } }
@@ -85,11 +68,6 @@ public final class ServiceAnnouncer: @unchecked Sendable {
     private func fail(_ error: AvahiError) {
         log(true, "announce: \(error)")
         setState("failed: \(error)")
-    }
-
-    private static let clientChanged: AvahiClientCallback = { client, state, context in
-        guard let client, let context else { return }
-        Unmanaged<ServiceAnnouncer>.fromOpaque(context).takeUnretainedValue().clientChanged(client, state)
     }
 
     private static let groupChanged: AvahiEntryGroupCallback = { group, state, context in
@@ -116,8 +94,6 @@ public final class ServiceAnnouncer: @unchecked Sendable {
             // The daemon went away (restarted, or stopped): a new client waits for it to come
             // back, and announces again then. The entry group died with the old client.
             group = nil
-            avahi_client_free(client)
-            self.client = nil
             if error.isDaemonUnavailable {
                 log(false, "announce: avahi-daemon went away; announcing again when it is back")
             } else {
@@ -125,12 +101,7 @@ public final class ServiceAnnouncer: @unchecked Sendable {
             }
             setState("waiting for avahi-daemon")
             waitingLogged = true
-            var code: Int32 = 0
-            self.client = avahi_client_new(
-                avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, Self.clientChanged,
-                Unmanaged.passUnretained(self).toOpaque(), &code)
-            if self.client == nil {
-                let failure = AvahiError(code: code, call: "avahi_client_new")
+            if let failure = connection.reconnect() {
                 log(true, "announce: \(failure); not announcing")
                 setState("off: \(failure)")
             }

@@ -9,8 +9,8 @@ import Synchronization
 /// address or port, or goes away (then they wait, their packets counted as `service_absent`).
 /// A daemon that is not running, or restarts, is waited for; the targets keep the last address.
 public final class ServiceFollower: @unchecked Sendable {
-    // @unchecked Sendable: everything below `poll` changes on Avahi's thread or with its lock
-    // held (`withPollLocked`).
+    // @unchecked Sendable: everything below `connection` changes on Avahi's thread or with its
+    // lock held (`connection.withLock`).
 
     /// What to say and how bad it is: the daemon's logger, kept apart from the Service module.
     public typealias Log = @Sendable (_ isError: Bool, _ message: String) -> Void
@@ -27,8 +27,7 @@ public final class ServiceFollower: @unchecked Sendable {
         var type: String
     }
 
-    private let poll: OpaquePointer
-    private var client: OpaquePointer?
+    private let connection: AvahiConnection
     private var browsers: [String: OpaquePointer] = [:]
     private var resolvers: [Sighting: OpaquePointer] = [:]
     /// Where each service was last resolved, by the interface that saw it.
@@ -40,45 +39,33 @@ public final class ServiceFollower: @unchecked Sendable {
     /// Starts following nothing; ``follow(_:)`` gives the targets. Throws only when Avahi's
     /// thread cannot be made; a daemon that is not running is waited for.
     public init(log: @escaping Log) throws(AvahiError) {
-        guard let poll = avahi_threaded_poll_new() else {
-            throw AvahiError(code: Int32(AVAHI_ERR_NO_MEMORY), call: "avahi_threaded_poll_new")
-        }
-        self.poll = poll
+        connection = try AvahiConnection()
         self.log = log
-        var error: Int32 = 0
-        client = avahi_client_new(
-            avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, Self.clientChanged,
-            Unmanaged.passUnretained(self).toOpaque(), &error)
-        guard client != nil else { throw AvahiError(code: error, call: "avahi_client_new") }
-        let started = avahi_threaded_poll_start(poll)
-        guard started >= 0 else { throw AvahiError(code: started, call: "avahi_threaded_poll_start") }
+        try connection.start { [unowned self] client, state in clientChanged(client, state) }
     }
 
     deinit {
-        avahi_threaded_poll_stop(poll)
+        connection.stop()
         for resolver in resolvers.values { avahi_service_resolver_free(resolver) }
         for browser in browsers.values { avahi_service_browser_free(browser) }
-        if let client { avahi_client_free(client) }
-        avahi_threaded_poll_free(poll)
     }
 
     /// Follows `new` from now on (after a reload, the new routes' targets): each is moved to
     /// where its service is known to be at once, and browsing starts for types not browsed yet.
     public func follow(_ new: [ServiceTarget]) {
-        withPollLocked {
+        connection.withLock {
+            let followed = Set(targets.keys)
             targets = Dictionary(grouping: new) { Key(name: $0.name, type: $0.type) }
-            for (key, group) in targets {
-                let address = Self.preferred(found[key])
-                for target in group { target.update(address) }
+            for key in targets.keys {
+                if !followed.contains(key), let address = Self.preferred(found[key]) {
+                    log(false, "service destinations: '\(key.name)' (\(key.type)) found at \(address)")
+                }
+                moved(key)
             }
-            if let client, avahi_client_get_state(client) == AVAHI_CLIENT_S_RUNNING { browseAll(client) }
+            if let client = connection.client, avahi_client_get_state(client) == AVAHI_CLIENT_S_RUNNING {
+                browseAll(client)
+            }
         }
-    }
-
-    private func withPollLocked(_ body: () -> Void) {
-        avahi_threaded_poll_lock(poll)
-        body()
-        avahi_threaded_poll_unlock(poll)
     }
 
     /// One address when several interfaces see the service: a LAN one over loopback's, lowest
@@ -106,18 +93,14 @@ public final class ServiceFollower: @unchecked Sendable {
         }
     }
 
+    /// Moves the targets of `key` to where the service is now (``ServiceTarget/update(_:)``
+    /// does nothing for a target already there).
     private func moved(_ key: Key) {
         let address = Self.preferred(found[key])
-        guard let group = targets[key] else { return }
-        for target in group where target.current != address { target.update(address) }
+        for target in targets[key] ?? [] { target.update(address) }
     }
 
     // MARK: Avahi's callbacks (its thread, lock held)
-
-    private static let clientChanged: AvahiClientCallback = { client, state, context in
-        guard let client, let context else { return }
-        Unmanaged<ServiceFollower>.fromOpaque(context).takeUnretainedValue().clientChanged(client, state)
-    }
 
     private func clientChanged(_ client: OpaquePointer, _ state: AvahiClientState) {
         switch state {
@@ -136,14 +119,9 @@ public final class ServiceFollower: @unchecked Sendable {
             resolvers.removeAll()
             browsers.removeAll()
             found.removeAll()
-            avahi_client_free(client)
-            self.client = nil
             log(false, "service destinations: avahi-daemon went away; following again when it is back")
             waitingLogged = true
-            var code: Int32 = 0
-            self.client = avahi_client_new(
-                avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, Self.clientChanged,
-                Unmanaged.passUnretained(self).toOpaque(), &code)
+            if let failure = connection.reconnect() { log(true, "service destinations: \(failure); not following") }
         default:
             break
         }
@@ -157,11 +135,13 @@ public final class ServiceFollower: @unchecked Sendable {
         let key = Key(name: sighting.name, type: sighting.type)
         switch event {
         case AVAHI_BROWSER_NEW:
-            guard follower.targets[key] != nil, follower.resolvers[sighting] == nil, let domain else { return }
+            // Every instance of a browsed type, followed or not: the browser reports each one
+            // once, and a reload may name one that is already on the network.
+            guard follower.resolvers[sighting] == nil, let domain else { return }
             // Kept until the instance goes: it reports the service again when its port or
             // address changes.
             if let resolver = avahi_service_resolver_new(
-                follower.client, interface, proto, name, type, domain, AvahiProtocol(AVAHI_PROTO_INET),
+                follower.connection.client, interface, proto, name, type, domain, AvahiProtocol(AVAHI_PROTO_INET),
                 AvahiLookupFlags(0), ServiceFollower.resolverEvent, context)
             {
                 follower.resolvers[sighting] = resolver
@@ -171,6 +151,7 @@ public final class ServiceFollower: @unchecked Sendable {
             guard follower.found[key]?.removeValue(forKey: interface) != nil else { return }
             if follower.found[key]?.isEmpty ?? true {
                 follower.found[key] = nil
+                guard follower.targets[key] != nil else { return }
                 follower.log(
                     false, "service destinations: '\(key.name)' (\(key.type)) left the network; waiting for it")
             }
@@ -198,7 +179,7 @@ public final class ServiceFollower: @unchecked Sendable {
         let before = ServiceFollower.preferred(follower.found[key])
         follower.found[key, default: [:]][interface] = resolved
         let after = ServiceFollower.preferred(follower.found[key])
-        if after != before, let after {
+        if after != before, let after, follower.targets[key] != nil {
             let verb = before == nil ? "found at" : "moved to"
             follower.log(false, "service destinations: '\(key.name)' (\(key.type)) \(verb) \(after)")
         }

@@ -247,10 +247,24 @@ check "what is played then reaches the new port, not the old one" wait_until 20 
   "grep -q '/midi/keys/1/note_on ii 64 100' $out/oscdump-9101.txt && ! grep -q ' 64 100' $out/oscdump-9100.txt"
 check "status shows where the service is" sh -c \
   "\"$ASEQOSC\" status --control $fcontrol | grep -qE \"^    -> service 'Tablet synth' \\(_osc\\._udp\\) at 10\\.77\\.0\\.1:9101 \\(default\\): 4 packets\""
-kill $publisher
+# A service already on the network when a reload first names it: found at once (the browser
+# reported it before anything followed it).
+oscdump -L 9102 > "$out/oscdump-9102.txt" 2>&1 &
+dump9102=$!
+avahi-publish -s "Second synth" _osc._udp 9102 > "$out/publish-second.log" 2>&1 &
+second=$!
+wait_until 30 browse_has _osc._udp 'Second\\032synth;_osc\._udp;local;[^;]*;10\.77\.0\.1;9102'
+sed -i 's/destinations: \[{ service: "Tablet synth" }\]/destinations: [{ service: "Tablet synth" }, { service: "Second synth" }]/' \
+  "$out/follower.json5"
+"$ASEQOSC" reload --control $fcontrol > "$out/reload-follower.out" 2>&1
+check "a reload naming a service already on the network follows it at once" wait_until 30 has "$out/follower.log" \
+  "service destinations: 'Second synth' \\(_osc\\._udp\\) found at 10\\.77\\.0\\.1:9102"
+"$ASEQOSC" send --to "Midi Through" on F4 100 off F4 > /dev/null 2>&1
+check "and what is played reaches it" wait_until 20 has "$out/oscdump-9102.txt" '/midi/keys/1/note_on ii 65 100'
+kill $publisher $second
 kill -TERM $follower
 wait $follower
-kill $dump9100 $dump9101 2>/dev/null
+kill $dump9100 $dump9101 $dump9102 2>/dev/null
 
 # 8. The transcripts docs/transcripts/ holds: Config/examples/touchosc-both-ways.json5 as it is,
 # but for its output port (here Midi Through) and the network it allows (here the veth pair's).
