@@ -22,15 +22,17 @@ let package = Package(
         .target(name: "CMicroHTTPD"),
 
         // Pure Swift, no C, no Foundation.
+        // Owned fixed-size memory for the hot paths' state, freed with its owner.
+        .target(name: "Storage"),
         .target(name: "MIDI"),
         .target(name: "OSC"),
         // JSON5 in (configs), JSON out (status, `ports --json`): what Foundation did, without it.
         .target(name: "JSON"),
         // Threads, environment, files, clocks, POSIX errors and the log for the daemon and its commands.
         .target(name: "Platform", dependencies: ["CSyscall", "CAffinity"]),
-        .target(name: "Pipeline", dependencies: ["MIDI", "OSC"]),
+        .target(name: "Pipeline", dependencies: ["MIDI", "OSC", "Storage"]),
         // Both directions of the MIDI <-> OSC mapping: address schemes, templates, argument styles.
-        .target(name: "MIDIOSC", dependencies: ["MIDI", "OSC"]),
+        .target(name: "MIDIOSC", dependencies: ["MIDI", "OSC", "Storage"]),
 
         // The system calls of a forwarded event (both directions), made without libc's wrappers.
         .target(name: "CSyscall"),
@@ -38,8 +40,8 @@ let package = Package(
         .target(name: "CAffinity"),
 
         // The only modules that touch the C libraries.
-        .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "MIDI"]),
-        .target(name: "OSCTransport", dependencies: ["CSyscall", "OSC", "Platform"]),
+        .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "MIDI", "Storage"]),
+        .target(name: "OSCTransport", dependencies: ["CSyscall", "OSC", "Platform", "Storage"]),
         // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
         .target(name: "Discovery", dependencies: ["CAvahi", "OSCTransport", "Platform"]),
         // OSCQuery: the namespace of what the OSC input accepts (pure), and its HTTP server.
@@ -59,7 +61,9 @@ let package = Package(
         // routes and destinations, paced MIDI output, and the status their counters make.
         .target(
             name: "BridgeRuntime",
-            dependencies: ["Config", "MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport", "Platform"]),
+            dependencies: [
+                "Config", "MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport", "Platform", "Storage",
+            ]),
         // The daemon's dealings with its service manager and clients: systemd's notify protocol
         // and the control socket (`aseqosc status`, `aseqosc reload`).
         .target(name: "Service", dependencies: ["Platform"]),
@@ -100,9 +104,11 @@ let package = Package(
             dependencies: ["OSCQuery", "OSCQueryHTTP", "OSCTransport", "MIDIOSC", "MIDI", "JSON", "TestSupport"]),
         .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         .testTarget(
-            name: "MIDIOSCTests", dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
+            name: "MIDIOSCTests",
+            dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         .testTarget(
-            name: "OSCTransportTests", dependencies: ["OSCTransport", "OSC", "CLiblo", "TestSupport", "CAllocationCounter"]),
+            name: "OSCTransportTests",
+            dependencies: ["OSCTransport", "OSC", "CLiblo", "TestSupport", "CAllocationCounter"]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter", "TestSupport"]),
@@ -121,7 +127,9 @@ let package = Package(
         // End to end: the built binary against the kernel sequencer and peer tools.
         .testTarget(
             name: "BridgeTests",
-            dependencies: ["BridgeRuntime", "ALSASequencer", "MIDI", "OSC", "CLiblo", "TestSupport", "CAllocationCounter"]),
+            dependencies: [
+                "BridgeRuntime", "ALSASequencer", "MIDI", "OSC", "CLiblo", "TestSupport", "CAllocationCounter",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

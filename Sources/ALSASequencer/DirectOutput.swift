@@ -2,6 +2,7 @@ import CALSA
 import CSyscall
 import Glibc
 import MIDI
+import Storage
 
 /// Direct output from our ports to their subscribers through one `snd_seq_event_t` kept ready:
 /// the fields every such event shares (subscribers as destination, no queue, fixed size) are
@@ -20,27 +21,21 @@ import MIDI
 /// ``SequencerClient/send(_:from:to:sysexBytes:)``, which sends the same bytes either way.
 public final class DirectOutput {
     private let client: SequencerClient
-    private let event: UnsafeMutablePointer<snd_seq_event_t>
+    private let eventCell = UncheckedCell(snd_seq_event_t())
+    private var event: UnsafeMutablePointer<snd_seq_event_t> { eventCell.address }
     /// ``stageCapacity`` events laid out as one `write` sends them, set up like `event`.
-    private let staged: UnsafeMutablePointer<snd_seq_event_t>
+    private let stagedEvents: FixedBuffer<snd_seq_event_t>
+    private var staged: UnsafeMutablePointer<snd_seq_event_t> { stagedEvents.baseAddress }
     /// The sequencer's descriptor for a `hw` handle, else -1.
     private let descriptor: Int32
 
     /// Direct output through `client`.
     public init(client: SequencerClient) {
         self.client = client
-        event = .allocate(capacity: 1)
-        event.initialize(to: snd_seq_event_t())
-        aseqosc_ev_set_subs(event)
-        aseqosc_ev_set_direct(event)
-        staged = .allocate(capacity: Self.stageCapacity)
-        staged.initialize(repeating: event.pointee, count: Self.stageCapacity)
+        aseqosc_ev_set_subs(eventCell.address)
+        aseqosc_ev_set_direct(eventCell.address)
+        stagedEvents = FixedBuffer(repeating: eventCell.value, count: Self.stageCapacity)
         descriptor = client.kernelDescriptor ?? -1
-    }
-
-    deinit {
-        event.deallocate()
-        staged.deallocate()
     }
 
     private static var eventSize: UInt { UInt(MemoryLayout<snd_seq_event_t>.size) }

@@ -2,6 +2,7 @@ import CALSA
 import CSyscall
 import Glibc
 import MIDI
+import Storage
 import Synchronization
 
 /// The input loop: waits for the sequencer, reads the pending events (one `read` per wake-up
@@ -27,7 +28,7 @@ public final class SequencerReader: @unchecked Sendable {
     private let client: SequencerClient
     /// What the input thread changes per event, in plain memory rather than stored `var`s: a
     /// class `var` pays a dynamic exclusivity check on every access, several per event.
-    private let state: UnsafeMutablePointer<State>
+    private let state: UncheckedCell<State>
 
     private struct State {
         var decoder: SequencerEventDecoder
@@ -44,8 +45,8 @@ public final class SequencerReader: @unchecked Sendable {
         var pollNext = false
     }
     /// The MIDI events of a batch being decoded, and the port each came from.
-    private let batchEvents = UnsafeMutablePointer<MIDIEvent>.allocate(capacity: batchCapacity)
-    private let batchSources = UnsafeMutablePointer<PortAddress>.allocate(capacity: batchCapacity)
+    private let batchEvents = FixedBuffer<MIDIEvent>(uninitializedCount: batchCapacity)
+    private let batchSources = FixedBuffer(repeating: PortAddress(client: 0, port: 0), count: batchCapacity)
     /// A self-pipe: `stop()` writes a byte to `wakeWriter`, `poll()` sees `wakeReader`.
     private let wakeReader: Int32
     private let wakeWriter: Int32
@@ -87,21 +88,16 @@ public final class SequencerReader: @unchecked Sendable {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
         }
-        state = .allocate(capacity: 1)
-        state.initialize(
-            to: State(
+        state = UncheckedCell(
+            State(
                 decoder: SequencerEventDecoder(sysexStore: sysexStore),
                 heldBySource: InlineArray(
                     repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()))))
-        state.pointee.input = client.kernelDescriptor.map { SequencerInputBuffer(descriptor: $0) }
+        state.value.input = client.kernelDescriptor.map { SequencerInputBuffer(descriptor: $0) }
     }
 
     deinit {
-        state.pointee.input?.deallocate()
-        state.deinitialize(count: 1)
-        state.deallocate()
-        batchEvents.deallocate()
-        batchSources.deallocate()
+        state.value.input?.deallocate()
         close(wakeReader)
         close(wakeWriter)
     }
@@ -183,7 +179,7 @@ public final class SequencerReader: @unchecked Sendable {
 
         // The port of the wake-up event when reads wait; nil when the waits are in `poll()`.
         var wakeUpPort: UInt8?
-        if state.pointee.input != nil, let port = client.announcementPort, client.setReadsWait(true) {
+        if state.value.input != nil, let port = client.announcementPort, client.setReadsWait(true) {
             wakeUpPort = port
         }
         let readsWait = wakeUpPort != nil
@@ -196,7 +192,7 @@ public final class SequencerReader: @unchecked Sendable {
         var timeout = afterBatch()
         // Pairs with the store in `stop()`.
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
-            if let wakeUpPort, timeout < 0 && !state.pointee.pollNext {
+            if let wakeUpPort, timeout < 0 && !state.value.pollNext {
                 wakePort.store(Int(wakeUpPort), ordering: .sequentiallyConsistent)
                 // Pairs with the store in `stop()`: a stop() from now on sends the wake-up.
                 if stopRequested.load(ordering: .sequentiallyConsistent) { break }
@@ -205,7 +201,7 @@ public final class SequencerReader: @unchecked Sendable {
                 timeout = afterBatch()
                 continue
             }
-            state.pointee.pollNext = false
+            state.value.pollNext = false
             // Made directly, not through libc: see CSyscall.
             let ready = aseqosc_poll_now(descriptors, UInt(total), timeout)
             if ready < 0 {
@@ -259,7 +255,7 @@ public final class SequencerReader: @unchecked Sendable {
             } else if event.pointee.type == Self.wakeUpType && event.pointee.source.client == client.clientID {
                 read &-= 1  // our own, from stop(): nothing to hand over
             } else {
-                switch state.pointee.decoder.decode(event, timestamp: now) {
+                switch state.value.decoder.decode(event, timestamp: now) {
                 case .midi(let midi, let source):
                     trackHeldNotes(midi, from: source)
                     add(midi, source, midiBatch)
@@ -288,14 +284,14 @@ public final class SequencerReader: @unchecked Sendable {
     /// one answering EAGAIN.
     @inline(__always)
     private func nextEvent(firstRead: inout Bool) throws(ALSAError) -> UnsafeMutablePointer<snd_seq_event_t>? {
-        guard state.pointee.input != nil else { return try nextEventFromLibasound(firstRead: &firstRead) }
+        guard state.value.input != nil else { return try nextEventFromLibasound(firstRead: &firstRead) }
         while true {
-            if let event = state.pointee.input!.take() { return event }
+            if let event = state.value.input!.take() { return event }
             guard firstRead else { return nil }
             firstRead = false
-            let result = state.pointee.input!.fill()
+            let result = state.value.input!.fill()
             if result == -EAGAIN {
-                state.pointee.pollNext = true
+                state.value.pollNext = true
                 return nil
             }
             if result == -EINTR { return nil }
@@ -336,22 +332,22 @@ public final class SequencerReader: @unchecked Sendable {
         _ midi: MIDIEvent, _ source: PortAddress,
         _ midiBatch: (UnsafeBufferPointer<MIDIEvent>, UnsafeBufferPointer<PortAddress>) -> Void
     ) {
-        let batched = state.pointee.batched
+        let batched = state.value.batched
         batchEvents[batched] = midi
         batchSources[batched] = source
-        state.pointee.batched = batched &+ 1
+        state.value.batched = batched &+ 1
         if batched &+ 1 == Self.batchCapacity { handOver(midiBatch) }
     }
 
     private func handOver(
         _ midiBatch: (UnsafeBufferPointer<MIDIEvent>, UnsafeBufferPointer<PortAddress>) -> Void
     ) {
-        let batched = state.pointee.batched
+        let batched = state.value.batched
         guard batched > 0 else { return }
-        state.pointee.batched = 0
+        state.value.batched = 0
         midiBatch(
-            UnsafeBufferPointer(start: batchEvents, count: batched),
-            UnsafeBufferPointer(start: batchSources, count: batched))
+            UnsafeBufferPointer(start: batchEvents.baseAddress, count: batched),
+            UnsafeBufferPointer(start: batchSources.baseAddress, count: batched))
     }
 
     @inline(__always)
@@ -359,11 +355,11 @@ public final class SequencerReader: @unchecked Sendable {
         guard event.kind == .noteOn || event.kind == .noteOff || event.kind == .controlChange else { return }
         if event.kind == .controlChange && event.data1 != 120 && event.data1 != 123 { return }
         // Most events come from the source of the one before.
-        let last = state.pointee.lastSource
-        if last < state.pointee.trackedSources && state.pointee.heldBySource[last].source == source
-            && state.pointee.heldBySource[last].port == event.port
+        let last = state.value.lastSource
+        if last < state.value.trackedSources && state.value.heldBySource[last].source == source
+            && state.value.heldBySource[last].port == event.port
         {
-            state.pointee.heldBySource[last].notes.track(event)
+            state.value.heldBySource[last].notes.track(event)
             return
         }
         trackHeldNotesSearching(event, from: source)
@@ -371,28 +367,28 @@ public final class SequencerReader: @unchecked Sendable {
 
     private func trackHeldNotesSearching(_ event: MIDIEvent, from source: PortAddress) {
         var i = 0
-        while i < state.pointee.trackedSources {
-            if state.pointee.heldBySource[i].source == source && state.pointee.heldBySource[i].port == event.port {
-                state.pointee.heldBySource[i].notes.track(event)
-                state.pointee.lastSource = i
+        while i < state.value.trackedSources {
+            if state.value.heldBySource[i].source == source && state.value.heldBySource[i].port == event.port {
+                state.value.heldBySource[i].notes.track(event)
+                state.value.lastSource = i
                 return
             }
             i += 1
         }
         guard event.kind == .noteOn, event.data2 > 0 else { return }
-        var slot = state.pointee.trackedSources
-        if slot == state.pointee.heldBySource.count {
+        var slot = state.value.trackedSources
+        if slot == state.value.heldBySource.count {
             // Reuse the slot of a source that holds nothing; with none, this note goes
             // untracked (64 sources each holding notes at once is past any real rig).
             slot = 0
-            while slot < state.pointee.trackedSources && !state.pointee.heldBySource[slot].notes.isEmpty { slot += 1 }
-            guard slot < state.pointee.trackedSources else { return }
+            while slot < state.value.trackedSources && !state.value.heldBySource[slot].notes.isEmpty { slot += 1 }
+            guard slot < state.value.trackedSources else { return }
         } else {
-            state.pointee.trackedSources += 1
+            state.value.trackedSources += 1
         }
-        state.pointee.heldBySource[slot] = HeldBySource(source: source, port: event.port, notes: HeldNotes())
-        state.pointee.heldBySource[slot].notes.track(event)
-        state.pointee.lastSource = slot
+        state.value.heldBySource[slot] = HeldBySource(source: source, port: event.port, notes: HeldNotes())
+        state.value.heldBySource[slot].notes.track(event)
+        state.value.lastSource = slot
     }
 
     /// Hands the handler a note-off for every note still held by the sources that `matches`,
@@ -402,11 +398,11 @@ public final class SequencerReader: @unchecked Sendable {
     ) {
         let now = Self.now()
         var i = 0
-        while i < state.pointee.trackedSources {
-            let source = state.pointee.heldBySource[i].source
-            let port = state.pointee.heldBySource[i].port
-            if matches(source) && !state.pointee.heldBySource[i].notes.isEmpty {
-                state.pointee.heldBySource[i].notes.releaseAll { noteOff in
+        while i < state.value.trackedSources {
+            let source = state.value.heldBySource[i].source
+            let port = state.value.heldBySource[i].port
+            if matches(source) && !state.value.heldBySource[i].notes.isEmpty {
+                state.value.heldBySource[i].notes.releaseAll { noteOff in
                     var event = noteOff
                     event.timestamp = now
                     event.port = port

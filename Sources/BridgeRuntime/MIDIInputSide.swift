@@ -3,6 +3,7 @@ import Config
 import MIDI
 import Pipeline
 import Platform
+import Storage
 import Synchronization
 
 /// The ALSA side of the MIDI -> OSC path: our input ports and the input thread that reads the
@@ -35,7 +36,7 @@ public final class MIDIInputSide: @unchecked Sendable {
     private let names = Mutex<[UInt8: String]>([:])
     /// Per-event state of the input thread, in plain memory: a class `var` would pay a dynamic
     /// exclusivity check on every access.
-    private let hot: UnsafeMutablePointer<HotState>
+    private let hot: UncheckedCell<HotState>
 
     private struct HotState {
         var isInputPort = InlineArray<256, Bool>(repeating: false)
@@ -48,7 +49,7 @@ public final class MIDIInputSide: @unchecked Sendable {
     }
 
     /// The ring feeder, for tests and counters (input thread, or while it is paused).
-    var feeder: RingFeeder { hot.pointee.feeder }
+    var feeder: RingFeeder { hot.value.feeder }
     private var thread: SystemThread?
     /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
     public var realtime: RealtimeScheduler?
@@ -66,8 +67,7 @@ public final class MIDIInputSide: @unchecked Sendable {
         self.wake = wake
         self.consumer = consumer
         reader = try SequencerReader(client: client, sysexStore: sysexStore)
-        hot = .allocate(capacity: 1)
-        hot.initialize(to: HotState(feeder: RingFeeder(ring: ring)))
+        hot = UncheckedCell(HotState(feeder: RingFeeder(ring: ring)))
     }
 
     /// Makes our input ports match `inputs`: ports whose name stays keep their number and their
@@ -79,7 +79,7 @@ public final class MIDIInputSide: @unchecked Sendable {
         for (name, port) in portsByName where !wanted.contains(name) {
             session.bindings.unbind(ourPort: port)
             try client.deletePort(port)
-            hot.pointee.isInputPort[Int(port)] = false
+            hot.value.isInputPort[Int(port)] = false
             portsByName[name] = nil
             specsByName[name] = nil
             session.log.info("input '\(name)' removed")
@@ -98,7 +98,7 @@ public final class MIDIInputSide: @unchecked Sendable {
             let port = try client.createPort(name: input.name, direction: .input)
             portsByName[input.name] = port
             specsByName[input.name] = input.from
-            hot.pointee.isInputPort[Int(port)] = true
+            hot.value.isInputPort[Int(port)] = true
             for spec in input.from { session.bindings.bind(spec, to: port, direction: .source) }
             numbers.append(port)
         }
@@ -112,11 +112,6 @@ public final class MIDIInputSide: @unchecked Sendable {
     /// the input thread is paused, and status tolerates a stale answer).
     func portName(_ port: UInt8) -> String? {
         names.withLock { $0[port] }
-    }
-
-    deinit {
-        hot.deinitialize(count: 1)
-        hot.deallocate()
     }
 
     /// Starts (or resumes) the input thread.
@@ -146,11 +141,11 @@ public final class MIDIInputSide: @unchecked Sendable {
         // onto the ring and off it. Beyond the first 64 events of a wake-up everything goes
         // through the ring, as below, so the pipeline thread works on a burst while this thread
         // goes back to reading.
-        if hot.pointee.pushed == 0 && !hot.pointee.feeder.isOwing
-            && hot.pointee.ranAroundRing &+ events.count <= Self.inlineBatchLimit && allForInputPorts(events)
+        if hot.value.pushed == 0 && !hot.value.feeder.isOwing
+            && hot.value.ranAroundRing &+ events.count <= Self.inlineBatchLimit && allForInputPorts(events)
             && consumer.runInline(events, beforehand: { track(events) })
         {
-            hot.pointee.ranAroundRing &+= events.count
+            hot.value.ranAroundRing &+= events.count
             return
         }
         var index = 0
@@ -166,7 +161,7 @@ public final class MIDIInputSide: @unchecked Sendable {
     private func allForInputPorts(_ events: UnsafeBufferPointer<MIDIEvent>) -> Bool {
         var index = 0
         while index < events.count {
-            guard hot.pointee.isInputPort[Int(events[index].port & 0xFF)] else { return false }
+            guard hot.value.isInputPort[Int(events[index].port & 0xFF)] else { return false }
             index &+= 1
         }
         return true
@@ -177,7 +172,7 @@ public final class MIDIInputSide: @unchecked Sendable {
     private func track(_ events: UnsafeBufferPointer<MIDIEvent>) {
         var index = 0
         while index < events.count {
-            hot.pointee.feeder.recordSounding(events[index])
+            hot.value.feeder.recordSounding(events[index])
             index &+= 1
         }
     }
@@ -185,12 +180,12 @@ public final class MIDIInputSide: @unchecked Sendable {
     @inline(__always)
     private func handle(_ event: MIDIEvent) {
         let port = Int(event.port & 0xFF)
-        guard hot.pointee.isInputPort[port] else {
+        guard hot.value.isInputPort[port] else {
             if event.kind == .sysex { sysexStore.release(event.sysex) }
             return
         }
-        if hot.pointee.feeder.push(event, now: event.timestamp) {
-            hot.pointee.pushed &+= 1
+        if hot.value.feeder.push(event, now: event.timestamp) {
+            hot.value.pushed &+= 1
         } else if event.kind == .sysex {
             sysexStore.release(event.sysex)
         }
@@ -212,16 +207,16 @@ public final class MIDIInputSide: @unchecked Sendable {
     /// returns how long the reader may wait for the next event: while note-offs are still owed,
     /// 1 ms, so they go out as soon as the pipeline makes room even if no other event ever comes.
     private func afterBatch() -> Int32 {
-        if hot.pointee.feeder.isOwing { hot.pointee.feeder.payOwed(now: SequencerSession.now()) }
-        let pushed = hot.pointee.pushed
-        let ranAroundRing = hot.pointee.ranAroundRing
-        hot.pointee.pushed = 0
-        hot.pointee.ranAroundRing = 0
+        if hot.value.feeder.isOwing { hot.value.feeder.payOwed(now: SequencerSession.now()) }
+        let pushed = hot.value.pushed
+        let ranAroundRing = hot.value.ranAroundRing
+        hot.value.pushed = 0
+        hot.value.ranAroundRing = 0
         // Everything ran here already (and nothing owed was pushed meanwhile): no one to wake.
-        if ranAroundRing > 0 && pushed == 0 && !hot.pointee.feeder.isOwing && ring.count == 0 { return -1 }
-        if pushed == 0 || pushed > Self.inlineBatchLimit || hot.pointee.feeder.isOwing || !consumer.runInline() {
+        if ranAroundRing > 0 && pushed == 0 && !hot.value.feeder.isOwing && ring.count == 0 { return -1 }
+        if pushed == 0 || pushed > Self.inlineBatchLimit || hot.value.feeder.isOwing || !consumer.runInline() {
             wake.notify()
         }
-        return hot.pointee.feeder.isOwing ? 1 : -1
+        return hot.value.feeder.isOwing ? 1 : -1
     }
 }

@@ -4,6 +4,7 @@ import MIDI
 import OSC
 import Pipeline
 import Platform
+import Storage
 import Synchronization
 
 /// The consumer side of the MIDI -> OSC path: takes events off the ring (or, for a small batch
@@ -32,15 +33,16 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     /// Unretained references to `routes`, in plain memory: the loop reads them per event, and a
     /// class `var` array would pay an exclusivity check and a retain each time. Changed only
     /// while the thread is paused.
-    private let hotRoutes: UnsafeMutablePointer<Unmanaged<RouteRuntime>>
-    private let hotRouteCount: UnsafeMutablePointer<Int>
+    private let hotRoutes = FixedBuffer<Unmanaged<RouteRuntime>>(uninitializedCount: maximumRoutes)
+    private let hotRouteCount = UncheckedCell(0)
     /// Whether any route has a throttle or a destination with note recovery, the only things
     /// with deadlines: without one, a batch skips reading the clock and asking every route.
-    private let hotHasDeadlines: UnsafeMutablePointer<Bool>
+    private let hotHasDeadlines = UncheckedCell(false)
     static let maximumRoutes = 4096
     private let sysexStore: SysExStore
     private let wake: WakeSignal
-    private let packet: UnsafeMutableRawBufferPointer
+    private let packetBuffer = FixedBytes(count: packetCapacity)
+    private var packet: UnsafeMutableRawBufferPointer { packetBuffer.bytes }
     private let stopRequested = Atomic<Bool>(false)
     /// Whether a thread is consuming (see the type's comment). Held by the owner while the
     /// pipeline thread is paused, so the input thread cannot run the routes then.
@@ -77,34 +79,21 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     ) {
         self.ring = ring
         self.routes = routes
-        hotRoutes = .allocate(capacity: Self.maximumRoutes)
-        hotRouteCount = .allocate(capacity: 1)
-        hotRouteCount.initialize(to: 0)
-        hotHasDeadlines = .allocate(capacity: 1)
-        hotHasDeadlines.initialize(to: false)
         self.sysexStore = sysexStore
         self.wake = wake
         self.idleWakeMilliseconds = idleWakeMilliseconds
-        packet = .allocate(byteCount: Self.packetCapacity, alignment: 16)
         publishHotRoutes()
-    }
-
-    deinit {
-        packet.deallocate()
-        hotRoutes.deallocate()
-        hotRouteCount.deallocate()
-        hotHasDeadlines.deallocate()
     }
 
     private func publishHotRoutes() {
         precondition(routes.count <= Self.maximumRoutes, "more than \(Self.maximumRoutes) routes")
         var index = 0
         while index < routes.count {
-            (hotRoutes + index).initialize(to: Unmanaged.passUnretained(routes[index]))
+            hotRoutes[index] = Unmanaged.passUnretained(routes[index])
             index += 1
         }
-        hotRouteCount.pointee = routes.count
-        hotHasDeadlines.pointee = routes.contains { $0.route.chain.hasThrottles || $0.hasRecovery }
+        hotRouteCount.value = routes.count
+        hotHasDeadlines.value = routes.contains { $0.route.chain.hasThrottles || $0.hasRecovery }
     }
 
     /// Starts (or resumes) the pipeline thread.
@@ -233,7 +222,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     private func processPending(then events: UnsafeBufferPointer<MIDIEvent>) {
         var handled = 0
         var failed = 0
-        let count = hotRouteCount.pointee
+        let count = hotRouteCount.value
         if count == 1 {
             // One route, the usual config: taken once for the whole batch, not per event.
             hotRoutes[0]._withUnsafeGuaranteedRef { runtime in
@@ -249,7 +238,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
             }
         }
         if handled > 0 { eventsIn.add(handled, ordering: .relaxed) }
-        if hotHasDeadlines.pointee { failed &+= sendDue(count) }
+        if hotHasDeadlines.value { failed &+= sendDue(count) }
         if failed > 0 { unformatted.add(failed, ordering: .relaxed) }
         flushAll()
     }
@@ -305,7 +294,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     }
 
     private func flushAll() {
-        let count = hotRouteCount.pointee
+        let count = hotRouteCount.value
         var index = 0
         while index < count {
             hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
@@ -319,9 +308,9 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     /// The earliest throttle or recovery deadline of any route (monotonic ns), or `.max`;
     /// consumer only.
     private func earliestDeadline() -> UInt64 {
-        guard hotHasDeadlines.pointee else { return .max }
+        guard hotHasDeadlines.value else { return .max }
         var earliest: UInt64 = .max
-        let count = hotRouteCount.pointee
+        let count = hotRouteCount.value
         var index = 0
         while index < count {
             hotRoutes[index]._withUnsafeGuaranteedRef { runtime in

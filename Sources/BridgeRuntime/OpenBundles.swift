@@ -1,5 +1,6 @@
 import OSC
 import OSCTransport
+import Storage
 
 /// The bundle each time-tagged destination (`latency`) of a route is filling: the events of one
 /// read that go to one destination leave as one bundle, with one time tag, instead of a
@@ -12,33 +13,24 @@ final class OpenBundles {
     /// Bytes per bundle: the sender's slot, so a closed bundle is queued like any packet.
     let capacity: Int
     private let count: Int
-    private let storage: UnsafeMutableRawPointer
+    private let bytes: FixedBytes
+    private var storage: UnsafeMutableRawPointer { bytes.bytes.baseAddress! }
     // Per destination: the bytes of its open bundle (0: none), the read stamp of its events,
     // and the kind of its one event (`.other` once it holds two).
-    private let sizes: UnsafeMutablePointer<Int>
-    private let stamps: UnsafeMutablePointer<UInt64>
-    private let kinds: UnsafeMutablePointer<OSCPacketKind>
+    private let sizes: FixedBuffer<Int>
+    private let stamps: FixedBuffer<UInt64>
+    private let kinds: FixedBuffer<OSCPacketKind>
     /// "#bundle\0" and the time tag, before the first element's size.
     static let headerSize = 16
 
     init(destinations count: Int, capacity: Int) {
         self.count = max(count, 1)
         self.capacity = capacity
-        storage = .allocate(byteCount: self.count * capacity, alignment: 16)
-        storage.initializeMemory(as: UInt8.self, repeating: 0, count: self.count * capacity)
-        sizes = .allocate(capacity: self.count)
-        sizes.initialize(repeating: 0, count: self.count)
-        stamps = .allocate(capacity: self.count)
-        stamps.initialize(repeating: 0, count: self.count)
-        kinds = .allocate(capacity: self.count)
-        kinds.initialize(repeating: .other, count: self.count)
-    }
-
-    deinit {
-        storage.deallocate()
-        sizes.deallocate()
-        stamps.deallocate()
-        kinds.deallocate()
+        bytes = FixedBytes(count: self.count * capacity)
+        bytes.bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        sizes = FixedBuffer(repeating: 0, count: self.count)
+        stamps = FixedBuffer(repeating: 0, count: self.count)
+        kinds = FixedBuffer(repeating: .other, count: self.count)
     }
 
     /// Adds the message `write` puts into the room it is given (returning its size, 0 if it did

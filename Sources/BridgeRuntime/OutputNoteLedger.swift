@@ -1,4 +1,5 @@
 import MIDI
+import Storage
 
 /// When each note of each output port was last switched on and off, including notes scheduled on
 /// the sequencer queue for later, so that stopping can silence every note that may be sounding
@@ -17,27 +18,18 @@ final class OutputNoteLedger {
     // Per port, channel and note (index port * 2048 + channel * 128 + note): the earliest
     // note-on since the note was last known silent (`.max`: none), the latest note-on, and the
     // latest note-off.
-    private let onFrom: UnsafeMutablePointer<UInt64>
-    private let lastOn: UnsafeMutablePointer<UInt64>
-    private let lastOff: UnsafeMutablePointer<UInt64>
+    private let onFrom: FixedBuffer<UInt64>
+    private let lastOn: FixedBuffer<UInt64>
+    private let lastOff: FixedBuffer<UInt64>
 
     static let notesPerPort = 16 * 128
 
     init(ports: Int) {
         self.ports = ports
         let count = max(ports, 1) * Self.notesPerPort
-        onFrom = .allocate(capacity: count)
-        onFrom.initialize(repeating: .max, count: count)
-        lastOn = .allocate(capacity: count)
-        lastOn.initialize(repeating: 0, count: count)
-        lastOff = .allocate(capacity: count)
-        lastOff.initialize(repeating: 0, count: count)
-    }
-
-    deinit {
-        onFrom.deallocate()
-        lastOn.deallocate()
-        lastOff.deallocate()
+        onFrom = FixedBuffer(repeating: .max, count: count)
+        lastOn = FixedBuffer(repeating: 0, count: count)
+        lastOff = FixedBuffer(repeating: 0, count: count)
     }
 
     /// Records `event` (for output `event.port`) taking effect at `time`; `now` is the time it

@@ -1,36 +1,7 @@
 import ALSASequencer
 import Glibc
 import MIDI
-import Synchronization
-
-/// Counters of one output port, readable from any thread (relaxed: statistics only).
-final class OutputPortCounters: Sendable {
-    /// Events written (a SysEx counts once, however many chunks), now or scheduled.
-    let sent = Atomic<Int>(0)
-    /// Events other than note-offs dropped because the port's queue was full.
-    let droppedQueueFull = Atomic<Int>(0)
-    /// Note-offs (and all-notes-off) dropped from a full queue because they silence nothing: no
-    /// note-on for them went out since the last note-off.
-    let droppedRedundantNoteOffs = Atomic<Int>(0)
-    /// Note-offs that found even the reserve full (never expected: the reserve is sized for one
-    /// per note).
-    let droppedNoteOffs = Atomic<Int>(0)
-    /// Note-offs queued past the capacity, in the reserve kept for them.
-    let reservedNoteOffs = Atomic<Int>(0)
-    /// Events still waiting when the output stopped (note-offs are written, never dropped).
-    let droppedAtStop = Atomic<Int>(0)
-    /// Writes the kernel refused for a reason other than a full pool.
-    let failed = Atomic<Int>(0)
-    /// The most events the port's queue has held at once.
-    let queueHighWater = Atomic<Int>(0)
-    /// Scheduled events that found the kernel's pool full and waited in our scheduled queue.
-    let scheduledHeld = Atomic<Int>(0)
-    /// The most events the port's scheduled queue has held at once.
-    let scheduledHighWater = Atomic<Int>(0)
-    /// Scheduled events dropped from a full scheduled queue, by ``MIDIEventKind`` raw value
-    /// (never a note-off still needed: see ``PacedMIDIOutput/schedule(_:at:now:)``).
-    let droppedScheduled = InlineArray<32, Atomic<Int>> { _ in Atomic(0) }
-}
+import Storage
 
 /// Writes events out of our ALSA output ports without ever blocking, keeping each port's order
 /// and pacing SysEx per port, so a long SysEx to one synth never holds up notes to another.
@@ -72,49 +43,51 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     let queueCapacity: Int
     /// Counters per output index.
     let counters: [OutputPortCounters]
-    /// ``counters`` again, unretained in plain memory (the array keeps them alive): reading a
-    /// class out of an array retains and releases it, on every event.
-    private let unretainedCounters: UnsafeMutablePointer<Unmanaged<OutputPortCounters>>
-    private let writer: Writer
-    private let sysexStore: SysExStore?
+    /// ``counters`` again, unretained (the array keeps them alive): reading a class out of an
+    /// array retains and releases it, on every event.
+    let unretainedCounters: FixedBuffer<Unmanaged<OutputPortCounters>>
+    let writer: Writer
+    let sysexStore: SysExStore?
     private let bytesPerSecond: Int
-    private let slotsPerPort: Int
-    // Per port: a ring of `slotsPerPort` events starting at `heads[p]`, `counts[p]` long; how
-    // far into the head SysEx we are; when the port may write again (monotonic ns); the notes
-    // whose note-on went out with no note-off since; the channels (bit c: controller 123, bit
-    // 16 + c: 120) whose all-notes-off went out with no note-on since; the high-water mark.
-    private let events: UnsafeMutablePointer<MIDIEvent>
-    private let heads: UnsafeMutablePointer<Int>
-    private let counts: UnsafeMutablePointer<Int>
-    private let offsets: UnsafeMutablePointer<Int>
-    private let readyAt: UnsafeMutablePointer<UInt64>
-    private let owed: UnsafeMutablePointer<HeldNotes>
-    private let channelsReleased: UnsafeMutablePointer<UInt32>
-    private let highWater: UnsafeMutablePointer<Int>
-    private var waiting = 0
+    /// The events each port holds back, `queueCapacity` plus the reserve.
+    private let queues: PortRings<MIDIEvent>
+    /// What each port keeps beside its queue.
+    let perPort: FixedBuffer<PortState>
     /// The events staged in the writer, in its slot order, with their output index as port.
-    private let staged: UnsafeMutablePointer<MIDIEvent>
+    private let staged = FixedBuffer(repeating: MIDIEvent(.clock), count: DirectOutput.stageCapacity)
     private var stagedCount = 0
 
     /// Scheduled events the kernel had no room for, per port.
-    private let backlog: ScheduledBacklog
+    let backlog: ScheduledBacklog
     /// Scheduled events a port's scheduled queue holds before only needed note-offs get in.
     let scheduledCapacity: Int
-    // Per port, in the order scheduled events were accepted (kernel or backlog): the notes
-    // switched on with no silencing event scheduled since, the notes a silencing event was
-    // scheduled for since their last scheduled note-on, and the channels whose scheduled
-    // all-notes-off (bit c) or all-sound-off (bit 16 + c) came with no scheduled note-on since.
-    private let scheduledOn: UnsafeMutablePointer<HeldNotes>
-    private let scheduledOff: UnsafeMutablePointer<HeldNotes>
-    private let scheduledChannelsReleased: UnsafeMutablePointer<UInt32>
-    private let scheduledHighWater: UnsafeMutablePointer<Int>
     /// The latest time (monotonic ns) of what went to the kernel's queue since it started; nil
     /// while it is stopped.
-    private var kernelUntil: UInt64?
+    var kernelUntil: UInt64?
     /// When the kernel's queue is next checked for being empty.
     private var queueCheckAt: UInt64 = 0
     /// When a refused scheduled write may next be tried.
-    private var kernelRetryAt: UInt64 = 0
+    var kernelRetryAt: UInt64 = 0
+
+    /// What ``PacedMIDIOutput`` keeps for one port beside its queue.
+    struct PortState {
+        /// How far into the head SysEx we are.
+        var offset = 0
+        /// When the port may write again (monotonic ns).
+        var readyAt: UInt64 = 0
+        /// What the events that went out (or were queued) leave to silence.
+        var toSilence = NotesToSilence()
+        /// The most events the queue has held.
+        var highWater = 0
+        /// The same for the scheduled events accepted (by the kernel or the scheduled queue),
+        /// in the order they were: the notes switched on with no silencing event scheduled since,
+        /// and the channels released by a scheduled all-notes-off or all-sound-off.
+        var scheduledToSilence = NotesToSilence()
+        /// The notes a silencing event was scheduled for since their last scheduled note-on.
+        var scheduledSilenced = HeldNotes()
+        /// The most events the scheduled queue has held.
+        var scheduledHighWater = 0
+    }
 
     /// Slots past `queueCapacity` kept for note-offs: one per note, and one per channel for
     /// each of all-notes-off and all-sound-off.
@@ -139,66 +112,18 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         self.sysexStore = sysexStore
         self.bytesPerSecond = bytesPerSecond
         self.queueCapacity = queueCapacity
-        counters = ports.map { _ in OutputPortCounters() }
-        unretainedCounters = .allocate(capacity: max(ports.count, 1))
-        for (port, counter) in counters.enumerated() {
-            (unretainedCounters + port).initialize(to: .passUnretained(counter))
-        }
-        slotsPerPort = queueCapacity + Self.releaseReserve
-        let count = max(ports.count, 1)
-        events = .allocate(capacity: count * slotsPerPort)
-        events.initialize(repeating: MIDIEvent(.clock), count: count * slotsPerPort)
-        heads = .allocate(capacity: count)
-        heads.initialize(repeating: 0, count: count)
-        counts = .allocate(capacity: count)
-        counts.initialize(repeating: 0, count: count)
-        offsets = .allocate(capacity: count)
-        offsets.initialize(repeating: 0, count: count)
-        readyAt = .allocate(capacity: count)
-        readyAt.initialize(repeating: 0, count: count)
-        owed = .allocate(capacity: count)
-        owed.initialize(repeating: HeldNotes(), count: count)
-        channelsReleased = .allocate(capacity: count)
-        channelsReleased.initialize(repeating: 0, count: count)
-        highWater = .allocate(capacity: count)
-        highWater.initialize(repeating: 0, count: count)
-        staged = .allocate(capacity: DirectOutput.stageCapacity)
-        staged.initialize(repeating: MIDIEvent(.clock), count: DirectOutput.stageCapacity)
+        let counters = ports.map { _ in OutputPortCounters() }
+        self.counters = counters
+        unretainedCounters = FixedBuffer(count: counters.count) { .passUnretained(counters[$0]) }
+        queues = PortRings(ports: ports.count, capacity: queueCapacity + Self.releaseReserve)
+        perPort = FixedBuffer(repeating: PortState(), count: max(ports.count, 1))
         self.scheduledCapacity = scheduledCapacity
-        backlog = ScheduledBacklog(ports: count, capacity: scheduledCapacity + Self.releaseReserve)
-        scheduledOn = .allocate(capacity: count)
-        scheduledOn.initialize(repeating: HeldNotes(), count: count)
-        scheduledOff = .allocate(capacity: count)
-        scheduledOff.initialize(repeating: HeldNotes(), count: count)
-        scheduledChannelsReleased = .allocate(capacity: count)
-        scheduledChannelsReleased.initialize(repeating: 0, count: count)
-        scheduledHighWater = .allocate(capacity: count)
-        scheduledHighWater.initialize(repeating: 0, count: count)
-    }
-
-    deinit {
-        unretainedCounters.deallocate()
-        events.deallocate()
-        heads.deallocate()
-        counts.deallocate()
-        offsets.deallocate()
-        readyAt.deallocate()
-        owed.deinitialize(count: max(ports.count, 1))
-        owed.deallocate()
-        channelsReleased.deallocate()
-        highWater.deallocate()
-        staged.deallocate()
-        scheduledOn.deinitialize(count: max(ports.count, 1))
-        scheduledOn.deallocate()
-        scheduledOff.deinitialize(count: max(ports.count, 1))
-        scheduledOff.deallocate()
-        scheduledChannelsReleased.deallocate()
-        scheduledHighWater.deallocate()
+        backlog = ScheduledBacklog(ports: ports.count, capacity: scheduledCapacity + Self.releaseReserve)
     }
 
     /// Whether nothing is staged, no port holds events back, nothing scheduled waits for room
     /// and the kernel's queue is stopped (or has nothing of ours in it).
-    var isIdle: Bool { waiting == 0 && stagedCount == 0 && backlog.total == 0 && kernelUntil == nil }
+    var isIdle: Bool { queues.total == 0 && stagedCount == 0 && backlog.total == 0 && kernelUntil == nil }
 
     /// Scheduled events waiting in our scheduled queues (the kernel had no room), over all ports.
     var scheduledWaiting: Int { backlog.total }
@@ -215,7 +140,9 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         // Nearly every event: one event of a kind written whole, for a port holding nothing
         // back. Kept apart from the rest so that it stays a few instructions (BENCHMARKS.md).
         let port = Int(event.port)
-        guard port < ports.count, counts[port] == 0, now >= readyAt[port], DirectOutput.canStage(event.kind) else {
+        guard port < ports.count, queues.count(port) == 0, now >= perPort[port].readyAt,
+            DirectOutput.canStage(event.kind)
+        else {
             sendOtherwise(event, now: now)
             return
         }
@@ -226,8 +153,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         do {
             try writer.send(event, from: ports[port], sysexBytes: nil)
             unretainedCounters[port]._withUnsafeGuaranteedRef { _ = $0.sent.add(1, ordering: .relaxed) }
-            // Not `track`: its specialisation is not inlined here (a call per message).
-            trackNoteOffsOwed(event, owed: &owed[port], channelsReleased: &channelsReleased[port])
+            perPort[port].toSilence.track(event)
         } catch {
             if case .blocked = refusal(error, port: port, now: now) { push(event, port: port, offset: 0) }
         }
@@ -242,7 +168,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
             counters[port].failed.add(1, ordering: .relaxed)
             return .done
         }
-        readyAt[port] = now + Self.retryInterval
+        perPort[port].readyAt = now + Self.retryInterval
         return .blocked
     }
 
@@ -284,7 +210,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     /// is not pacing, or always for realtime events.
     @inline(__always)
     private func mayWrite(_ event: MIDIEvent, port: Int, now: UInt64) -> Bool {
-        (counts[port] == 0 && now >= readyAt[port]) || event.kind.isRealtime
+        (queues.count(port) == 0 && now >= perPort[port].readyAt) || event.kind.isRealtime
     }
 
     /// Writes the staged events. One the kernel refuses with `EAGAIN` (its pool is full) goes
@@ -341,163 +267,16 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         for index in range {
             let event = staged[index]
             let port = Int(event.port)
-            readyAt[port] = now + Self.retryInterval
-            if event.kind.isRealtime && counts[port] > 0 {
+            perPort[port].readyAt = now + Self.retryInterval
+            if event.kind.isRealtime && queues.count(port) > 0 {
                 pushFront(event, port: port)
-            } else if counts[port] < slotsPerPort {
-                if counts[port] == 0 { offsets[port] = 0 }
+            } else if queues.count(port) < queues.capacity {
+                if queues.count(port) == 0 { perPort[port].offset = 0 }
                 append(event, port: port)
             } else {
                 counters[port].droppedQueueFull.add(1, ordering: .relaxed)
             }
         }
-    }
-
-    /// Schedules `event` at `time` (monotonic nanoseconds): the kernel's queue holds it until
-    /// then; if the kernel has no room (its pool is full), the port's scheduled queue does. Not
-    /// paced: a scheduled SysEx leaves in one go at its time.
-    ///
-    /// A port's scheduled queue holds ``scheduledCapacity`` events; past that, an event due
-    /// sooner than the latest it holds (a note-off aside) takes that one's place, so a bundle for
-    /// the next moment is never lost behind a pile of bundles for the next hour; the other is
-    /// dropped, counted by kind. A silencing event (``silencesNotes(_:)``) is never the one that
-    /// gives way: one for a note switched on by an event scheduled before it, or sounding now,
-    /// goes into a reserve of ``releaseReserve`` more slots; one for a note whose silencing is
-    /// already scheduled, or that was never on, is dropped when the queue is full.
-    func schedule(_ event: MIDIEvent, at time: UInt64, now: UInt64) {
-        let port = Int(event.port)
-        guard port < ports.count else {
-            release(event)
-            return
-        }
-        if backlog.count(port) == 0 {
-            if case .done = scheduleInKernel(event, port: port, at: time) {
-                trackScheduled(event, port: port)
-                return
-            }
-            kernelRetryAt = now + Self.kernelRetryInterval
-        }
-        hold(event, at: time, port: port)
-    }
-
-    /// Writes `event` to the kernel's queue for `time`: `.done` when it went (counted, tracked
-    /// and its SysEx released) or was refused for good (counted as failed), `.blocked` when the
-    /// pool is full.
-    private func scheduleInKernel(_ event: MIDIEvent, port: Int, at time: UInt64) -> Attempt {
-        do {
-            if event.kind == .sysex, let sysexStore {
-                try sysexStore.withBytes(event.sysex) { (bytes) throws(ALSAError) in
-                    guard !bytes.isEmpty else { return }
-                    try writer.schedule(event, from: ports[port], at: time, sysexBytes: bytes)
-                }
-            } else {
-                try writer.schedule(event, from: ports[port], at: time, sysexBytes: nil)
-            }
-        } catch {
-            guard error.code != -EAGAIN else { return .blocked }
-            counters[port].failed.add(1, ordering: .relaxed)
-            release(event)
-            return .done
-        }
-        release(event)
-        counters[port].sent.add(1, ordering: .relaxed)
-        kernelUntil = max(kernelUntil ?? 0, time)
-        // A note-on counts as gone out; a scheduled note-off does not count as silencing
-        // anything yet, so a note-off sent now for the same note still gets its reserve slot.
-        if event.kind == .noteOn && event.data2 > 0 { track(event, port: port) }
-        return .done
-    }
-
-    /// Puts `event` into `port`'s scheduled queue, or drops it (counted) when the queue is full
-    /// and the event neither is sooner than what it holds nor silences a note that needs it.
-    private func hold(_ event: MIDIEvent, at time: UInt64, port: Int) {
-        let entry = ScheduledBacklog.Entry(time: time, event: event)
-        let count = backlog.count(port)
-        if count >= scheduledCapacity {
-            if Self.silencesNotes(event) {
-                guard scheduledSilencingIsNeeded(event, port: port) else {
-                    dropScheduled(event, port: port)
-                    return
-                }
-                if count >= backlog.capacity {
-                    // The reserve is full too (never expected): the latest other event gives way.
-                    guard let victim = backlog.lastIndex(port: port, where: { !Self.silencesNotes($0) }) else {
-                        counters[port].droppedNoteOffs.add(1, ordering: .relaxed)
-                        return
-                    }
-                    dropScheduled(backlog.remove(at: victim, port: port).event, port: port)
-                } else {
-                    counters[port].reservedNoteOffs.add(1, ordering: .relaxed)
-                }
-            } else {
-                guard let victim = backlog.lastIndex(port: port, where: { !Self.silencesNotes($0) }),
-                    backlog.entry(victim, port: port).time > time
-                else {
-                    dropScheduled(event, port: port)
-                    return
-                }
-                dropScheduled(backlog.remove(at: victim, port: port).event, port: port)
-            }
-        }
-        _ = backlog.insert(entry, port: port)
-        trackScheduled(event, port: port)
-        counters[port].scheduledHeld.add(1, ordering: .relaxed)
-        if backlog.count(port) > scheduledHighWater[port] {
-            scheduledHighWater[port] = backlog.count(port)
-            counters[port].scheduledHighWater.store(backlog.count(port), ordering: .relaxed)
-        }
-    }
-
-    private func dropScheduled(_ event: MIDIEvent, port: Int) {
-        counters[port].droppedScheduled[Int(event.kind.rawValue) & 31].add(1, ordering: .relaxed)
-        release(event)
-    }
-
-    /// Whether a scheduled silencing event may be needed: its note was switched on by a
-    /// scheduled note-on accepted before it with no silencing scheduled since, or is sounding
-    /// from a note-on sent now and has no silencing scheduled yet; for all-notes-off and
-    /// all-sound-off, unless one was scheduled for the channel with no note-on since.
-    private func scheduledSilencingIsNeeded(_ event: MIDIEvent, port: Int) -> Bool {
-        if event.kind == .controlChange {
-            let bit: UInt32 = 1 << (UInt32(event.channel & 15) + (event.data1 == 120 ? 16 : 0))
-            return scheduledChannelsReleased[port] & bit == 0
-        }
-        let channel = event.channel & 15
-        let note = event.data1 & 127
-        return scheduledOn[port].isHeld(channel: channel, note: note)
-            || (owed[port].isHeld(channel: channel, note: note) && !scheduledOff[port].isHeld(channel: channel, note: note))
-    }
-
-    /// Notes what a scheduled event accepted (by the kernel or our scheduled queue) does to the
-    /// notes scheduled silencing events may be needed for.
-    private func trackScheduled(_ event: MIDIEvent, port: Int) {
-        switch event.kind {
-        case .noteOn where event.data2 > 0:
-            scheduledOn[port].track(event)
-            var off = event
-            off.kind = .noteOff
-            scheduledOff[port].track(off)
-            let channel = UInt32(event.channel & 15)
-            scheduledChannelsReleased[port] &= ~(1 << channel | 1 << (channel + 16))
-        case .noteOn, .noteOff:
-            scheduledOn[port].track(event)
-            var on = event
-            on.kind = .noteOn
-            on.data2 = 1
-            scheduledOff[port].track(on)
-        case .controlChange where event.data1 == 120 || event.data1 == 123:
-            scheduledOn[port].track(event)
-            scheduledChannelsReleased[port] |= 1 << (UInt32(event.channel & 15) + (event.data1 == 120 ? 16 : 0))
-        default:
-            break
-        }
-    }
-
-    /// Drops every scheduled event still waiting in our scheduled queues (stopping: those in the
-    /// kernel's queue are removed alongside) and forgets what went to the kernel's queue.
-    func discardScheduled() {
-        backlog.removeAll { release($0) }
-        kernelUntil = nil
     }
 
     /// Writes what is staged and what has become due; returns when to call again (monotonic
@@ -519,63 +298,21 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
                 earliest = min(earliest, checkAt)
             }
         }
-        guard waiting > 0 else { return earliest == .max ? nil : earliest }
+        guard queues.total > 0 else { return earliest == .max ? nil : earliest }
         var port = 0
         while port < ports.count {
-            while counts[port] > 0 && now >= readyAt[port] {
-                let slot = port * slotsPerPort + heads[port]
-                let event = events[slot]
-                switch attempt(event, port: port, offset: &offsets[port], now: now) {
+            while queues.count(port) > 0 && now >= perPort[port].readyAt {
+                switch attempt(queues.first(port), port: port, offset: &perPort[port].offset, now: now) {
                 case .done:
                     pop(port)
                 case .partial, .blocked:
                     break  // `readyAt` has moved on, which ends the loop
                 }
             }
-            if counts[port] > 0 { earliest = min(earliest, readyAt[port]) }
+            if queues.count(port) > 0 { earliest = min(earliest, perPort[port].readyAt) }
             port += 1
         }
         return earliest == .max ? nil : earliest
-    }
-
-    /// Writes the scheduled events that waited for room and are due now, as events sent now; when
-    /// the kernel may have room again, hands it the rest, earliest first, until it refuses one.
-    /// Returns when to call again for them.
-    private func serviceScheduled(now: UInt64) -> UInt64 {
-        var port = 0
-        while port < ports.count {
-            while backlog.count(port) > 0 && backlog.first(port).time <= now {
-                let event = backlog.first(port).event
-                backlog.removeFirst(port)
-                send(event, now: now)
-            }
-            port += 1
-        }
-        flush(now: now)
-        if backlog.total > 0 && now >= kernelRetryAt {
-            var blocked = false
-            port = 0
-            while port < ports.count && !blocked {
-                while backlog.count(port) > 0 {
-                    let event = backlog.first(port).event
-                    guard case .done = scheduleInKernel(event, port: port, at: backlog.first(port).time) else {
-                        blocked = true
-                        break
-                    }
-                    backlog.removeFirst(port)
-                }
-                port += 1
-            }
-            if blocked { kernelRetryAt = now + Self.kernelRetryInterval }
-        }
-        guard backlog.total > 0 else { return .max }
-        var earliest = kernelRetryAt
-        port = 0
-        while port < ports.count {
-            if backlog.count(port) > 0 { earliest = min(earliest, backlog.first(port).time) }
-            port += 1
-        }
-        return earliest
     }
 
     /// At shutdown, after the grace period: drops what is still held back (counted), except the
@@ -585,8 +322,8 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         flush(now: SequencerSession.now())
         var port = 0
         while port < ports.count {
-            while counts[port] > 0 {
-                let event = events[port * slotsPerPort + heads[port]]
+            while queues.count(port) > 0 {
+                let event = queues.first(port)
                 if Self.silencesNotes(event) {
                     let deadline = SequencerSession.now() + retryFor
                     var offset = 0
@@ -613,7 +350,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
 
     // MARK: Writing
 
-    private enum Attempt {
+    enum Attempt {
         /// Written completely (or failed for good and counted): the event is finished.
         case done
         /// A SysEx chunk went out and more remain; `readyAt` says when the next may.
@@ -658,7 +395,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
                 if rate > 0 {
                     // The next chunk (or the next event on this port) may go when this one
                     // would have left the cable.
-                    readyAt[port] = now + UInt64(chunk.count) * 1_000_000_000 / UInt64(rate)
+                    perPort[port].readyAt = now + UInt64(chunk.count) * 1_000_000_000 / UInt64(rate)
                     if position < bytes.count { return .partial }
                 }
             }
@@ -676,23 +413,16 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     /// `queueCapacity`; past that, only an event that silences a note still owed its note-off
     /// (counting the drops either way).
     private func mayQueue(_ event: MIDIEvent, port: Int) -> Bool {
-        if counts[port] < queueCapacity { return true }
+        if queues.count(port) < queueCapacity { return true }
         guard Self.silencesNotes(event) else {
             counters[port].droppedQueueFull.add(1, ordering: .relaxed)
             return false
         }
-        let needed: Bool
-        if event.kind == .controlChange {
-            let bit: UInt32 = 1 << (UInt32(event.channel & 15) + (event.data1 == 120 ? 16 : 0))
-            needed = channelsReleased[port] & bit == 0
-        } else {
-            needed = owed[port].isHeld(channel: event.channel, note: event.data1)
-        }
-        guard needed else {
+        guard perPort[port].toSilence.needs(event) else {
             counters[port].droppedRedundantNoteOffs.add(1, ordering: .relaxed)
             return false
         }
-        guard counts[port] < slotsPerPort else {
+        guard queues.count(port) < queues.capacity else {
             counters[port].droppedNoteOffs.add(1, ordering: .relaxed)
             return false
         }
@@ -702,8 +432,8 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
 
     /// Notes what an event that went out (or was queued to) does to the notes owed a note-off.
     @inline(__always)
-    private func track(_ event: MIDIEvent, port: Int) {
-        trackNoteOffsOwed(event, owed: &owed[port], channelsReleased: &channelsReleased[port])
+    func track(_ event: MIDIEvent, port: Int) {
+        perPort[port].toSilence.track(event)
     }
 
     private func push(_ event: MIDIEvent, port: Int, offset: Int) {
@@ -712,70 +442,37 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
             return
         }
         track(event, port: port)
-        if counts[port] == 0 { offsets[port] = offset }
+        if queues.count(port) == 0 { perPort[port].offset = offset }
         append(event, port: port)
     }
 
     private func append(_ event: MIDIEvent, port: Int) {
-        var index = heads[port] + counts[port]
-        if index >= slotsPerPort { index -= slotsPerPort }
-        events[port * slotsPerPort + index] = event
-        grow(port)
+        queues.append(event, port: port)
+        noteHighWater(port)
     }
 
     /// Puts `event` right after the head (the head may be a SysEx part-way out).
     private func pushFront(_ event: MIDIEvent, port: Int) {
         // Realtime events carry no SysEx, so a dropped one has nothing to release.
         guard mayQueue(event, port: port) else { return }
-        // Shift the tail one place back, then put the event at head + 1.
-        var i = counts[port]
-        while i > 1 {
-            let to = (heads[port] + i) % slotsPerPort
-            let from = (heads[port] + i - 1) % slotsPerPort
-            events[port * slotsPerPort + to] = events[port * slotsPerPort + from]
-            i -= 1
-        }
-        events[port * slotsPerPort + (heads[port] + 1) % slotsPerPort] = event
-        grow(port)
+        queues.insert(event, at: 1, port: port)
+        noteHighWater(port)
     }
 
-    private func grow(_ port: Int) {
-        counts[port] += 1
-        waiting += 1
-        if counts[port] > highWater[port] {
-            highWater[port] = counts[port]
-            counters[port].queueHighWater.store(counts[port], ordering: .relaxed)
+    private func noteHighWater(_ port: Int) {
+        let count = queues.count(port)
+        if count > perPort[port].highWater {
+            perPort[port].highWater = count
+            counters[port].queueHighWater.store(count, ordering: .relaxed)
         }
     }
 
     private func pop(_ port: Int) {
-        heads[port] = heads[port] + 1 == slotsPerPort ? 0 : heads[port] + 1
-        counts[port] -= 1
-        offsets[port] = 0
-        waiting -= 1
+        queues.removeFirst(port)
+        perPort[port].offset = 0
     }
 
-    private func release(_ event: MIDIEvent) {
+    func release(_ event: MIDIEvent) {
         if event.kind == .sysex { sysexStore?.release(event.sysex) }
-    }
-}
-
-/// What `event`, gone out of a port (or queued to it), changes in the notes that port owes a
-/// note-off (`owed`) and in the channels an all-notes-off or all-sound-off has released
-/// (`channelsReleased`: bit `channel` for controller 123, bit `channel + 16` for 120).
-@inline(__always)
-private func trackNoteOffsOwed(_ event: MIDIEvent, owed: inout HeldNotes, channelsReleased: inout UInt32) {
-    switch event.kind {
-    case .noteOn where event.data2 > 0:
-        owed.track(event)
-        let channel = UInt32(event.channel & 15)
-        channelsReleased &= ~(1 << channel | 1 << (channel + 16))
-    case .noteOn, .noteOff:
-        owed.track(event)
-    case .controlChange where event.data1 == 120 || event.data1 == 123:
-        owed.track(event)
-        channelsReleased |= 1 << (UInt32(event.channel & 15) + (event.data1 == 120 ? 16 : 0))
-    default:
-        break
     }
 }

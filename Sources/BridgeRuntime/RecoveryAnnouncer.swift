@@ -1,6 +1,7 @@
 import Config
 import MIDI
 import MIDIOSC
+import Storage
 import Synchronization
 
 /// One destination's side of note recovery (docs/OSC.md, "Recovery"): the notes it was sent
@@ -40,32 +41,24 @@ final class RecoveryAnnouncer {
     }
 
     // Plain memory: a class's stored `var`s would pay an exclusivity check per note.
-    private let state: UnsafeMutablePointer<State>
-    private let pendingRepeats: UnsafeMutablePointer<(event: MIDIEvent, remaining: UInt8)>
+    private let state = UncheckedCell(State())
+    private let pendingRepeats = FixedBuffer<(event: MIDIEvent, remaining: UInt8)>(
+        repeating: (MIDIEvent(.noteOff), 0), count: repeatCapacity)
 
     /// `/aseqosc/held` messages sent, or note-offs sent again (any thread reads it).
     let sentCount = Atomic<Int>(0)
 
     init(mode: NoteRecovery) {
         self.mode = mode
-        state = .allocate(capacity: 1)
-        state.initialize(to: State())
-        pendingRepeats = .allocate(capacity: Self.repeatCapacity)
-        pendingRepeats.initialize(repeating: (MIDIEvent(.noteOff), 0), count: Self.repeatCapacity)
-    }
-
-    deinit {
-        state.deallocate()
-        pendingRepeats.deallocate()
     }
 
     /// When something is due next (monotonic ns), `.max` when nothing is.
-    var nextDue: UInt64 { state.pointee.nextDue }
+    var nextDue: UInt64 { state.value.nextDue }
 
     /// The held-notes message that must go before `event`, if it starts a note after a quiet
     /// time (the receiver then knows this sender before the note arrives).
     func opening(_ event: MIDIEvent) -> HeldNotesMessage? {
-        guard mode == .heldNotes, event.kind == .noteOn, event.velocity > 0, state.pointee.nextDue == .max else {
+        guard mode == .heldNotes, event.kind == .noteOn, event.velocity > 0, state.value.nextDue == .max else {
             return nil
         }
         sentCount.add(1, ordering: .relaxed)
@@ -74,7 +67,7 @@ final class RecoveryAnnouncer {
 
     private func message(channel: UInt8) -> HeldNotesMessage {
         HeldNotesMessage(
-            periodMilliseconds: Self.periodMilliseconds, channel: channel, notes: state.pointee.held[Int(channel & 15)])
+            periodMilliseconds: Self.periodMilliseconds, channel: channel, notes: state.value.held[Int(channel & 15)])
     }
 
     /// Records an event that went to the destination, at `now`.
@@ -87,29 +80,29 @@ final class RecoveryAnnouncer {
             return
         case .heldNotes:
             if event.endsNote {
-                state.pointee.held[channel].remove(note)
-                if state.pointee.phaseEnds == .max && allReleased { state.pointee.phaseEnds = now &+ Self.tail }
+                state.value.held[channel].remove(note)
+                if state.value.phaseEnds == .max && allReleased { state.value.phaseEnds = now &+ Self.tail }
             } else {
-                state.pointee.held[channel].insert(note)
-                state.pointee.inPlay |= 1 << UInt16(channel)
-                state.pointee.phaseEnds = .max
-                if state.pointee.nextDue == .max { state.pointee.nextDue = now &+ Self.interval }
+                state.value.held[channel].insert(note)
+                state.value.inPlay |= 1 << UInt16(channel)
+                state.value.phaseEnds = .max
+                if state.value.nextDue == .max { state.value.nextDue = now &+ Self.interval }
             }
         case .repeatedNoteOffs:
             cancelRepeats(channel: UInt8(channel), note: note)
             guard event.endsNote else { return }
-            let slot = state.pointee.nextRepeat
-            if pendingRepeats[slot].remaining == 0 { state.pointee.repeatCount += 1 }
+            let slot = state.value.nextRepeat
+            if pendingRepeats[slot].remaining == 0 { state.value.repeatCount += 1 }
             pendingRepeats[slot] = (event, Self.repeats)
-            state.pointee.nextRepeat = (slot + 1) % Self.repeatCapacity
-            if state.pointee.nextDue == .max { state.pointee.nextDue = now &+ Self.interval }
+            state.value.nextRepeat = (slot + 1) % Self.repeatCapacity
+            if state.value.nextDue == .max { state.value.nextDue = now &+ Self.interval }
         }
     }
 
     private var allReleased: Bool {
         var channel = 0
         while channel < 16 {
-            if !state.pointee.held[channel].isEmpty { return false }
+            if !state.value.held[channel].isEmpty { return false }
             channel += 1
         }
         return true
@@ -117,13 +110,13 @@ final class RecoveryAnnouncer {
 
     /// A note played again is not ended by a note-off repeated from before.
     private func cancelRepeats(channel: UInt8, note: UInt8) {
-        guard state.pointee.repeatCount > 0 else { return }
+        guard state.value.repeatCount > 0 else { return }
         var slot = 0
         while slot < Self.repeatCapacity {
             let pending = pendingRepeats[slot]
             if pending.remaining > 0 && pending.event.channel & 15 == channel && pending.event.note & 127 == note {
                 pendingRepeats[slot].remaining = 0
-                state.pointee.repeatCount -= 1
+                state.value.repeatCount -= 1
             }
             slot += 1
         }
@@ -132,31 +125,31 @@ final class RecoveryAnnouncer {
     /// Sends what is due at `now`: the held notes of every channel in play (`message`), or the
     /// note-offs to repeat (`noteOff`, which must not come back through ``sent(_:now:)``).
     func sendDue(now: UInt64, message: (HeldNotesMessage) -> Void, noteOff: (MIDIEvent) -> Void) {
-        guard state.pointee.nextDue <= now else { return }
+        guard state.value.nextDue <= now else { return }
         switch mode {
         case .off:
-            state.pointee.nextDue = .max
+            state.value.nextDue = .max
         case .heldNotes:
             sendHeld(message)
-            if state.pointee.phaseEnds <= now {
-                state.pointee.inPlay = 0
-                state.pointee.phaseEnds = .max
-                state.pointee.nextDue = .max
+            if state.value.phaseEnds <= now {
+                state.value.inPlay = 0
+                state.value.phaseEnds = .max
+                state.value.nextDue = .max
             } else {
-                state.pointee.nextDue = now &+ Self.interval
+                state.value.nextDue = now &+ Self.interval
             }
         case .repeatedNoteOffs:
             var slot = 0
-            while slot < Self.repeatCapacity && state.pointee.repeatCount > 0 {
+            while slot < Self.repeatCapacity && state.value.repeatCount > 0 {
                 if pendingRepeats[slot].remaining > 0 {
                     noteOff(pendingRepeats[slot].event)
                     sentCount.add(1, ordering: .relaxed)
                     pendingRepeats[slot].remaining -= 1
-                    if pendingRepeats[slot].remaining == 0 { state.pointee.repeatCount -= 1 }
+                    if pendingRepeats[slot].remaining == 0 { state.value.repeatCount -= 1 }
                 }
                 slot += 1
             }
-            state.pointee.nextDue = state.pointee.repeatCount > 0 ? now &+ Self.interval : .max
+            state.value.nextDue = state.value.repeatCount > 0 ? now &+ Self.interval : .max
         }
     }
 
@@ -166,7 +159,7 @@ final class RecoveryAnnouncer {
         guard mode == .heldNotes else { return }
         var channel: UInt8 = 0
         while channel < 16 {
-            if state.pointee.inPlay & (1 << UInt16(channel)) != 0 {
+            if state.value.inPlay & (1 << UInt16(channel)) != 0 {
                 message(self.message(channel: channel))
                 sentCount.add(1, ordering: .relaxed)
             }

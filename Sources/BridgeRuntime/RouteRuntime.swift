@@ -5,6 +5,7 @@ import OSC
 import OSCTransport
 import Pipeline
 import Platform
+import Storage
 
 /// One configured route as it runs: the pipeline's route (operators, held notes) with the
 /// formatters and sockets of its own destinations. A reload keeps a route whose config did not
@@ -26,13 +27,13 @@ public final class RouteRuntime: @unchecked Sendable {
     let formatters: [OSCEventFormatter]
     /// `formatters`, unretained, in plain memory, which the pipeline thread reads per output
     /// without the bounds check, retain and release that an array element costs.
-    private let hotFormatters: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>
+    private let hotFormatters: FixedBuffer<OSCEventFormatter.Unretained>
     let sender: OSCSender
     /// The addresses its destinations resolved to, by destination index.
     public let resolved: [ResolvedOSCDestination]
     /// The destination indices of a route that only forwards (``Route/forwardingDestinations``),
     /// in plain memory; empty for any other route.
-    private let forwardTo: UnsafeMutableBufferPointer<Int>
+    private let forwardTo: FixedBuffer<Int>
     /// Each destination's note recovery, by destination index (nil: `recovery: false`); kept
     /// across a re-resolve with the held notes.
     let announcers: [RecoveryAnnouncer?]
@@ -72,14 +73,8 @@ public final class RouteRuntime: @unchecked Sendable {
         hasTimeTags = latencies.contains { $0 != nil }
         hasTCP = destinations.contains { $0.tcp != nil }
         Self.warmUp(route.chain, formatters)
-        do {
-            resolved = try Self.resolve(destinations)
-            sender = try Self.sender(resolved, realtime)
-        } catch {
-            Self.unpin(hotFormatters)
-            forwardTo.deallocate()
-            throw error
-        }
+        resolved = try Self.resolve(destinations)
+        sender = try Self.sender(resolved, realtime)
         bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
     }
 
@@ -98,26 +93,13 @@ public final class RouteRuntime: @unchecked Sendable {
         self.resolved = resolved
         hotFormatters = Self.pin(formatters)
         forwardTo = Self.forwardingDestinations(route)
-        do {
-            sender = try Self.sender(resolved, old.realtime)
-        } catch {
-            Self.unpin(hotFormatters)
-            forwardTo.deallocate()
-            throw error
-        }
+        sender = try Self.sender(resolved, old.realtime)
         bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
     }
 
-    deinit {
-        Self.unpin(hotFormatters)
-        forwardTo.deallocate()
-    }
-
-    private static func forwardingDestinations(_ route: Route) -> UnsafeMutableBufferPointer<Int> {
+    private static func forwardingDestinations(_ route: Route) -> FixedBuffer<Int> {
         let destinations = route.forwardingDestinations ?? []
-        let buffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(destinations.count, 1))
-        _ = buffer.initialize(from: destinations)
-        return UnsafeMutableBufferPointer(rebasing: buffer[..<destinations.count])
+        return FixedBuffer(count: destinations.count) { destinations[$0] }
     }
 
     /// Runs a note and a controller through a copy of the chain and formats every kind for
@@ -143,17 +125,8 @@ public final class RouteRuntime: @unchecked Sendable {
         }
     }
 
-    private static func pin(_ formatters: [OSCEventFormatter]) -> UnsafeMutableBufferPointer<
-        OSCEventFormatter.Unretained
-    > {
-        let buffer = UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>.allocate(
-            capacity: max(formatters.count, 1))
-        _ = buffer.initialize(from: formatters.map(\.unretained))
-        return UnsafeMutableBufferPointer(rebasing: buffer[..<formatters.count])
-    }
-
-    private static func unpin(_ buffer: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>) {
-        buffer.deallocate()
+    private static func pin(_ formatters: [OSCEventFormatter]) -> FixedBuffer<OSCEventFormatter.Unretained> {
+        FixedBuffer(count: formatters.count) { formatters[$0].unretained }
     }
 
     /// Resolves the destinations' names again: this runtime if every address is the same, else
@@ -218,17 +191,16 @@ public final class RouteRuntime: @unchecked Sendable {
     @inline(__always)
     func run(_ event: MIDIEvent, packet: UnsafeMutableRawBufferPointer) -> Int {
         var unformatted = 0
-        if !forwardTo.isEmpty {
+        if forwardTo.count > 0 {
             var output = event
             switch route.forward(&output) {
             case .notTaken:
                 return 0
             case .send:
                 // No sink closure per output: the commonest route, a straight forward.
-                let destinations = forwardTo.baseAddress.unsafelyUnwrapped
                 var index = 0
                 while index < forwardTo.count {
-                    if !send(output, to: destinations[index], packet: packet) { unformatted &+= 1 }
+                    if !send(output, to: forwardTo[index], packet: packet) { unformatted &+= 1 }
                     index &+= 1
                 }
                 return unformatted
@@ -281,15 +253,15 @@ public final class RouteRuntime: @unchecked Sendable {
         if hasTimeTags, let latency = latencies[destination] {
             return sendBundled(event, to: destination, ahead: latency, packet: packet)
         }
-        let formatter = hotFormatters.baseAddress.unsafelyUnwrapped + destination
+        let formatter = hotFormatters[destination]
         // Straight into the sender's batch; only a message too long for a batch slot (a long
         // SysEx) takes the detour through `packet` and is sent on its own.
-        let size = formatter.pointee.write(event, into: sender.nextSlot())
+        let size = formatter.write(event, into: sender.nextSlot())
         if size > 0 {
             sender.commit(size, to: destination, kind: packetKind(event))
             return true
         }
-        let long = formatter.pointee.write(event, into: packet)
+        let long = formatter.write(event, into: packet)
         guard long > 0 else { return false }
         sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination, kind: packetKind(event))
         return true
@@ -311,16 +283,16 @@ public final class RouteRuntime: @unchecked Sendable {
     private func sendBundled(
         _ event: MIDIEvent, to destination: Int, ahead: UInt64, packet: UnsafeMutableRawBufferPointer
     ) -> Bool {
-        let formatter = hotFormatters.baseAddress.unsafelyUnwrapped + destination
+        let formatter = hotFormatters[destination]
         let tag = OSCTimeTag.wallClock(atMonotonic: event.timestamp, ahead: ahead)
         let appended = bundles.append(
             to: destination, stamp: event.timestamp, tag: tag, kind: packetKind(event), sender: sender
-        ) { room in formatter.pointee.write(event, into: room) }
+        ) { room in formatter.write(event, into: room) }
         if appended { return true }
         // Too long for a bundle slot (a long SysEx): on its own, after the bundle before it.
         bundles.close(destination, onto: sender)
         let header = OSCTimeTag.bundleHeaderSize
-        let long = formatter.pointee.write(event, into: UnsafeMutableRawBufferPointer(rebasing: packet[header...]))
+        let long = formatter.write(event, into: UnsafeMutableRawBufferPointer(rebasing: packet[header...]))
         guard long > 0 else { return false }
         tag.writeBundleHeader(elementSize: long, into: packet.baseAddress!)
         sender.queue(

@@ -1,4 +1,5 @@
 import OSC
+import Storage
 
 /// What recent OSC addresses resolved to, for ``OSCToMIDITranslator/translate(_:timestamp:cache:into:)``:
 /// senders repeat a handful of addresses, so only the first message at an address runs the
@@ -31,14 +32,15 @@ public final class OSCAddressCache: @unchecked Sendable {
     public let ways: Int
     /// The most slots a cache sized by ``capacity(forRules:)`` has.
     public static let maximumCapacity = 16384
-    private let hashes: UnsafeMutablePointer<UInt64>
-    private let lengths: UnsafeMutablePointer<Int>
-    private let keys: UnsafeMutableRawPointer
-    private let resolutions: UnsafeMutablePointer<AddressResolution>
+    private let hashes: FixedBuffer<UInt64>
+    private let lengths: FixedBuffer<Int>
+    private let keyBytes: FixedBytes
+    private var keys: UnsafeMutableRawPointer { keyBytes.bytes.baseAddress.unsafelyUnwrapped }
+    private let resolutions: FixedBuffer<AddressResolution>
     /// Per set, the way the next eviction takes.
-    private let victims: UnsafeMutablePointer<UInt8>
+    private let victims: FixedBuffer<UInt8>
     /// The translator the entries belong to (0: none yet), misses and evictions.
-    private let state: UnsafeMutablePointer<Int>
+    private let state = FixedBuffer(repeating: 0, count: 3)
 
     /// The capacity for a translator with `count` mapping rules: four slots a rule (each rule's
     /// address and room for the built-in ones), at least 256, at most ``maximumCapacity``.
@@ -54,27 +56,12 @@ public final class OSCAddressCache: @unchecked Sendable {
         while slots < max(capacity, 1) { slots <<= 1 }
         self.capacity = slots
         ways = min(slots, 4)
-        victims = .allocate(capacity: slots / ways)
-        victims.initialize(repeating: 0, count: slots / ways)
-        hashes = .allocate(capacity: slots)
-        hashes.initialize(repeating: 0, count: slots)
-        lengths = .allocate(capacity: slots)
-        lengths.initialize(repeating: 0, count: slots)
-        keys = .allocate(byteCount: slots * Self.maximumAddressLength, alignment: 8)
-        keys.initializeMemory(as: UInt8.self, repeating: 0, count: slots * Self.maximumAddressLength)
-        resolutions = .allocate(capacity: slots)
-        resolutions.initialize(repeating: AddressResolution(), count: slots)
-        state = .allocate(capacity: 3)
-        state.initialize(repeating: 0, count: 3)
-    }
-
-    deinit {
-        hashes.deallocate()
-        lengths.deallocate()
-        keys.deallocate()
-        resolutions.deallocate()
-        victims.deallocate()
-        state.deallocate()
+        victims = FixedBuffer(repeating: 0, count: slots / ways)
+        hashes = FixedBuffer(repeating: 0, count: slots)
+        lengths = FixedBuffer(repeating: 0, count: slots)
+        keyBytes = FixedBytes(count: slots * Self.maximumAddressLength, alignment: 8)
+        keyBytes.bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        resolutions = FixedBuffer(repeating: AddressResolution(), count: slots)
     }
 
     /// Lookups that found nothing (first messages at an address, collisions, long addresses).
@@ -96,7 +83,7 @@ public final class OSCAddressCache: @unchecked Sendable {
 
     /// Forgets every address.
     public func removeAll() {
-        hashes.update(repeating: 0, count: capacity)
+        hashes.unsafeElements.update(repeating: 0)
     }
 
     /// What the address at the start of `packet` (a datagram not yet validated) resolved to for
@@ -135,7 +122,7 @@ public final class OSCAddressCache: @unchecked Sendable {
                     if hashes[slot] == final, lengths[slot] == key,
                         Self.equal(base, keys + slot * Self.maximumAddressLength, count: key)
                     {
-                        return (UnsafePointer(resolutions + slot), addressLength)
+                        return (UnsafePointer(resolutions.baseAddress + slot), addressLength)
                     }
                     slot += 1
                 }

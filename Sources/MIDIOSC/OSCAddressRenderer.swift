@@ -1,22 +1,16 @@
 import MIDI
+import Storage
 
 /// Renders addresses from compiled templates: literals, port names and kind names are runs of
 /// one byte store, so rendering copies bytes and writes digits.
-struct OSCAddressRenderer {
-    let segments: UnsafeMutableBufferPointer<OSCCompiledSegment>
+struct OSCAddressRenderer: ~Copyable {
+    let segments: FixedBuffer<OSCCompiledSegment>
     /// Sanitised port names, kind names and template literals.
-    let text: UnsafeMutableRawBufferPointer
-    let portNames: UnsafeMutableBufferPointer<OSCByteRange>
-    let typeNames: UnsafeMutableBufferPointer<OSCByteRange>
+    let text: FixedBytes
+    let portNames: FixedBuffer<OSCByteRange>
+    let typeNames: FixedBuffer<OSCByteRange>
     /// The longest address any event can render to.
     let capacity: Int
-
-    func deallocate() {
-        segments.deallocate()
-        text.deallocate()
-        portNames.deallocate()
-        typeNames.deallocate()
-    }
 
     /// Writes the address for `event` at `start`, which has room for `capacity` bytes.
     func render(_ range: OSCByteRange, _ event: MIDIEvent, into start: UnsafeMutableRawPointer) -> Int {
@@ -51,7 +45,7 @@ struct OSCAddressRenderer {
 
     @inline(__always)
     private func copy(_ range: OSCByteRange, to start: UnsafeMutableRawPointer, at count: inout Int) {
-        (start + count).copyMemory(from: text.baseAddress! + range.offset, byteCount: range.count)
+        (start + count).copyMemory(from: text.baseAddress + range.offset, byteCount: range.count)
         count += range.count
     }
 }

@@ -1,5 +1,6 @@
 import MIDI
 import OSC
+import Storage
 
 /// The formatter's compiled state, allocated once and never changed: a final class so that the
 /// formatter copies as one reference and the hot path reaches everything through raw pointers,
@@ -16,15 +17,15 @@ final class OSCFormatterTables: @unchecked Sendable {
     /// Above this many bytes of prefixes, later ports render their addresses instead.
     static let prefixBudget = 256 * 1024
 
-    private let plans: UnsafeMutableBufferPointer<OSCKindPlan>
-    private let fields: UnsafeMutableBufferPointer<OSCArgumentField>
+    private let plans: FixedBuffer<OSCKindPlan>
+    private let fields: FixedBuffer<OSCArgumentField>
     /// Beside `fields`: where each int argument's value is in the event, worked out per kind at
     /// build time, so the common ones are one load instead of a walk through ``OSCEventFormatter/int``.
-    private let intSources: UnsafeMutableBufferPointer<OSCIntSource>
+    private let intSources: FixedBuffer<OSCIntSource>
     private let renderer: OSCAddressRenderer
     /// Complete message prefixes (address, NUL padding, type tags, padding) into `prefixBytes`.
-    private let prefixes: UnsafeMutableBufferPointer<OSCByteRange>
-    private let prefixBytes: UnsafeMutableRawBufferPointer
+    private let prefixes: FixedBuffer<OSCByteRange>
+    private let prefixBytes: FixedBytes
 
     init(scheme: OSCScheme, portNames names: [String], sysex: SysExStore?, mappings: OSCMappingFormatter? = nil) {
         self.scheme = scheme
@@ -118,17 +119,16 @@ final class OSCFormatterTables: @unchecked Sendable {
         self.plans = .frozen(plans)
         self.fields = .frozen(fields)
         self.intSources = .frozen(intSources)
-        let renderer = OSCAddressRenderer(
+        self.renderer = OSCAddressRenderer(
             segments: .frozen(segments), text: .frozen(text), portNames: .frozen(portNameRanges),
             typeNames: .frozen(typeNameRanges), capacity: capacity)
-        self.renderer = renderer
 
         // Each prefix is rendered by the same code as the rendering path, then padded and given
         // its type tags, so the two cannot disagree about an address.
         var prefixRanges = [OSCByteRange](repeating: OSCByteRange(offset: 0, count: 0), count: prefixCount)
         var prefixBytes: [UInt8] = []
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
-        defer { scratch.deallocate() }
+        let scratchBuffer = FixedBytes(count: capacity)
+        let scratch = scratchBuffer.bytes
         for kind in MIDIEventKind.allCases {
             let plan = plans[Int(kind.rawValue)]
             guard plan.isPrefixed else { continue }
@@ -136,7 +136,7 @@ final class OSCFormatterTables: @unchecked Sendable {
             for port in 0..<ports {
                 for channel in 0..<(plan.channelStride == 0 ? 1 : 16) {
                     let event = MIDIEvent(kind, channel: UInt8(channel), port: UInt16(port))
-                    let length = renderer.render(plan.segments, event, into: scratch.baseAddress!)
+                    let length = self.renderer.render(plan.segments, event, into: scratch.baseAddress!)
                     let start = prefixBytes.count
                     prefixBytes += scratch[..<length]
                     prefixBytes += repeatElement(0, count: OSCWriter.padded(length + 1) - length)
@@ -150,15 +150,6 @@ final class OSCFormatterTables: @unchecked Sendable {
         }
         self.prefixes = .frozen(prefixRanges)
         self.prefixBytes = .frozen(prefixBytes)
-    }
-
-    deinit {
-        plans.deallocate()
-        fields.deallocate()
-        intSources.deallocate()
-        renderer.deallocate()
-        prefixes.deallocate()
-        prefixBytes.deallocate()
     }
 
     /// The `m` styles carry one MIDI message, which the assembled kinds and SysEx are not.
@@ -204,7 +195,7 @@ final class OSCFormatterTables: @unchecked Sendable {
         }
         let index = Int(event.kind.rawValue)
         guard index < plans.count else { return false }
-        let plan = plans.baseAddress! + index
+        let plan = plans.baseAddress + index
         guard plan.pointee.isSent else { return false }
         guard let prefix = prefix(plan, event) else { return writeRendering(plan.pointee, event, into: &writer) }
         let size = prefix.count &+ plan.pointee.argumentBytes
@@ -217,12 +208,12 @@ final class OSCFormatterTables: @unchecked Sendable {
     func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let index = Int(event.kind.rawValue)
         if mappings == nil && index < plans.count {
-            let plan = plans.baseAddress.unsafelyUnwrapped + index
+            let plan = plans.baseAddress + index
             if plan.pointee.isDataPair, let prefix = prefix(plan, event) {
                 let size = prefix.count &+ 8
                 guard size <= buffer.count, let start = buffer.baseAddress else { return 0 }
                 start.copyMemory(
-                    from: prefixBytes.baseAddress.unsafelyUnwrapped + prefix.offset, byteCount: prefix.count)
+                    from: prefixBytes.baseAddress + prefix.offset, byteCount: prefix.count)
                 let arguments = start + prefix.count
                 let first = OSCIntSource.data1.value(in: event)
                 let second = OSCIntSource.data2.value(in: event)
@@ -240,7 +231,7 @@ final class OSCFormatterTables: @unchecked Sendable {
         if let mappings, let size = mappings.write(event, into: buffer) { return size }
         let index = Int(event.kind.rawValue)
         guard index < plans.count else { return 0 }
-        let plan = plans.baseAddress! + index
+        let plan = plans.baseAddress + index
         guard plan.pointee.isSent else { return 0 }
         guard let prefix = prefix(plan, event) else {
             var writer = OSCWriter(buffer)
@@ -277,14 +268,14 @@ final class OSCFormatterTables: @unchecked Sendable {
         _ plan: UnsafePointer<OSCKindPlan>, _ prefix: OSCByteRange, _ event: MIDIEvent,
         at start: UnsafeMutableRawPointer
     ) {
-        start.copyMemory(from: prefixBytes.baseAddress.unsafelyUnwrapped + prefix.offset, byteCount: prefix.count)
+        start.copyMemory(from: prefixBytes.baseAddress + prefix.offset, byteCount: prefix.count)
         let arguments = start + prefix.count
         let style = plan.pointee.style
-        let fields = self.fields.baseAddress.unsafelyUnwrapped + plan.pointee.fields.offset
+        let fields = self.fields.baseAddress + plan.pointee.fields.offset
         let fieldCount = plan.pointee.fields.count
         switch style {
         case .int:
-            let sources = intSources.baseAddress.unsafelyUnwrapped + plan.pointee.fields.offset
+            let sources = intSources.baseAddress + plan.pointee.fields.offset
             var i = 0
             while i < fieldCount {
                 let source = sources[i]
@@ -364,7 +355,7 @@ final class OSCFormatterTables: @unchecked Sendable {
         _ plan: OSCKindPlan, _ event: MIDIEvent, dataBytes: UnsafeRawBufferPointer,
         _ address: UnsafeRawBufferPointer, _ writer: inout OSCWriter
     ) {
-        let fields = UnsafeBufferPointer(start: self.fields.baseAddress! + plan.fields.offset, count: plan.fields.count)
+        let fields = UnsafeBufferPointer(start: self.fields.baseAddress + plan.fields.offset, count: plan.fields.count)
         var argumentCount = 0
         var i = 0
         while i < fields.count {

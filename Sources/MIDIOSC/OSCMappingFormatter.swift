@@ -1,5 +1,6 @@
 import MIDI
 import OSC
+import Storage
 
 /// Sends MIDI events as the OSC messages of mapping rules: the way back of
 /// ``OSCToMIDITranslator``'s rules, as OSC2MIDI's maps work both ways.
@@ -114,13 +115,13 @@ final class OSCMappingTables: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the buffers are owned here and freed in deinit.
 
     let rules: [OSCMappingRule]
-    private let compiled: UnsafeMutableBufferPointer<OSCReverseRule>
-    private let fields: UnsafeMutableBufferPointer<OSCReverseField>
-    private let segments: UnsafeMutableBufferPointer<OSCMappingSegment>
-    private let text: UnsafeMutableRawBufferPointer
+    private let compiled: FixedBuffer<OSCReverseRule>
+    private let fields: FixedBuffer<OSCReverseField>
+    private let segments: FixedBuffer<OSCMappingSegment>
+    private let text: FixedBytes
     /// Rule indices grouped by kind: the rules of kind `k` are `order[byKind[k]]`, in config order.
-    private let order: UnsafeMutableBufferPointer<Int>
-    private let byKind: UnsafeMutableBufferPointer<OSCByteRange>
+    private let order: FixedBuffer<Int>
+    private let byKind: FixedBuffer<OSCByteRange>
 
     init(rules: [OSCMappingRule]) {
         self.rules = rules
@@ -223,15 +224,6 @@ final class OSCMappingTables: @unchecked Sendable {
         self.text = .frozen(text)
     }
 
-    deinit {
-        compiled.deallocate()
-        fields.deallocate()
-        segments.deallocate()
-        text.deallocate()
-        order.deallocate()
-        byKind.deallocate()
-    }
-
     private static func dataSize(_ tag: UInt8) -> Int {
         switch tag {
         case OSCTypeTag.int32, OSCTypeTag.float32: 4
@@ -263,11 +255,11 @@ final class OSCMappingTables: @unchecked Sendable {
     }
 
     private func match(_ index: Int, _ event: MIDIEvent) -> OSCMappingMatch? {
-        let rule = compiled.baseAddress.unsafelyUnwrapped + index
+        let rule = compiled.baseAddress + index
         var result = OSCMappingMatch(rule: index)
         var argumentsSet: UInt32 = 0
         var capturesSet: UInt32 = 0
-        let fieldBase = fields.baseAddress.unsafelyUnwrapped + rule.pointee.fields.offset
+        let fieldBase = fields.baseAddress + rule.pointee.fields.offset
         var f = 0
         while f < rule.pointee.fields.count {
             let field = fieldBase + f
@@ -281,7 +273,7 @@ final class OSCMappingTables: @unchecked Sendable {
             case .argument:
                 let number = field.pointee.isScaled ? field.pointee.scale.invert(Double(value)) : Double(value)
                 let index = field.pointee.index
-                let tag = text.load(fromByteOffset: rule.pointee.tags.offset &+ index, as: UInt8.self)
+                let tag = text.bytes.load(fromByteOffset: rule.pointee.tags.offset &+ index, as: UInt8.self)
                 let bit: UInt32 = 1 << UInt32(index)
                 if argumentsSet & bit != 0 {
                     guard Self.sameOnTheWire(result.arguments[index], number, tag) else { return nil }
@@ -313,7 +305,7 @@ final class OSCMappingTables: @unchecked Sendable {
             }
         }
         var addressLength = rule.pointee.literalBytes
-        let segmentBase = segments.baseAddress.unsafelyUnwrapped + rule.pointee.segments.offset
+        let segmentBase = segments.baseAddress + rule.pointee.segments.offset
         var s = 0
         while s < rule.pointee.segments.count {
             if case .capture(let index) = segmentBase[s] {
@@ -350,11 +342,11 @@ final class OSCMappingTables: @unchecked Sendable {
     // MARK: Writing
 
     func write(_ match: OSCMappingMatch, at start: UnsafeMutableRawPointer) {
-        let rule = compiled.baseAddress.unsafelyUnwrapped + match.rule
-        let base = text.baseAddress.unsafelyUnwrapped
+        let rule = compiled.baseAddress + match.rule
+        let base = text.baseAddress
         var offset = 0
         if rule.pointee.segments.count > 0 {
-            let segmentBase = segments.baseAddress.unsafelyUnwrapped + rule.pointee.segments.offset
+            let segmentBase = segments.baseAddress + rule.pointee.segments.offset
             var s = 0
             while s < rule.pointee.segments.count {
                 switch segmentBase[s] {

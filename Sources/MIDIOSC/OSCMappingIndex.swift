@@ -1,3 +1,5 @@
+import Storage
+
 /// The mapping rules' addresses compiled at load into a trie over address parts, so finding the
 /// rules an address matches costs a walk down its parts, not a match against every rule.
 ///
@@ -87,11 +89,12 @@ public final class OSCMappingIndex: @unchecked Sendable {
     /// Slots in the literal edge table (a power of two, at least twice the edges).
     public let literalTableCapacity: Int
 
-    private let nodes: UnsafeMutablePointer<Node>
-    private let terminals: UnsafeMutablePointer<Int32>
-    private let captureEdges: UnsafeMutablePointer<CaptureEdge>
-    private let literalTable: UnsafeMutablePointer<LiteralEdge>
-    private let bytes: UnsafeMutablePointer<UInt8>
+    private let nodes: FixedBuffer<Node>
+    private let terminals: FixedBuffer<Int32>
+    private let captureEdges: FixedBuffer<CaptureEdge>
+    private let literalTable: FixedBuffer<LiteralEdge>
+    private let byteBuffer: FixedBuffer<UInt8>
+    private var bytes: UnsafeMutablePointer<UInt8> { byteBuffer.baseAddress }
 
     /// Compiles the addresses of `rules` (rule `i` is `rules[i]`).
     public init(_ rules: [OSCMappingRule]) {
@@ -159,20 +162,18 @@ public final class OSCMappingIndex: @unchecked Sendable {
         let byteTotal =
             literalOrder.reduce(0) { $0 + $1.bytes.count }
             + building.reduce(0) { $0 + $1.captures.reduce(0) { $0 + $1.prefix.count + $1.suffix.count } }
-        nodes = .allocate(capacity: max(building.count, 1))
-        nodes.initialize(repeating: Node(), count: max(building.count, 1))
-        terminals = .allocate(capacity: max(terminalTotal, 1))
-        captureEdges = .allocate(capacity: max(captureTotal, 1))
-        literalTable = .allocate(capacity: tableSlots)
-        literalTable.initialize(repeating: LiteralEdge(), count: tableSlots)
-        bytes = .allocate(capacity: max(byteTotal, 1))
+        nodes = FixedBuffer(repeating: Node(), count: max(building.count, 1))
+        terminals = FixedBuffer(uninitializedCount: terminalTotal)
+        captureEdges = FixedBuffer(uninitializedCount: captureTotal)
+        literalTable = FixedBuffer(repeating: LiteralEdge(), count: tableSlots)
+        byteBuffer = FixedBuffer(uninitializedCount: byteTotal)
 
         var byteCount = 0
         func store(_ text: [UInt8]) -> Int32 {
             let start = byteCount
             var i = 0
             while i < text.count {
-                (bytes + start + i).initialize(to: text[i])
+                byteBuffer[start + i] = text[i]
                 i += 1
             }
             byteCount += text.count
@@ -188,7 +189,7 @@ public final class OSCMappingIndex: @unchecked Sendable {
             node.terminalCount = Int32(source.terminals.count)
             // Rules were added in order, so each node's list is ascending already.
             for rule in source.terminals {
-                (terminals + terminalCount).initialize(to: rule)
+                terminals[terminalCount] = rule
                 terminalCount += 1
             }
             node.lowestRule = source.terminals.first ?? .max
@@ -198,10 +199,9 @@ public final class OSCMappingIndex: @unchecked Sendable {
             for edge in source.captures {
                 let prefixStart = store(edge.prefix)
                 let suffixStart = store(edge.suffix)
-                (captureEdges + captureCount).initialize(
-                    to: CaptureEdge(
-                        prefixStart: prefixStart, prefixCount: Int32(edge.prefix.count), suffixStart: suffixStart,
-                        suffixCount: Int32(edge.suffix.count), captureIndex: edge.index, child: edge.child))
+                captureEdges[captureCount] = CaptureEdge(
+                    prefixStart: prefixStart, prefixCount: Int32(edge.prefix.count), suffixStart: suffixStart,
+                    suffixCount: Int32(edge.suffix.count), captureIndex: edge.index, child: edge.child)
                 captureCount += 1
             }
             nodes[n] = node
@@ -209,7 +209,8 @@ public final class OSCMappingIndex: @unchecked Sendable {
         }
         for key in literalOrder {
             let start = store(key.bytes)
-            let hash = Self.hash(parent: key.parent, UnsafeRawBufferPointer(start: bytes + Int(start), count: key.bytes.count))
+            let hash = Self.hash(
+                parent: key.parent, UnsafeRawBufferPointer(start: bytes + Int(start), count: key.bytes.count))
             var slot = Int(truncatingIfNeeded: hash) & (tableSlots - 1)
             while literalTable[slot].hash != 0 { slot = (slot + 1) & (tableSlots - 1) }
             literalTable[slot] = LiteralEdge(
@@ -234,14 +235,6 @@ public final class OSCMappingIndex: @unchecked Sendable {
         }
     }
 
-    deinit {
-        nodes.deallocate()
-        terminals.deallocate()
-        captureEdges.deallocate()
-        literalTable.deallocate()
-        bytes.deallocate()
-    }
-
     /// The (at most `limit`, at most ``maximumMatches``) lowest-numbered rules above `after`
     /// whose address `address` matches, as ``OSCMappingAddress/match(_:captures:)`` decides each.
     public func matches(_ address: UnsafeRawBufferPointer, after: Int = -1, limit: Int = maximumMatches) -> Matches {
@@ -256,7 +249,9 @@ public final class OSCMappingIndex: @unchecked Sendable {
 
     /// The lowest-numbered rule above `after` that `address` matches, and its captures.
     @inline(__always)
-    public func firstMatch(_ address: UnsafeRawBufferPointer, after: Int = -1) -> (rule: Int, captures: InlineArray<8, Int32>)? {
+    public func firstMatch(_ address: UnsafeRawBufferPointer, after: Int = -1) -> (
+        rule: Int, captures: InlineArray<8, Int32>
+    )? {
         let found = matches(address, after: after, limit: 1)
         return found.count > 0 ? (found.rule(0), found.captures(0)) : nil
     }
@@ -271,7 +266,7 @@ public final class OSCMappingIndex: @unchecked Sendable {
         if found.count == limit, here.lowestRule > found.rules[limit - 1] { return }
         if start == count + 1 {
             // Every part used: the rules ending here match (their numbers ascend).
-            let list = terminals + Int(here.terminalStart)
+            let list = terminals.baseAddress + Int(here.terminalStart)
             // The first above `after`, by bisection (rules sharing an address may be many).
             var low = 0
             var high = Int(here.terminalCount)

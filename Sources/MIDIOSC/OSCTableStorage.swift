@@ -1,6 +1,8 @@
+import Storage
+
 /// What the compiled tables of both formatters (``OSCFormatterTables``, ``OSCMappingTables``)
-/// are made of: runs into byte stores, arrays frozen into buffers the hot path reaches through
-/// raw pointers, and decimals written into a message without building a string.
+/// are made of: runs into byte stores, arrays frozen into fixed buffers the hot path reaches
+/// through pointers, and decimals written into a message without building a string.
 
 /// A run of bytes in one of the tables' byte stores.
 struct OSCByteRange: BitwiseCopyable {
@@ -8,23 +10,16 @@ struct OSCByteRange: BitwiseCopyable {
     var count: Int
 }
 
-extension UnsafeMutableBufferPointer {
-    /// A buffer of exactly `array`'s elements, owned by the caller. An empty array still
-    /// allocates one element, so that every table has a base address.
-    static func frozen(_ array: [Element]) -> UnsafeMutableBufferPointer<Element> {
-        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: Swift.max(array.count, 1))
-        _ = buffer.initialize(from: array)
-        return UnsafeMutableBufferPointer(rebasing: buffer[..<array.count])
+extension FixedBuffer {
+    /// A buffer of exactly `array`'s elements.
+    static func frozen(_ array: [Element]) -> FixedBuffer<Element> {
+        FixedBuffer(count: array.count) { array[$0] }
     }
 }
 
-extension UnsafeMutableRawBufferPointer {
-    /// A buffer holding `bytes`, owned by the caller (at least one byte, for a base address).
-    static func frozen(_ bytes: [UInt8]) -> UnsafeMutableRawBufferPointer {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(bytes.count, 1), alignment: 16)
-        buffer.copyBytes(from: bytes)
-        return buffer
-    }
+extension FixedBytes {
+    /// A copy of `bytes`, 16-byte aligned.
+    static func frozen(_ bytes: [UInt8]) -> FixedBytes { FixedBytes(copying: bytes) }
 }
 
 /// Digits in `value` written by ``writeDecimal(_:to:at:)``, a minus sign included.

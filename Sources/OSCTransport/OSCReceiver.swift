@@ -1,4 +1,5 @@
 import Glibc
+import Storage
 import Synchronization
 
 /// One thread's OSC input: a ``UDPReceiver``, a ``TCPReceiver``, or both (on the same port, as
@@ -15,7 +16,8 @@ public final class OSCReceiver: @unchecked Sendable {
 
     private let wakePipe: WakePipe
     private let stopRequested = Atomic<Bool>(false)
-    private let descriptors: UnsafeMutablePointer<pollfd>
+    private let pollDescriptors: FixedBuffer<pollfd>
+    private var descriptors: UnsafeMutablePointer<pollfd> { pollDescriptors.baseAddress }
     private let descriptorCount: Int
 
     /// Waits on `udp` and `tcp` (at least one of them).
@@ -25,13 +27,11 @@ public final class OSCReceiver: @unchecked Sendable {
         self.tcp = tcp
         wakePipe = try WakePipe(endpoint: (udp?.boundAddress ?? tcp!.boundAddress).description)
         descriptorCount = 2 + (tcp?.pollDescriptorCount ?? 0)
-        descriptors = .allocate(capacity: descriptorCount)
-        descriptors.initialize(repeating: pollfd(fd: -1, events: 0, revents: 0), count: descriptorCount)
+        pollDescriptors = FixedBuffer(repeating: pollfd(fd: -1, events: 0, revents: 0), count: descriptorCount)
     }
 
     deinit {
         wakePipe.close()
-        descriptors.deallocate()
     }
 
     /// Makes ``run(tick:beforeBatch:_:)`` return soon; callable from any thread. The sockets

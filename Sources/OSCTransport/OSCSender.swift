@@ -1,5 +1,6 @@
 import CSyscall
 import Glibc
+import Storage
 
 /// Why an ``OSCSender`` could not set up a destination's socket.
 public struct UDPSenderError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -50,7 +51,7 @@ public final class OSCSender {
     /// event takes in any scheme (20 to 48 bytes).
     public static let typicalPacketSize = 64
 
-    private let sockets: UnsafeMutablePointer<Int32>
+    private let sockets: FixedBuffer<Int32>
     /// Each destination's TCP link, by destination index (nil: UDP).
     public let links: [TCPLink?]
     // Whether any destination is TCP: the per-flush check of a sender without.
@@ -60,23 +61,28 @@ public final class OSCSender {
     private let hasServices: Bool
     // The sending thread's view of each service destination: the target's generation its
     // socket was last connected for, and whether the service was there then.
-    private let followedGenerations: UnsafeMutablePointer<UInt64>
-    private let servicePresent: UnsafeMutablePointer<Bool>
+    private let followedGenerations: FixedBuffer<UInt64>
+    private let servicePresent: FixedBuffer<Bool>
     // The packets' bytes, end to end in queue order (OSC packets are multiples of 4 bytes, so
     // each starts 4-byte aligned; nothing needs more).
-    @usableFromInline let arena: UnsafeMutableRawPointer
+    @usableFromInline let arenaBytes: FixedBytes
+    @inlinable var arena: UnsafeMutableRawPointer { arenaBytes.baseAddress }
     // The most arena bytes the queued packets may take with room left for one more of
     // `slotSize`: what `nextSlot()` promises.
     @usableFromInline let arenaLimit: Int
     // One queue per destination, each with its own run of `batchCapacity` headers.
-    @usableFromInline let queues: UnsafeMutablePointer<DestinationQueue>
+    @usableFromInline let queues: FixedBuffer<DestinationQueue>
+    // What the queues' runs are cut from.
+    private let headers: FixedBuffer<aseqosc_mmsghdr>
+    private let vectors: FixedBuffer<iovec>
+    private let kinds: FixedBuffer<OSCPacketKind>
     // The destinations with packets queued, in the order of their first packet, so a flush
     // visits only those.
-    @usableFromInline let active: UnsafeMutablePointer<Int>
+    @usableFromInline let active: FixedBuffer<Int>
     // Plain memory rather than stored `var`s, which would pay a dynamic exclusivity check on
     // every queued packet: [0] the arena bytes the queued packets take, [1] how many
     // destinations are in `active` (none: nothing is queued).
-    @usableFromInline let state: UnsafeMutablePointer<Int>
+    @usableFromInline let state = FixedBuffer(repeating: 0, count: 2)
 
     /// One destination's packets waiting for a flush: a run of `sendmmsg` headers, each pointed
     /// once, in init, at its own vector, so queuing a packet writes only its vector, and a flush
@@ -132,37 +138,26 @@ public final class OSCSender {
         let count = max(destinations.count, 1)
         arenaCapacity = batchCapacity * slotSize + (count - 1) * batchCapacity * Self.typicalPacketSize
         arenaLimit = arenaCapacity - slotSize
-        sockets = .allocate(capacity: count)
-        sockets.initialize(repeating: -1, count: count)
-        for (i, descriptor) in descriptors.enumerated() { sockets[i] = descriptor }
-        arena = .allocate(byteCount: arenaCapacity, alignment: 16)
+        sockets = FixedBuffer(count: count) { $0 < descriptors.count ? descriptors[$0] : -1 }
+        arenaBytes = FixedBytes(count: arenaCapacity)
         // Touched now, so that no page fault waits for the first packets.
-        arena.initializeMemory(as: UInt8.self, repeating: 0, count: arenaCapacity)
-        let headers = UnsafeMutablePointer<aseqosc_mmsghdr>.allocate(capacity: count * batchCapacity)
-        headers.initialize(repeating: aseqosc_mmsghdr(), count: count * batchCapacity)
-        let vectors = UnsafeMutablePointer<iovec>.allocate(capacity: count * batchCapacity)
-        vectors.initialize(repeating: iovec(), count: count * batchCapacity)
-        let kinds = UnsafeMutablePointer<OSCPacketKind>.allocate(capacity: count * batchCapacity)
-        kinds.initialize(repeating: .other, count: count * batchCapacity)
+        arenaBytes.bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        headers = FixedBuffer(repeating: aseqosc_mmsghdr(), count: count * batchCapacity)
+        vectors = FixedBuffer(repeating: iovec(), count: count * batchCapacity)
+        kinds = FixedBuffer(repeating: OSCPacketKind.other, count: count * batchCapacity)
+        let (headerBase, vectorBase, kindBase) = (headers.baseAddress, vectors.baseAddress, kinds.baseAddress)
         for index in 0..<count * batchCapacity {
-            headers[index].msg_hdr.msg_iov = vectors + index
-            headers[index].msg_hdr.msg_iovlen = 1
+            headerBase[index].msg_hdr.msg_iov = vectorBase + index
+            headerBase[index].msg_hdr.msg_iovlen = 1
         }
-        queues = .allocate(capacity: count)
-        for destination in 0..<count {
-            (queues + destination).initialize(
-                to: DestinationQueue(
-                    headers: headers + destination * batchCapacity, vectors: vectors + destination * batchCapacity,
-                    kinds: kinds + destination * batchCapacity, count: 0, bytes: 0))
+        queues = FixedBuffer(count: count) { destination in
+            DestinationQueue(
+                headers: headerBase + destination * batchCapacity, vectors: vectorBase + destination * batchCapacity,
+                kinds: kindBase + destination * batchCapacity, count: 0, bytes: 0)
         }
-        active = .allocate(capacity: count)
-        active.initialize(repeating: 0, count: count)
-        followedGenerations = .allocate(capacity: count)
-        followedGenerations.initialize(repeating: 0, count: count)
-        servicePresent = .allocate(capacity: count)
-        servicePresent.initialize(repeating: false, count: count)
-        state = .allocate(capacity: 2)
-        state.initialize(repeating: 0, count: 2)
+        active = FixedBuffer(repeating: 0, count: count)
+        followedGenerations = FixedBuffer(repeating: 0, count: count)
+        servicePresent = FixedBuffer(repeating: false, count: count)
     }
 
     /// Stops the TCP links, each first writing what is queued over a live connection (at most
@@ -180,17 +175,6 @@ public final class OSCSender {
             if sockets[i] >= 0 { close(sockets[i]) }
             i += 1
         }
-        sockets.deallocate()
-        arena.deallocate()
-        // Every queue's run is part of the first one's allocation.
-        queues[0].headers.deallocate()
-        queues[0].vectors.deallocate()
-        queues[0].kinds.deallocate()
-        queues.deallocate()
-        active.deallocate()
-        followedGenerations.deallocate()
-        servicePresent.deallocate()
-        state.deallocate()
     }
 
     /// Copies `packet` into the queue of `destination` (an index into ``destinations``).
@@ -231,7 +215,7 @@ public final class OSCSender {
             "OSCSender: no destination \(destination), or \(byteCount) bytes past the slot")
         // Each read once: the stores below could alias them as far as the compiler knows.
         let offset = state[0]
-        let queue = queues + destination
+        let queue = queues.baseAddress + destination
         var count = queue.pointee.count
         if count == batchCapacity {
             // What was queued before goes first. This packet stays where `nextSlot()` put it,
@@ -280,7 +264,7 @@ public final class OSCSender {
 
     @inline(__always)
     private func flush(_ destination: Int) {
-        let queue = queues + destination
+        let queue = queues.baseAddress + destination
         let packets = queue.pointee.count
         if hasLinks, let link = links[destination] {
             handOver(queue, packets, to: link)

@@ -2,6 +2,7 @@ import CSyscall
 import Glibc
 import OSC
 import Platform
+import Storage
 import Synchronization
 
 /// What a queued packet carries, so that a ``TCPLink`` can put note-offs first and leave out
@@ -114,7 +115,8 @@ public final class TCPLink: @unchecked Sendable {
 
     // Producer -> link thread: records of [size: UInt32][kind: UInt32][bytes], each padded to
     // 8 bytes; a size of UInt32.max sends the reader back to the start of the ring.
-    private let ring: UnsafeMutableRawPointer
+    private let ringBytes: FixedBytes
+    private var ring: UnsafeMutableRawPointer { ringBytes.baseAddress }
     private let ringCapacity: Int
     private let head = Atomic<Int>(0)
     private let tail = Atomic<Int>(0)
@@ -144,7 +146,8 @@ public final class TCPLink: @unchecked Sendable {
     // The link thread's queue of packets waiting for the connection.
     private let queue: TCPSendQueue
     // Framed bytes handed to the socket but not yet taken by it, and how many packets they hold.
-    private let out: UnsafeMutableRawPointer
+    private let outBytes: FixedBytes
+    private var out: UnsafeMutableRawPointer { outBytes.baseAddress }
     private let outCapacity: Int
     private var outStart = 0
     private var outEnd = 0
@@ -166,12 +169,12 @@ public final class TCPLink: @unchecked Sendable {
         noteOnTimeout = UInt64(max(milliseconds, 0)) * 1_000_000
         // Room for a burst of full-size packets between two turns of the link thread.
         ringCapacity = 1 << 20
-        ring = .allocate(byteCount: ringCapacity, alignment: 8)
-        ring.initializeMemory(as: UInt8.self, repeating: 0, count: ringCapacity)
+        ringBytes = FixedBytes(count: ringCapacity, alignment: 8)
+        ringBytes.bytes.initializeMemory(as: UInt8.self, repeating: 0)
         queue = TCPSendQueue(
             capacity: queueCapacity, noteOnTimeout: noteOnTimeout, largestPacket: Self.maximumPacketSize, drops: drops)
         outCapacity = framing.maximumFramedSize(of: Self.maximumPacketSize)
-        out = .allocate(byteCount: outCapacity, alignment: 8)
+        outBytes = FixedBytes(count: outCapacity, alignment: 8)
         // Without a pipe (out of descriptors) the link still works, polling every 10 ms.
         wakePipe = try? WakePipe(endpoint: destination.destination.description)
         // A service that moved: the thread leaves the old address at once.
@@ -181,8 +184,6 @@ public final class TCPLink: @unchecked Sendable {
     deinit {
         stop()
         wakePipe?.close()
-        ring.deallocate()
-        out.deallocate()
     }
 
     /// Starts the link's thread, which connects and keeps the connection up until ``stop()``.

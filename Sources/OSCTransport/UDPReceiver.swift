@@ -1,5 +1,6 @@
 import CSyscall
 import Glibc
+import Storage
 import Synchronization
 
 /// Counters of a ``UDPReceiver``, readable from any thread (relaxed: statistics only).
@@ -64,10 +65,14 @@ public final class UDPReceiver: @unchecked Sendable {
     /// Single receives since start, for when to look for a burst.
     private var quietReceives = 0
     private let stopRequested = Atomic<Bool>(false)
-    private let slots: UnsafeMutableRawPointer
-    private let headers: UnsafeMutablePointer<aseqosc_mmsghdr>
-    private let vectors: UnsafeMutablePointer<iovec>
-    private let senders: UnsafeMutablePointer<sockaddr_storage>
+    private let slotBytes: FixedBytes
+    private let headerBuffer: FixedBuffer<aseqosc_mmsghdr>
+    private let vectorBuffer: FixedBuffer<iovec>
+    private let senderBuffer: FixedBuffer<sockaddr_storage>
+    private var slots: UnsafeMutableRawPointer { slotBytes.baseAddress }
+    private var headers: UnsafeMutablePointer<aseqosc_mmsghdr> { headerBuffer.baseAddress }
+    private var vectors: UnsafeMutablePointer<iovec> { vectorBuffer.baseAddress }
+    private var senders: UnsafeMutablePointer<sockaddr_storage> { senderBuffer.baseAddress }
 
     /// Binds `host:port` (a numeric IPv4 or IPv6 address; port 0 picks a free port). With
     /// `allowList`, only its senders are handed on.
@@ -87,13 +92,10 @@ public final class UDPReceiver: @unchecked Sendable {
         self.allowList = allowList
         self.batchCapacity = batchCapacity
         self.slotSize = slotSize
-        slots = .allocate(byteCount: batchCapacity * slotSize, alignment: 16)
-        headers = .allocate(capacity: batchCapacity)
-        headers.initialize(repeating: aseqosc_mmsghdr(), count: batchCapacity)
-        vectors = .allocate(capacity: batchCapacity)
-        vectors.initialize(repeating: iovec(), count: batchCapacity)
-        senders = .allocate(capacity: batchCapacity)
-        senders.initialize(repeating: sockaddr_storage(), count: batchCapacity)
+        slotBytes = FixedBytes(count: batchCapacity * slotSize)
+        headerBuffer = FixedBuffer(repeating: aseqosc_mmsghdr(), count: batchCapacity)
+        vectorBuffer = FixedBuffer(repeating: iovec(), count: batchCapacity)
+        senderBuffer = FixedBuffer(repeating: sockaddr_storage(), count: batchCapacity)
         var i = 0
         while i < batchCapacity {
             vectors[i] = iovec(iov_base: slots + i * slotSize, iov_len: slotSize)
@@ -108,10 +110,6 @@ public final class UDPReceiver: @unchecked Sendable {
     deinit {
         close()
         wakePipe.close()
-        slots.deallocate()
-        headers.deallocate()
-        vectors.deallocate()
-        senders.deallocate()
     }
 
     /// The bound UDP port.

@@ -1,4 +1,5 @@
 import MIDI
+import Storage
 
 /// Drops a control change, pitch bend or channel pressure whose value equals the last one that
 /// passed on its channel (and controller); other events pass.
@@ -45,26 +46,14 @@ public struct RepeatFilter: Sendable {
     // @unchecked Sendable: mutated only by the one thread running the route that owns it.
     private final class State: @unchecked Sendable {
         // -1 (or Int32.min for bends): nothing seen yet.
-        let controllers = UnsafeMutablePointer<Int16>.allocate(capacity: 16 * 128)
-        let pressures = UnsafeMutablePointer<Int16>.allocate(capacity: 16)
-        let bends = UnsafeMutablePointer<Int32>.allocate(capacity: 16)
-
-        init() {
-            controllers.initialize(repeating: -1, count: 16 * 128)
-            pressures.initialize(repeating: -1, count: 16)
-            bends.initialize(repeating: .min, count: 16)
-        }
+        let controllers = FixedBuffer<Int16>(repeating: -1, count: 16 * 128)
+        let pressures = FixedBuffer<Int16>(repeating: -1, count: 16)
+        let bends = FixedBuffer<Int32>(repeating: .min, count: 16)
 
         func reset() {
-            controllers.update(repeating: -1, count: 16 * 128)
-            pressures.update(repeating: -1, count: 16)
-            bends.update(repeating: .min, count: 16)
-        }
-
-        deinit {
-            controllers.deallocate()
-            pressures.deallocate()
-            bends.deallocate()
+            controllers.unsafeElements.update(repeating: -1)
+            pressures.unsafeElements.update(repeating: -1)
+            bends.unsafeElements.update(repeating: .min)
         }
     }
 }

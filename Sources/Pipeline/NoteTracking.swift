@@ -1,4 +1,5 @@
 import MIDI
+import Storage
 
 /// What a chain leaf emitted for each note it holds: for every incoming (channel, note) of the
 /// route, the (channel, note) of the note-on it sent, so the note-off can end exactly that note
@@ -15,22 +16,12 @@ final class NoteTable: @unchecked Sendable {
 
     /// Index `channel << 7 | note` of the route's input; value `port << 11 | channel << 7 | note`
     /// emitted (the port, so that a note-off made up on release names the input it ends).
-    private let emitted = UnsafeMutablePointer<UInt32>.allocate(capacity: entries)
+    private let emitted = FixedBuffer(repeating: none, count: entries)
     /// The number of keys held, in plain memory: a class `var` pays a dynamic exclusivity check
     /// on every change, and this one changes with every note.
-    private let held = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+    private let held = UncheckedCell(0)
     /// The number of keys held.
-    var count: Int { held.pointee }
-
-    init() {
-        emitted.initialize(repeating: Self.none, count: Self.entries)
-        held.initialize(to: 0)
-    }
-
-    deinit {
-        emitted.deallocate()
-        held.deallocate()
-    }
+    var count: Int { held.value }
 
     /// The key of `event`'s (channel, note) as it arrives at the route; packed as an emitted
     /// value is without its port.
@@ -47,7 +38,7 @@ final class NoteTable: @unchecked Sendable {
 
     /// Records that the note-on for `key`, from input `port`, went out as (`channel`, `note`).
     func record(_ key: Int, channel: UInt8, note: UInt8, port: UInt16) {
-        if emitted[key] == Self.none { held.pointee += 1 }
+        if emitted[key] == Self.none { held.value += 1 }
         emitted[key] = UInt32(port) << 11 | UInt32(channel & 15) << 7 | UInt32(note & 127)
     }
 
@@ -79,7 +70,7 @@ final class NoteTable: @unchecked Sendable {
         let value = emitted[key]
         guard value != Self.none else { return nil }
         emitted[key] = Self.none
-        held.pointee -= 1
+        held.value -= 1
         return Int(value)
     }
 

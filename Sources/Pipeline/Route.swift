@@ -1,4 +1,5 @@
 import MIDI
+import Storage
 
 /// A chain fed by a set of input ports, with its counters: what the pipeline thread runs.
 ///
@@ -12,28 +13,19 @@ public final class Route: @unchecked Sendable {
     /// The input ports whose events this route takes.
     public let inputPorts: PortSet
     /// The chain; change its operators with ``replaceOperators(_:atBranch:)``.
-    public var chain: Chain { storage.pointee }
+    public var chain: Chain { storage.value }
     /// Plain memory rather than a stored `var`, so that running an event pays no dynamic
     /// exclusivity check: only the pipeline thread touches it.
-    @usableFromInline let storage: UnsafeMutablePointer<Chain>
+    @usableFromInline let storage: UncheckedCell<Chain>
     /// Counters, readable from any thread.
     public let counters = RouteCounters()
     /// What ``forward(_:)`` counted since ``publishForwarded()`` last ran, in plain memory.
-    @usableFromInline let forwarded: UnsafeMutablePointer<(events: Int, unmatchedNoteOffs: Int)>
+    @usableFromInline let forwarded = UncheckedCell((events: 0, unmatchedNoteOffs: 0))
 
     /// A route running events from `inputPorts` through `chain` (with fresh state).
     public init(inputPorts: PortSet, chain: Chain) {
         self.inputPorts = inputPorts
-        storage = .allocate(capacity: 1)
-        storage.initialize(to: chain.withFreshState())
-        forwarded = .allocate(capacity: 1)
-        forwarded.initialize(to: (0, 0))
-    }
-
-    deinit {
-        storage.deinitialize(count: 1)
-        storage.deallocate()
-        forwarded.deallocate()
+        storage = UncheckedCell(chain.withFreshState())
     }
 
     /// Runs `event`, arriving at time `now` (monotonic ns), if it comes from one of the route's
@@ -43,7 +35,7 @@ public final class Route: @unchecked Sendable {
     public func process(_ event: MIDIEvent, now: UInt64, into sink: (MIDIEvent, Int) -> Void) -> Bool {
         guard inputPorts.contains(event.port) else { return false }
         var tally = RouteTally()
-        storage.pointee.process(event, now: now, tally: &tally, sink: sink)
+        storage.value.process(event, now: now, tally: &tally, sink: sink)
         counters.publish(tally, eventsIn: 1)
         return true
     }
@@ -61,7 +53,7 @@ public final class Route: @unchecked Sendable {
     /// The destination indices of a route whose chain only has destinations (no operators, no
     /// branches), which ``forward(_:)`` serves; `nil` for any other route.
     public var forwardingDestinations: [Int]? {
-        storage.pointee.onlyForwards ? storage.pointee.destinations : nil
+        storage.value.onlyForwards ? storage.value.destinations : nil
     }
 
     /// For a route with ``forwardingDestinations``: what ``process(_:now:into:)`` does, without a
@@ -71,10 +63,10 @@ public final class Route: @unchecked Sendable {
     @inline(__always)
     public func forward(_ event: inout MIDIEvent) -> Forwarding {
         guard inputPorts.contains(event.port) else { return .notTaken }
-        guard storage.pointee.onlyForwards,
-            storage.pointee.forward(&event, unmatchedNoteOffs: &forwarded.pointee.unmatchedNoteOffs)
+        guard storage.value.onlyForwards,
+            storage.value.forward(&event, unmatchedNoteOffs: &forwarded.value.unmatchedNoteOffs)
         else { return .needsProcess }
-        forwarded.pointee.events &+= 1
+        forwarded.value.events &+= 1
         return .send
     }
 
@@ -83,20 +75,20 @@ public final class Route: @unchecked Sendable {
     // the pipeline's loop rather than called across the module boundary.
     @inlinable
     public func publishForwarded() {
-        guard forwarded.pointee.events != 0 else { return }
+        guard forwarded.value.events != 0 else { return }
         publishForwardedCounts()
     }
 
     @usableFromInline
     func publishForwardedCounts() {
-        counters.publishForwarded(forwarded.pointee.events, unmatchedNoteOffs: forwarded.pointee.unmatchedNoteOffs)
-        forwarded.pointee = (0, 0)
+        counters.publishForwarded(forwarded.value.events, unmatchedNoteOffs: forwarded.value.unmatchedNoteOffs)
+        forwarded.value = (0, 0)
     }
 
     /// Emits the throttled values due at `now` (see ``Chain/flushDue(now:into:)``).
     public func flushDue(now: UInt64, into sink: (MIDIEvent, Int) -> Void) {
         var tally = RouteTally()
-        storage.pointee.flushDue(now: now, inherited: nil, tally: &tally, sink: sink)
+        storage.value.flushDue(now: now, inherited: nil, tally: &tally, sink: sink)
         counters.publish(tally, eventsIn: 0)
     }
 
@@ -104,23 +96,23 @@ public final class Route: @unchecked Sendable {
     @inlinable
     public var nextDeadline: UInt64? {
         // Read in place: going through `chain` would copy the chain (and retain its arrays).
-        storage.pointee.hasThrottles ? storage.pointee.nextDeadline : nil
+        storage.value.hasThrottles ? storage.value.nextDeadline : nil
     }
 
     /// Sends a note-end for every note the route holds, and forgets them: for reload and
     /// shutdown.
     public func releaseAll(into sink: (MIDIEvent, Int) -> Void) {
-        storage.pointee.releaseAll(into: sink)
+        storage.value.releaseAll(into: sink)
     }
 
     /// The number of notes the route holds.
-    public var heldNoteCount: Int { storage.pointee.heldNoteCount }
+    public var heldNoteCount: Int { storage.value.heldNoteCount }
 
     /// Replaces the operators of the chain or of a branch (see
     /// ``Chain/replaceOperators(_:atBranch:)``), giving them fresh state; held notes still end
     /// as they were sent.
     @discardableResult
     public func replaceOperators(_ operators: [Operator], atBranch path: [Int] = []) -> Bool {
-        storage.pointee.replaceOperators(operators.map { $0.withFreshState() }, atBranch: path)
+        storage.value.replaceOperators(operators.map { $0.withFreshState() }, atBranch: path)
     }
 }

@@ -1,4 +1,5 @@
 import MIDI
+import Storage
 
 /// Lets through at most one value per interval for each channel x controller (and each
 /// channel's pitch bend and channel pressure); in between, the latest value waits.
@@ -98,21 +99,9 @@ public struct Throttle: Sendable {
         static let words = (slots + 63) / 64
         static let never = UInt64.max
 
-        let lastPassed = UnsafeMutablePointer<UInt64>.allocate(capacity: slots)
-        let pending = UnsafeMutablePointer<MIDIEvent>.allocate(capacity: slots)
-        let pendingBits = UnsafeMutablePointer<UInt64>.allocate(capacity: words)
-
-        init() {
-            lastPassed.initialize(repeating: Self.never, count: Self.slots)
-            pending.initialize(repeating: MIDIEvent(.controlChange), count: Self.slots)
-            pendingBits.initialize(repeating: 0, count: Self.words)
-        }
-
-        deinit {
-            lastPassed.deallocate()
-            pending.deallocate()
-            pendingBits.deallocate()
-        }
+        let lastPassed = FixedBuffer(repeating: never, count: slots)
+        let pending = FixedBuffer(repeating: MIDIEvent(.controlChange), count: slots)
+        let pendingBits = FixedBuffer<UInt64>(repeating: 0, count: words)
 
         /// The slot of a throttled kind, or -1.
         static func slot(of event: MIDIEvent) -> Int {

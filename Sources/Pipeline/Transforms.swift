@@ -1,4 +1,5 @@
 import MIDI
+import Storage
 
 /// Moves note-ons, note-offs and poly pressure by a number of semitones; drops what would leave
 /// 0...127. Other events pass.
@@ -158,11 +159,9 @@ public enum NoteOffStyle: Sendable, Hashable {
 /// copy that much.
 final class ByteTable: @unchecked Sendable {
     // @unchecked Sendable: written only by the initialiser of the value that owns it.
-    private let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 128)
+    private let bytes = FixedBuffer<UInt8>(repeating: 0, count: 128)
 
-    init() { bytes.initialize(repeating: 0, count: 128) }
-
-    deinit { bytes.deallocate() }
+    init() {}
 
     subscript(_ index: Int) -> UInt8 {
         get { bytes[index] }
