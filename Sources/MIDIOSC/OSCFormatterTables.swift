@@ -127,8 +127,8 @@ final class OSCFormatterTables: @unchecked Sendable {
         // its type tags, so the two cannot disagree about an address.
         var prefixRanges = [OSCByteRange](repeating: OSCByteRange(offset: 0, count: 0), count: prefixCount)
         var prefixBytes: [UInt8] = []
-        let scratchBuffer = FixedBytes(count: capacity)
-        let scratch = scratchBuffer.bytes
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { scratch.deallocate() }
         for kind in MIDIEventKind.allCases {
             let plan = plans[Int(kind.rawValue)]
             guard plan.isPrefixed else { continue }

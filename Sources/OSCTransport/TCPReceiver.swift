@@ -1,6 +1,7 @@
 import CSyscall
 import Glibc
 import OSC
+import Storage
 import Synchronization
 
 /// Counters of a ``TCPReceiver``, readable from any thread (relaxed: statistics only).
@@ -184,8 +185,10 @@ public final class TCPReceiver: @unchecked Sendable {
 
     let listener: Int32
     private let allowList: IPAllowList?
-    private let connections: UnsafeMutablePointer<Connection>
-    private let readBuffer: UnsafeMutableRawPointer
+    private let connectionSlots: FixedBuffer<Connection>
+    private var connections: UnsafeMutablePointer<Connection> { connectionSlots.baseAddress }
+    private let readBytes: FixedBytes
+    private var readBuffer: UnsafeMutableRawPointer { readBytes.baseAddress }
     private let readSize: Int
     private let onConnection: @Sendable (TCPConnectionEvent) -> Void
     private let frameTimeoutNanoseconds: UInt64
@@ -217,9 +220,8 @@ public final class TCPReceiver: @unchecked Sendable {
         frameTimeoutNanoseconds = Self.nanoseconds(frameTimeout)
         evictableAfterNanoseconds = Self.nanoseconds(evictableAfter)
         self.onConnection = onConnection
-        readBuffer = .allocate(byteCount: readSize, alignment: 16)
-        connections = .allocate(capacity: maxConnections)
-        connections.initialize(
+        readBytes = FixedBytes(count: readSize)
+        connectionSlots = FixedBuffer(
             repeating: Connection(deframer: OSCStreamDeframer(capacity: maxPacketSize)), count: maxConnections)
     }
 
@@ -230,9 +232,6 @@ public final class TCPReceiver: @unchecked Sendable {
             connections[i].buffer?.deallocate()
             i += 1
         }
-        connections.deinitialize(count: maxConnections)
-        connections.deallocate()
-        readBuffer.deallocate()
     }
 
     /// The bound TCP port.

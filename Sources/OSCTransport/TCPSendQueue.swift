@@ -1,3 +1,4 @@
+import Storage
 import Synchronization
 
 /// What a ``TCPLink`` dropped, by kind, and the note-ons it left out as late: counters the
@@ -32,14 +33,18 @@ final class TCPSendQueue {
     let noteOnTimeout: UInt64
     let drops: TCPDropCounters
 
-    private var pending: UnsafeMutableRawPointer
-    private var scratch: UnsafeMutableRawPointer
+    // Two areas of `pendingCapacity` bytes: the records waiting, and where a rebuild writes
+    // those it keeps before the two trade places.
+    private let areas: FixedBytes
+    private var pendingIsSecond = false
+    private var pending: UnsafeMutableRawPointer { areas.baseAddress + (pendingIsSecond ? pendingCapacity : 0) }
+    private var scratch: UnsafeMutableRawPointer { areas.baseAddress + (pendingIsSecond ? 0 : pendingCapacity) }
     private let pendingCapacity: Int
     private var pendingStart = 0
     private var pendingEnd = 0
     private var pendingCount = 0
     // One bit per channel and note, for the reordering after an outage.
-    private let noteOnQueued: UnsafeMutablePointer<UInt64>
+    private let noteOnQueued = FixedBuffer<UInt64>(repeating: 0, count: 32)
 
     /// Room for `capacity` typical packets (under 64 bytes), or a few of `largestPacket` bytes.
     init(capacity: Int, noteOnTimeout: UInt64, largestPacket: Int, drops: TCPDropCounters) {
@@ -47,16 +52,7 @@ final class TCPSendQueue {
         self.noteOnTimeout = noteOnTimeout
         self.drops = drops
         pendingCapacity = max(capacity * 80, 4 * (largestPacket + 16))
-        pending = .allocate(byteCount: pendingCapacity, alignment: 8)
-        scratch = .allocate(byteCount: pendingCapacity, alignment: 8)
-        noteOnQueued = .allocate(capacity: 32)
-        noteOnQueued.initialize(repeating: 0, count: 32)
-    }
-
-    deinit {
-        pending.deallocate()
-        scratch.deallocate()
-        noteOnQueued.deallocate()
+        areas = FixedBytes(count: 2 * pendingCapacity, alignment: 8)
     }
 
     /// How many packets wait.
@@ -141,7 +137,7 @@ final class TCPSendQueue {
     }
 
     private func finish(_ rebuild: Rebuild) {
-        swap(&pending, &scratch)
+        pendingIsSecond.toggle()
         pendingStart = 0
         pendingEnd = rebuild.written
         pendingCount = rebuild.count

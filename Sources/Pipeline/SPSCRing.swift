@@ -1,3 +1,4 @@
+import Storage
 import Synchronization
 
 /// A bounded, lock-free queue for exactly one producer thread and one consumer thread.
@@ -15,7 +16,7 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     // read yet, and read only by the consumer at slots the producer published; the atomics below
     // order those accesses.
 
-    @usableFromInline let storage: UnsafeMutablePointer<Element>
+    @usableFromInline let storage: FixedBuffer<Element>
     @usableFromInline let mask: Int
     /// The number of elements the ring holds at most.
     public let capacity: Int
@@ -32,8 +33,9 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     // Producer-private cache of `tail`; consumer-private cache of `head`. Plain memory rather
     // than stored `var`s: each side touches only its own, and a class `var` would pay for a
     // dynamic exclusivity check on every push and pop.
-    @usableFromInline let cachedTail: UnsafeMutablePointer<Int>
-    @usableFromInline let cachedHead: UnsafeMutablePointer<Int>
+    // Each cache on a line of its own (16 words), away from the other side's; only [0] is used.
+    @usableFromInline let cachedTail = FixedBuffer(repeating: 0, count: 16)
+    @usableFromInline let cachedHead = FixedBuffer(repeating: 0, count: 16)
 
     /// Creates a ring holding `capacity` elements, rounded up to a power of two (at least 2).
     public init(capacity requested: Int) {
@@ -42,22 +44,11 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         while size < requested { size <<= 1 }
         capacity = size
         mask = size - 1
-        storage = .allocate(capacity: size)
+        storage = FixedBuffer(uninitializedCount: size)
         // Touched now: otherwise the first pass round the ring takes a page fault every few
         // dozen events, each a stall on the input thread.
-        UnsafeMutableRawPointer(storage).initializeMemory(
+        UnsafeMutableRawPointer(storage.baseAddress).initializeMemory(
             as: UInt8.self, repeating: 0, count: size * MemoryLayout<Element>.stride)
-        // Each cache on a line of its own, away from the other side's.
-        cachedTail = .allocate(capacity: 16)
-        cachedTail.initialize(to: 0)
-        cachedHead = .allocate(capacity: 16)
-        cachedHead.initialize(to: 0)
-    }
-
-    deinit {
-        storage.deallocate()
-        cachedTail.deallocate()
-        cachedHead.deallocate()
     }
 
     /// Appends `element`; returns `false` and counts a drop if the ring is full. Producer only.
@@ -65,20 +56,20 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     public func push(_ element: Element) -> Bool {
         // Relaxed: only this thread writes `head`.
         let writeIndex = head.load(ordering: .relaxed)
-        if writeIndex &- cachedTail.pointee >= capacity {
+        if writeIndex &- cachedTail[0] >= capacity {
             // Acquiring: pairs with the consumer's releasing store of `tail` in `pop`, so the
             // slot it freed is no longer being read when we overwrite it.
-            cachedTail.pointee = tail.load(ordering: .acquiring)
-            if writeIndex &- cachedTail.pointee >= capacity {
+            cachedTail[0] = tail.load(ordering: .acquiring)
+            if writeIndex &- cachedTail[0] >= capacity {
                 dropCount.add(1, ordering: .relaxed)
                 return false
             }
         }
-        (storage + (writeIndex & mask)).initialize(to: element)
+        storage[writeIndex & mask] = element
         // Releasing: pairs with the consumer's acquiring load of `head` in `pop`, publishing
         // the element written above.
         head.store(writeIndex &+ 1, ordering: .releasing)
-        let fill = writeIndex &+ 1 &- cachedTail.pointee
+        let fill = writeIndex &+ 1 &- cachedTail[0]
         if fill > highWaterMark.load(ordering: .relaxed) {
             highWaterMark.store(fill, ordering: .relaxed)
         }
@@ -90,10 +81,10 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     @inlinable
     public func hasRoom() -> Bool {
         let writeIndex = head.load(ordering: .relaxed)
-        if writeIndex &- cachedTail.pointee < capacity { return true }
+        if writeIndex &- cachedTail[0] < capacity { return true }
         // Acquiring: pairs with the consumer's releasing store of `tail` in `pop`, as in `push`.
-        cachedTail.pointee = tail.load(ordering: .acquiring)
-        return writeIndex &- cachedTail.pointee < capacity
+        cachedTail[0] = tail.load(ordering: .acquiring)
+        return writeIndex &- cachedTail[0] < capacity
     }
 
     /// Counts an element the producer refuses without offering it (one that must wait behind
@@ -109,13 +100,13 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     public func pop() -> Element? {
         // Relaxed: only this thread writes `tail`.
         let readIndex = tail.load(ordering: .relaxed)
-        if readIndex == cachedHead.pointee {
+        if readIndex == cachedHead[0] {
             // Acquiring: pairs with the producer's releasing store of `head` in `push`, so the
             // element in the slot is fully written before we read it.
-            cachedHead.pointee = head.load(ordering: .acquiring)
-            if readIndex == cachedHead.pointee { return nil }
+            cachedHead[0] = head.load(ordering: .acquiring)
+            if readIndex == cachedHead[0] { return nil }
         }
-        let element = (storage + (readIndex & mask)).move()
+        let element = storage[readIndex & mask]
         // Releasing: pairs with the producer's acquiring load of `tail` in `push`, handing the
         // slot back only after the read above.
         tail.store(readIndex &+ 1, ordering: .releasing)
