@@ -18,8 +18,10 @@ let package = Package(
         // and an embedded HTTP server, for the OSCQuery namespace: their headers (Debian's
         // libavahi-client-dev, libmicrohttpd-dev), the libraries loaded on first use, so that
         // what does not use them (`send`, a bridge on loopback) does not load them either.
-        .target(name: "CAvahi"),
-        .target(name: "CMicroHTTPD"),
+        .target(name: "CAvahi", dependencies: ["CLazyLibrary"], cSettings: dwarf4),
+        .target(name: "CMicroHTTPD", dependencies: ["CLazyLibrary"], cSettings: dwarf4),
+        // Opening a library on the first call into it, for the two above.
+        .target(name: "CLazyLibrary", cSettings: dwarf4),
 
         // Pure Swift, no C, no Foundation.
         // Owned fixed-size memory for the hot paths' state, freed with its owner.
@@ -133,3 +135,7 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Debug information valgrind 3.19 (Debian 12's, which the benchmarks count instructions with)
+// can read: clang writes DWARF 5 by default, swiftc DWARF 4.
+var dwarf4: [CSetting] { [.unsafeFlags(["-gdwarf-4"])] }

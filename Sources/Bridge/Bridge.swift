@@ -61,7 +61,7 @@ public final class Bridge: @unchecked Sendable {
             input = try MIDIInputSide(
                 session: session, ring: ring, sysexStore: sysexStore, wake: wake, consumer: worker)
         } catch {
-            throw .alsa(error.description)
+            throw .alsa(error)
         }
         let routes = try buildRoutes(config, reusing: []).routes
         worker.replaceRoutes(routes)
@@ -156,7 +156,7 @@ public final class Bridge: @unchecked Sendable {
         do {
             ports = try input.apply(config.inputs)
         } catch {
-            throw .alsa(error.description)
+            throw .alsa(error)
         }
         var portNames = [String](repeating: "", count: Int(ports.max() ?? 0) + 1)
         for (index, port) in ports.enumerated() { portNames[Int(port)] = config.inputs[index].name }

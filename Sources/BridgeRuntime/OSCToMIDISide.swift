@@ -96,7 +96,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
             }
             queue = try SequencerQueue(client: client, name: "aseqosc osc")
         } catch {
-            throw .alsa(error.description)
+            throw .alsa(error)
         }
         self.ports = ports
         sysexStore = config.sysex ? SysExStore(slots: 16, capacity: sysexCapacity) : nil
@@ -126,7 +126,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
                     onConnection: Self.logger(log)) : nil
             receiver = try OSCReceiver(udp: udp, tcp: tcp)
         } catch {
-            throw .network("osc input: \(error)")
+            throw .oscInput(error)
         }
         session.settle(.destination)
     }

@@ -319,7 +319,7 @@ public final class RouteRuntime: @unchecked Sendable {
                 destination.tcp = config.tcp
                 resolved.append(try destination.resolve())
             } catch {
-                throw .network("destination \(config.endpoint): \(error)")
+                throw .destination(endpoint: config.endpoint, error)
             }
         }
         return resolved
@@ -333,7 +333,7 @@ public final class RouteRuntime: @unchecked Sendable {
             if let realtime { setup = { realtime.enter(.tcp) } }
             return try OSCSender(destinations: resolved, linkThreadSetup: setup)
         } catch {
-            throw .network(error.description)
+            throw .sender(error)
         }
     }
 }

@@ -27,7 +27,7 @@ public final class SequencerSession: @unchecked Sendable {
             client = try SequencerClient(name: name)
             try client.setInputPool(2000)
         } catch {
-            throw .alsa(error.description)
+            throw .alsa(error)
         }
         bindings = PortBindings(client: client)
         self.log = log

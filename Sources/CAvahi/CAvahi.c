@@ -1,58 +1,30 @@
 // The Avahi calls aseqosc makes, each resolved in libavahi-client.so.3 (and the
 // libavahi-common.so.3 it loads) on first use: see include/CAvahi.h for why.
-#include <dlfcn.h>
 #include <stddef.h>
+#include "CLazyLibrary.h"
 // Not exported from the binary, so the library's own calls never come back here.
 #pragma GCC visibility push(hidden)
 #include "CAvahi.h"
 
-static const char library[] = "libavahi-client.so.3";
+static struct aseqosc_lazy_library library = {"libavahi-client.so.3"};
 
-/// The library's handle, loaded once; NULL when it is not installed.
-static void *handle(void) {
-    static void *loaded;
-    static int tried;
-    if (!__atomic_load_n(&tried, __ATOMIC_ACQUIRE)) {
-        void *opened = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-        __atomic_store_n(&loaded, opened, __ATOMIC_RELAXED);
-        __atomic_store_n(&tried, 1, __ATOMIC_RELEASE);
-    }
-    return __atomic_load_n(&loaded, __ATOMIC_RELAXED);
-}
-
-static void *symbol(const char *name) {
-    void *library_handle = handle();
-    return library_handle ? dlsym(library_handle, name) : NULL;
-}
-
-// Each call: its own pointer, looked up once (a race only stores the same value twice).
+// Each call: the function of the same name in the library, or `failure` without it.
 #define CALL(ret, name, params, args, failure)                                                     \
-    ret name params {                                         \
-        static ret(*function) params;                                                               \
-        ret(*found) params = __atomic_load_n(&function, __ATOMIC_RELAXED);                          \
-        if (!found) {                                                                               \
-            found = (ret(*) params)symbol(#name);                                                   \
-            __atomic_store_n(&function, found, __ATOMIC_RELAXED);                                   \
-        }                                                                                           \
-        if (!found) return failure;                                                                 \
-        return found args;                                                                          \
+    ret name params {                                                                              \
+        ASEQOSC_LAZY_FUNCTION(library, ret(*) params, #name)                                       \
+        if (!function) return failure;                                                             \
+        return function args;                                                                      \
     }
 #define CALL_VOID(name, params, args)                                                              \
-    void name params {                                        \
-        static void(*function) params;                                                              \
-        void(*found) params = __atomic_load_n(&function, __ATOMIC_RELAXED);                         \
-        if (!found) {                                                                               \
-            found = (void(*) params)symbol(#name);                                                  \
-            __atomic_store_n(&function, found, __ATOMIC_RELAXED);                                   \
-        }                                                                                           \
-        if (found) found args;                                                                      \
+    void name params {                                                                             \
+        ASEQOSC_LAZY_FUNCTION(library, void(*) params, #name)                                      \
+        if (function) function args;                                                               \
     }
 
 AvahiClient *avahi_client_new(
     const AvahiPoll *poll, AvahiClientFlags flags, AvahiClientCallback callback, void *userdata, int *error) {
-    static AvahiClient *(*function)(const AvahiPoll *, AvahiClientFlags, AvahiClientCallback, void *, int *);
-    if (!__atomic_load_n(&function, __ATOMIC_RELAXED))
-        __atomic_store_n(&function, symbol("avahi_client_new"), __ATOMIC_RELAXED);
+    ASEQOSC_LAZY_FUNCTION(library,
+        AvahiClient * (*)(const AvahiPoll *, AvahiClientFlags, AvahiClientCallback, void *, int *), "avahi_client_new")
     if (!function) {
         if (error) *error = AVAHI_ERR_NOT_SUPPORTED;
         return NULL;
@@ -61,9 +33,7 @@ AvahiClient *avahi_client_new(
 }
 
 const char *avahi_strerror(int error) {
-    static const char *(*function)(int);
-    if (!__atomic_load_n(&function, __ATOMIC_RELAXED))
-        __atomic_store_n(&function, symbol("avahi_strerror"), __ATOMIC_RELAXED);
+    ASEQOSC_LAZY_FUNCTION(library, const char *(*)(int), "avahi_strerror")
     if (!function) return "libavahi-client.so.3 cannot be loaded (apt-get install libavahi-client3)";
     return function(error);
 }

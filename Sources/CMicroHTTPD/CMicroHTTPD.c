@@ -1,28 +1,15 @@
 // The libmicrohttpd calls aseqosc makes, each resolved in libmicrohttpd.so.12 on first use: see
 // include/CMicroHTTPD.h for why.
-#include <dlfcn.h>
 #include <errno.h>
+#include "CLazyLibrary.h"
 // Not exported from the binary, so the library's own calls never come back here.
 #pragma GCC visibility push(hidden)
 #include "CMicroHTTPD.h"
 
-static void *symbol(const char *name) {
-    static void *loaded;
-    static int tried;
-    if (!__atomic_load_n(&tried, __ATOMIC_ACQUIRE)) {
-        __atomic_store_n(&loaded, dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL), __ATOMIC_RELAXED);
-        __atomic_store_n(&tried, 1, __ATOMIC_RELEASE);
-    }
-    void *handle = __atomic_load_n(&loaded, __ATOMIC_RELAXED);
-    return handle ? dlsym(handle, name) : NULL;
-}
+static struct aseqosc_lazy_library library = {"libmicrohttpd.so.12"};
 
-// The server's calls are made only once one started, so the library is there: each looks its
-// function up once (a race only stores the same value twice).
-#define LOOKUP(type, name)                                                                         \
-    static __typeof__(type) function;                                                              \
-    if (!__atomic_load_n(&function, __ATOMIC_RELAXED))                                             \
-        __atomic_store_n(&function, (type)symbol(name), __ATOMIC_RELAXED);
+// The server's calls are made only once one started, so the library is there.
+#define LOOKUP(type, name) ASEQOSC_LAZY_FUNCTION(library, type, name)
 
 struct MHD_Daemon *aseqosc_http_start(
     unsigned int flags, const struct sockaddr *address, MHD_AcceptPolicyCallback accept, void *accept_context,
