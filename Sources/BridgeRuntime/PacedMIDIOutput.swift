@@ -61,13 +61,20 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     let backlog: ScheduledBacklog
     /// Scheduled events a port's scheduled queue holds before only needed note-offs get in.
     let scheduledCapacity: Int
-    /// The latest time (monotonic ns) of what went to the kernel's queue since it started; nil
-    /// while it is stopped.
-    var kernelUntil: UInt64?
-    /// When the kernel's queue is next checked for being empty.
-    private var queueCheckAt: UInt64 = 0
-    /// When a refused scheduled write may next be tried.
-    var kernelRetryAt: UInt64 = 0
+    /// The kernel's queue as this output last left it, in a cell: the scheduled side in the
+    /// other file reads it, and a class `var` it reads from there pays a dynamic exclusivity
+    /// check on every message.
+    let kernel = UncheckedCell(KernelQueue())
+
+    struct KernelQueue {
+        /// The latest time (monotonic ns) of what went to the kernel's queue since it started;
+        /// nil while it is stopped.
+        var until: UInt64?
+        /// When the kernel's queue is next checked for being empty.
+        var checkAt: UInt64 = 0
+        /// When a refused scheduled write may next be tried.
+        var retryAt: UInt64 = 0
+    }
 
     /// What ``PacedMIDIOutput`` keeps for one port beside its queue.
     struct PortState {
@@ -123,7 +130,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
 
     /// Whether nothing is staged, no port holds events back, nothing scheduled waits for room
     /// and the kernel's queue is stopped (or has nothing of ours in it).
-    var isIdle: Bool { queues.total == 0 && stagedCount == 0 && backlog.total == 0 && kernelUntil == nil }
+    var isIdle: Bool { queues.total == 0 && stagedCount == 0 && backlog.total == 0 && kernel.value.until == nil }
 
     /// Scheduled events waiting in our scheduled queues (the kernel had no room), over all ports.
     var scheduledWaiting: Int { backlog.total }
@@ -285,14 +292,14 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         flush(now: now)
         var earliest = UInt64.max
         if backlog.total > 0 { earliest = serviceScheduled(now: now) }
-        if let until = kernelUntil {
-            let checkAt = max(until + Self.queueStopDelay, queueCheckAt)
+        if let until = kernel.value.until {
+            let checkAt = max(until + Self.queueStopDelay, kernel.value.checkAt)
             if now >= checkAt {
                 if writer.stopQueueIfEmpty() {
-                    kernelUntil = nil
+                    kernel.value.until = nil
                 } else {
-                    queueCheckAt = now + Self.queueStopDelay
-                    earliest = min(earliest, queueCheckAt)
+                    kernel.value.checkAt = now + Self.queueStopDelay
+                    earliest = min(earliest, kernel.value.checkAt)
                 }
             } else {
                 earliest = min(earliest, checkAt)
