@@ -35,6 +35,9 @@ let package = Package(
         .target(name: "Pipeline", dependencies: ["MIDI", "OSC", "Storage"]),
         // Both directions of the MIDI <-> OSC mapping: address schemes, templates, argument styles.
         .target(name: "MIDIOSC", dependencies: ["MIDI", "OSC", "Storage"]),
+        // What the bridge connects to, as values parsed from text: ALSA port specs and
+        // addresses, OSC destinations, IP addresses, networks and allow-lists.
+        .target(name: "Endpoints", dependencies: ["OSC"]),
 
         // The system calls of a forwarded event (both directions), made without libc's wrappers.
         .target(name: "CSyscall"),
@@ -42,21 +45,20 @@ let package = Package(
         .target(name: "CAffinity"),
 
         // The only modules that touch the C libraries.
-        .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "MIDI", "Storage"]),
-        .target(name: "OSCTransport", dependencies: ["CSyscall", "OSC", "Platform", "Storage"]),
+        .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "Endpoints", "MIDI", "Storage"]),
+        .target(name: "OSCTransport", dependencies: ["CSyscall", "Endpoints", "OSC", "Platform", "Storage"]),
         // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
         .target(name: "Discovery", dependencies: ["CAvahi", "OSCTransport", "Platform"]),
         // OSCQuery: the namespace of what the OSC input accepts (pure), and its HTTP server.
         .target(name: "OSCQuery", dependencies: ["MIDI", "MIDIOSC", "JSON"]),
-        .target(name: "OSCQueryHTTP", dependencies: ["CMicroHTTPD", "OSCQuery", "OSCTransport"]),
+        .target(name: "OSCQueryHTTP", dependencies: ["CMicroHTTPD", "Endpoints", "OSCQuery", "OSCTransport"]),
 
         // The bridge, one module per job. Configuration: read a config, validate it, summarise
         // it (`aseqosc check`) and build each route's operator chain; pure, no threads, no ALSA
-        // client. (ALSASequencer and OSCTransport for the value types of port specs and
-        // allow-lists only.)
+        // client, no socket.
         .target(
             name: "Config",
-            dependencies: ["MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport", "JSON", "Platform"]),
+            dependencies: ["MIDI", "OSC", "MIDIOSC", "Pipeline", "Endpoints", "JSON", "Platform"]),
         // `aseqosc send`: the SendMIDI vocabulary, its scripts and the player that paces them out.
         .target(name: "Send", dependencies: ["MIDI", "ALSASequencer"]),
         // The running bridge: the two directions (MIDI -> OSC, OSC -> MIDI), their threads, the
@@ -64,7 +66,8 @@ let package = Package(
         .target(
             name: "BridgeRuntime",
             dependencies: [
-                "Config", "MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport", "Platform", "Storage",
+                "Config", "Endpoints", "MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport",
+                "Platform", "Storage",
             ]),
         // The daemon's dealings with its service manager and clients: systemd's notify protocol
         // and the control socket (`aseqosc status`, `aseqosc reload`).
@@ -72,13 +75,15 @@ let package = Package(
         // The composition root: builds the runtime from a config, reloads it, reports its status.
         .target(
             name: "Bridge",
-            dependencies: ["Config", "BridgeRuntime", "Discovery", "MIDI", "Pipeline", "OSCTransport", "Platform"]),
+            dependencies: [
+                "Config", "BridgeRuntime", "Discovery", "Endpoints", "MIDI", "Pipeline", "OSCTransport", "Platform",
+            ]),
         // The command line: one type per subcommand.
         .executableTarget(
             name: "aseqosc",
             dependencies: [
                 "Bridge", "Config", "Send", "BridgeRuntime", "Service", "Discovery", "OSCQuery", "OSCQueryHTTP",
-                "ALSASequencer", "MIDI", "MIDIOSC", "JSON", "Platform",
+                "ALSASequencer", "Endpoints", "MIDI", "MIDIOSC", "JSON", "Platform",
             ],
             // Bind every symbol at start: lazy binding makes the first event down each path
             // wait for the dynamic linker (milliseconds under emulation), a played note.
@@ -90,7 +95,9 @@ let package = Package(
         // Benchmarks (BENCHMARKS.md): the in-process MIDI -> OSC hot path against liblo.
         .executableTarget(
             name: "aseqosc-bench",
-            dependencies: ["MIDI", "OSC", "MIDIOSC", "Pipeline", "OSCTransport", "CLiblo", "CAllocationCounter"],
+            dependencies: [
+                "MIDI", "OSC", "MIDIOSC", "Pipeline", "Endpoints", "OSCTransport", "CLiblo", "CAllocationCounter",
+            ],
             path: "Benchmarks/aseqosc-bench"),
 
         // Test-only: counts heap allocations per thread by interposing malloc and friends.
@@ -103,28 +110,30 @@ let package = Package(
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "TestSupport"]),
         .testTarget(
             name: "OSCQueryTests",
-            dependencies: ["OSCQuery", "OSCQueryHTTP", "OSCTransport", "MIDIOSC", "MIDI", "JSON", "TestSupport"]),
+            dependencies: [
+                "OSCQuery", "OSCQueryHTTP", "Endpoints", "OSCTransport", "MIDIOSC", "MIDI", "JSON", "TestSupport",
+            ]),
         .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "MIDIOSCTests",
             dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "OSCTransportTests",
-            dependencies: ["OSCTransport", "OSC", "CLiblo", "TestSupport", "CAllocationCounter"]),
+            dependencies: ["OSCTransport", "Endpoints", "OSC", "CLiblo", "TestSupport", "CAllocationCounter"]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "ALSASequencerTests",
-            dependencies: ["ALSASequencer", "MIDI", "TestSupport"]),
+            dependencies: ["ALSASequencer", "Endpoints", "MIDI", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "ALSASequencer", "MIDI", "MIDIOSC", "OSCTransport"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "Endpoints", "MIDI", "MIDIOSC"]),
         .testTarget(name: "SendTests", dependencies: ["Send", "MIDI"]),
         .testTarget(
             name: "BridgeRuntimeTests",
             dependencies: [
-                "BridgeRuntime", "Config", "ALSASequencer", "MIDI", "MIDIOSC", "OSCTransport", "Pipeline", "CALSA",
-                "TestSupport", "CAllocationCounter",
+                "BridgeRuntime", "Config", "ALSASequencer", "Endpoints", "MIDI", "MIDIOSC", "OSCTransport", "Pipeline",
+                "CALSA", "TestSupport", "CAllocationCounter",
             ]),
         // End to end: the built binary against the kernel sequencer and peer tools.
         .testTarget(

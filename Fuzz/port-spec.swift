@@ -5,6 +5,7 @@
 // asked direction from the list (never our own client) or a PortResolutionError; every
 // error must have a message.
 import ALSASequencer
+import Endpoints
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

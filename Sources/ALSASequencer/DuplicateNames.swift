@@ -1,3 +1,5 @@
+import Endpoints
+
 /// A port with the client name users address it by: unique, even when two clients share a name.
 public struct NamedPort: Hashable, Sendable, CustomStringConvertible {
     /// The port as the sequencer lists it.

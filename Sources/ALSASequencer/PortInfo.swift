@@ -1,4 +1,5 @@
 import CALSA
+import Endpoints
 
 /// What a sequencer port allows other clients to do with it.
 public struct PortCapabilities: OptionSet, Hashable, Sendable {

@@ -1,27 +1,16 @@
-extension PortSpec {
-    /// Which ports a spec may resolve to: ones aseqosc reads from, or ones it writes to.
-    public enum Direction: Hashable, Sendable, CustomStringConvertible {
-        /// Ports others can read from by subscribing (`capabilities.isSource`).
-        case source
-        /// Ports others can write to by subscribing (`capabilities.isDestination`).
-        case destination
+import Endpoints
 
-        /// Whether `port` can be used in this direction.
-        public func admits(_ port: PortInfo) -> Bool {
-            switch self {
-            case .source: port.capabilities.isSource
-            case .destination: port.capabilities.isDestination
-            }
-        }
-
-        public var description: String {
-            switch self {
-            case .source: "source"
-            case .destination: "destination"
-            }
+extension PortSpec.Direction {
+    /// Whether `port` can be used in this direction.
+    public func admits(_ port: PortInfo) -> Bool {
+        switch self {
+        case .source: port.capabilities.isSource
+        case .destination: port.capabilities.isDestination
         }
     }
+}
 
+extension PortSpec {
     /// The ports this spec names among `ports`, in address order.
     ///
     /// Only ports of `direction` are considered, and never those of `ownClient` (aseqosc's own

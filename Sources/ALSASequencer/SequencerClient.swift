@@ -1,4 +1,5 @@
 import CALSA
+import Endpoints
 import Glibc
 import MIDI
 import Synchronization

@@ -1,4 +1,5 @@
 import CALSA
+import Endpoints
 import MIDI
 
 /// A change the kernel announces on the system announce port (0:1).

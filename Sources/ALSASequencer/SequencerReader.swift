@@ -1,5 +1,6 @@
 import CALSA
 import CSyscall
+import Endpoints
 import Glibc
 import MIDI
 import Storage

@@ -1,5 +1,6 @@
 import BridgeRuntime
 import Config
+import Endpoints
 import OSCTransport
 import Platform
 

@@ -1,4 +1,5 @@
 import ALSASequencer
+import Endpoints
 import OSCTransport
 import Platform
 

@@ -1,5 +1,6 @@
 import ALSASequencer
 import Config
+import Endpoints
 import MIDI
 import Pipeline
 import Platform

@@ -1,5 +1,6 @@
 import ALSASequencer
 import Config
+import Endpoints
 import Glibc
 import MIDI
 import MIDIOSC

@@ -1,3 +1,4 @@
+import Endpoints
 import MIDI
 import MIDIOSC
 import OSCTransport

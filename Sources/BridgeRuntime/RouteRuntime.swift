@@ -1,4 +1,5 @@
 import Config
+import Endpoints
 import MIDI
 import MIDIOSC
 import OSC

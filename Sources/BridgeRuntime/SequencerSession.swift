@@ -1,4 +1,5 @@
 import ALSASequencer
+import Endpoints
 import Platform
 
 /// The bridge's one ALSA client, which both directions share: the client, its announcements

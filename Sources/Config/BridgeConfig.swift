@@ -1,7 +1,6 @@
-import ALSASequencer
+import Endpoints
 import MIDI
 import MIDIOSC
-import OSCTransport
 
 /// Everything a config file says, checked as a whole before anything starts.
 public struct BridgeConfig: Sendable {

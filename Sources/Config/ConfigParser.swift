@@ -1,4 +1,4 @@
-import ALSASequencer
+import Endpoints
 import Glibc
 import MIDI
 import MIDIOSC

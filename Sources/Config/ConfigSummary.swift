@@ -1,4 +1,3 @@
-import ALSASequencer
 import MIDI
 
 extension BridgeConfig {

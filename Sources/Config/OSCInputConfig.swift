@@ -1,6 +1,6 @@
+import Endpoints
 import MIDI
 import MIDIOSC
-import OSCTransport
 
 /// The OSC -> MIDI direction as a config sets it up (the top-level `osc` key): where to listen,
 /// who may send, what is accepted, the operators, and the mapping rules.

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Endpoints
 import Glibc
 import OSCQuery
 import OSCTransport

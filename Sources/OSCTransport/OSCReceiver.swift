@@ -1,3 +1,4 @@
+import Endpoints
 import Glibc
 import Storage
 import Synchronization

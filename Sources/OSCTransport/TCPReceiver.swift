@@ -1,4 +1,5 @@
 import CSyscall
+import Endpoints
 import Glibc
 import OSC
 import Storage

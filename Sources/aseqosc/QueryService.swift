@@ -1,5 +1,6 @@
 import Config
 import Discovery
+import Endpoints
 import JSON
 import OSCQuery
 import OSCQueryHTTP

@@ -1,4 +1,5 @@
 import ALSASequencer
+import Endpoints
 import Testing
 
 @Suite struct DuplicateNamesTests {

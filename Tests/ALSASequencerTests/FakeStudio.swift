@@ -1,4 +1,5 @@
 import ALSASequencer
+import Endpoints
 
 /// A port list as `aseqosc ports` could see it on a small studio machine, for resolution tests.
 enum FakeStudio {

@@ -1,4 +1,5 @@
 import ALSASequencer
+import Endpoints
 import Foundation
 import MIDI
 import TestSupport

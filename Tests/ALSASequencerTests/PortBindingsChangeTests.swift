@@ -1,4 +1,5 @@
 import ALSASequencer
+import Endpoints
 import Testing
 
 /// A binding change's log line names the side of the bridge it belongs to: the input and

@@ -1,3 +1,4 @@
+import Endpoints
 import Foundation
 import Glibc
 import MIDI

@@ -1,8 +1,7 @@
-import ALSASequencer
 import Config
+import Endpoints
 import Foundation
 import MIDI
-import OSCTransport
 import Testing
 
 /// Broken configs are refused with the key path of the mistake and what was expected.

@@ -1,6 +1,6 @@
 import Config
+import Endpoints
 import Foundation
-import OSCTransport
 import Testing
 
 /// `service`: a destination that follows a DNS-SD service instead of a host and port.

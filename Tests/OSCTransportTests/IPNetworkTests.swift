@@ -1,3 +1,4 @@
+import Endpoints
 import OSCTransport
 import Testing
 

@@ -1,5 +1,6 @@
 // CLiblo: see UDPSenderTests.swift (a release build shows `SOCK_DGRAM` only to files importing it).
 import CLiblo
+import Endpoints
 import Glibc
 import OSCTransport
 import XCTest

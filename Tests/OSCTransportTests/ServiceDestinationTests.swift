@@ -1,5 +1,6 @@
 // CLiblo: see OSCSenderTests (socket constants in a release build of this module).
 import CLiblo
+import Endpoints
 import Glibc
 import OSC
 import OSCTransport

@@ -1,5 +1,6 @@
 import CAllocationCounter
 import CLiblo
+import Endpoints
 import Foundation
 import Glibc
 import OSC

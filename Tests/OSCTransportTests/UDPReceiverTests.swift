@@ -1,6 +1,7 @@
 // CLiblo: liblo's headers include <sys/socket.h> themselves, and in this test module (which
 // loads them) a release build only shows `SOCK_DGRAM` to files that import CLiblo.
 import CLiblo
+import Endpoints
 import Foundation
 import Glibc
 import OSCTransport

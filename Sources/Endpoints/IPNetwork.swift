@@ -1,5 +1,4 @@
 import Glibc
-import Platform
 
 /// An IPv4 or IPv6 address as a plain value, so a receive loop can carry a sender's address and
 /// check it against an allow-list without allocating.
@@ -63,16 +62,6 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
         case .v4(let address): address >> 24 == 127
         case .v6(let high, let low): high == 0 && low == 1
         }
-    }
-
-    /// The addresses of this machine's interfaces, loopback included (`getifaddrs`); a datagram
-    /// to any of them never leaves the machine.
-    public static func ofThisMachine() -> Set<IPAddress> {
-        var found: Set<IPAddress> = []
-        InterfaceAddresses.each { _, address in
-            if let ip = IPAddress(address) { found.insert(ip) }
-        }
-        return found
     }
 
     /// Whether this is the wildcard address (`0.0.0.0` or `::`), which binds every interface.

@@ -72,7 +72,7 @@ public struct PortSpec: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether `text` is one or more ASCII digits (`UInt8(_:)` would also take a `+` sign).
-    static func isDigits(_ text: Substring) -> Bool {
+    package static func isDigits(_ text: Substring) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
@@ -85,6 +85,23 @@ public struct PortSpec: Hashable, Sendable, CustomStringConvertible {
             if value > Int(UInt8.max) { throw .numberOutOfRange(text, number: String(digits)) }
         }
         return UInt8(value)
+    }
+}
+
+extension PortSpec {
+    /// Which ports a spec may resolve to: ones aseqosc reads from, or ones it writes to.
+    public enum Direction: Hashable, Sendable, CustomStringConvertible {
+        /// Ports others can read from by subscribing (`capabilities.isSource`).
+        case source
+        /// Ports others can write to by subscribing (`capabilities.isDestination`).
+        case destination
+
+        public var description: String {
+            switch self {
+            case .source: "source"
+            case .destination: "destination"
+            }
+        }
     }
 }
 
