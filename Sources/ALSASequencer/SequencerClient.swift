@@ -29,8 +29,8 @@ public final class SequencerClient: @unchecked Sendable {
     /// This client's number, as other clients see it.
     public let clientID: UInt8
     /// The kernel sequencer's descriptor behind a `hw` handle (always so for `default`), which
-    /// ``DirectOutput`` writes and ``SequencerReader`` reads themselves, as libasound's `hw`
-    /// backend does; nil for any other handle type.
+    /// ``DirectOutput`` writes itself, as libasound's `hw` backend does, and whose reads
+    /// ``SequencerReader`` makes wait; nil for any other handle type.
     let kernelDescriptor: Int32?
     /// The port ``subscribeToAnnouncements()`` created, or -1: where ``SequencerReader`` sends
     /// the event that wakes its blocking `read`.
@@ -39,6 +39,10 @@ public final class SequencerClient: @unchecked Sendable {
     /// lock also keeps a write that must not wait (``withWritesNotWaiting(_:)``) and a change
     /// of the input pool from interleaving with a change of mode.
     private let flagsBeforeWaiting = Mutex<Int32?>(nil)
+
+    /// The size of libasound's input buffer: more than the largest event the kernel's pools can
+    /// hold (2,000 cells of 28 bytes).
+    static let inputBufferBytes = 65_536
 
     /// Opens a sequencer client named `name`.
     ///
@@ -51,6 +55,11 @@ public final class SequencerClient: @unchecked Sendable {
         guard let opened else { throw ALSAError(code: -ENOMEM, call: "snd_seq_open") }
         do {
             try check(snd_seq_set_client_name(opened, name), "snd_seq_set_client_name")
+            // libasound reads into a buffer of 500 events (14,000 bytes), and the kernel hands
+            // over no part of an event that does not fit: a longer SysEx, which a client with
+            // a large pool may send as one event, would never be read.
+            try check(
+                snd_seq_set_input_buffer_size(opened, Self.inputBufferBytes), "snd_seq_set_input_buffer_size")
             let id = try check(snd_seq_client_id(opened), "snd_seq_client_id")
             clientID = UInt8(truncatingIfNeeded: id)
         } catch {

@@ -7,7 +7,7 @@ import Storage
 import Synchronization
 
 /// The input loop: waits for the sequencer, reads the pending events (one `read` per wake-up
-/// brings what the kernel holds, up to a buffer's worth: ``SequencerInputBuffer``), decodes
+/// brings what the kernel holds, up to libasound's input buffer), decodes
 /// each, stamps it with the monotonic clock and hands it to a handler, all on the thread that
 /// calls ``run(_:)``.
 ///
@@ -39,8 +39,6 @@ public final class SequencerReader: @unchecked Sendable {
         var lastSource = 0
         /// How many events `batchEvents` holds.
         var batched = 0
-        /// On a `hw` handle, the events read from its descriptor; otherwise libasound reads.
-        var input: SequencerInputBuffer?
         /// A waiting `read` answered `-EAGAIN` (a scheduled write had made the descriptor
         /// non-blocking for a moment): the next wait is in `poll()`.
         var pollNext = false
@@ -94,11 +92,9 @@ public final class SequencerReader: @unchecked Sendable {
                 decoder: SequencerEventDecoder(sysexStore: sysexStore),
                 heldBySource: InlineArray(
                     repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()))))
-        state.value.input = client.kernelDescriptor.map { SequencerInputBuffer(descriptor: $0) }
     }
 
     deinit {
-        state.value.input?.deallocate()
         close(wakeReader)
         close(wakeWriter)
     }
@@ -180,7 +176,7 @@ public final class SequencerReader: @unchecked Sendable {
 
         // The port of the wake-up event when reads wait; nil when the waits are in `poll()`.
         var wakeUpPort: UInt8?
-        if state.value.input != nil, let port = client.announcementPort, client.setReadsWait(true) {
+        if let port = client.announcementPort, client.setReadsWait(true) {
             wakeUpPort = port
         }
         let readsWait = wakeUpPort != nil
@@ -280,51 +276,33 @@ public final class SequencerReader: @unchecked Sendable {
     }
 
     /// The next event of this wake-up, or nil when there is none. The kernel is read once per
-    /// wake-up (`firstRead`); once that is taken, back to waiting (in the next `read` or in
-    /// `poll`), which sees whether it holds more: a played note costs one `read`, not a second
-    /// one answering EAGAIN.
+    /// wake-up (`firstRead`): libasound's one `read` brings every event waiting, up to its
+    /// buffer. Once those are taken, back to waiting (in the next `read` or in `poll`), which
+    /// sees whether the kernel holds more: a played note costs one `read`, not a second one
+    /// answering EAGAIN.
     @inline(__always)
     private func nextEvent(firstRead: inout Bool) throws(ALSAError) -> UnsafeMutablePointer<snd_seq_event_t>? {
-        guard state.value.input != nil else { return try nextEventFromLibasound(firstRead: &firstRead) }
-        while true {
-            if let event = state.value.input!.take() { return event }
-            guard firstRead else { return nil }
-            firstRead = false
-            let result = state.value.input!.fill()
-            if result == -EAGAIN {
-                state.value.pollNext = true
-                return nil
-            }
-            if result == -EINTR { return nil }
-            if result == -ENOSPC {
-                // The kernel's input pool overflowed and it dropped events; reading resumes at
-                // the next wake-up.
-                overrunCount.add(1, ordering: .relaxed)
-                return nil
-            }
-            if result < 0 { throw ALSAError(code: result, call: "read") }
-        }
-    }
-
-    /// ``nextEvent(firstRead:)`` through `snd_seq_event_input`, for handles other than `hw`.
-    private func nextEventFromLibasound(firstRead: inout Bool) throws(ALSAError)
-        -> UnsafeMutablePointer<snd_seq_event_t>?
-    {
         // `snd_seq_event_input` returns 1 per event, not what its buffer still holds.
         if !firstRead && snd_seq_event_input_pending(client.handle, 0) == 0 { return nil }
         firstRead = false
-        while true {
-            var event: UnsafeMutablePointer<snd_seq_event_t>?
-            let result = snd_seq_event_input(client.handle, &event)
-            if result == -EAGAIN { return nil }
-            if result == -ENOSPC {
-                // The kernel's input pool overflowed and it dropped events; reading resumes.
-                overrunCount.add(1, ordering: .relaxed)
-                continue
-            }
-            if result < 0 { throw ALSAError(code: result, call: "snd_seq_event_input") }
-            if let event { return event }
+        var event: UnsafeMutablePointer<snd_seq_event_t>?
+        let result = snd_seq_event_input(client.handle, &event)
+        if result >= 0 { return event }
+        switch result {
+        case -EAGAIN:
+            // A scheduled write had made the descriptor non-blocking for a moment.
+            state.value.pollNext = true
+        case -ENOSPC:
+            // The kernel's input pool overflowed, and it dropped what it held for us; reading
+            // resumes at the next wake-up.
+            overrunCount.add(1, ordering: .relaxed)
+        case -EINTR, -EINVAL:
+            // EINVAL: a SysEx whose data ran past what was read; libasound dropped the rest.
+            break
+        default:
+            throw ALSAError(code: result, call: "snd_seq_event_input")
         }
+        return nil
     }
 
     /// Adds a decoded MIDI event to the batch, handing the batch over when it is full.

@@ -1,3 +1,4 @@
+import CALSA
 import Endpoints
 import Foundation
 import Glibc
@@ -222,5 +223,63 @@ final class SequencerReaderALSATests: XCTestCase {
         XCTAssertGreaterThan(scheduled, 100)
         XCTAssertTrue(try isBlocking(client), "the reader's wait was switched off by the write")
         queue.removePendingEvents()
+    }
+
+    /// libasound reads into 14,000 bytes unless told otherwise, and the kernel hands over no
+    /// part of an event that does not fit: a SysEx sent as one event longer than that (a
+    /// client with a large pool may) must still arrive whole, and the notes after it too.
+    func testASysExLongerThanLibasoundsDefaultBufferArrivesWhole() throws {
+        let client = try SequencerClient(name: "reader-sysex")
+        let input = try client.createPort(name: "in", direction: .input)
+        _ = try client.subscribeToAnnouncements()
+        try client.setInputPool(2000)  // the kernel's most: 56,000 bytes
+        let dump = try SequencerClient(name: "reader-dump")
+        let output = try dump.createPort(name: "out", direction: .output)
+        try dump.connect(from: output, to: PortAddress(client: client.clientID, port: input))
+        let store = SysExStore(slots: 2, capacity: 65_536)
+        let reader = try SequencerReader(client: client, sysexStore: store)
+        let received = Mutex<(sysex: [[UInt8]], notes: [UInt8])>(([], []))
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            do {
+                try reader.run(
+                    midi: { event, _ in
+                        if event.kind == .sysex {
+                            let bytes = store.withBytes(event.sysex) { Array($0) }
+                            store.release(event.sysex)
+                            received.withLock { $0.sysex.append(bytes) }
+                        } else if event.kind == .noteOn {
+                            received.withLock { $0.notes.append(event.note) }
+                        }
+                    }, other: { _ in })
+            } catch {
+                XCTFail("reader: \(error)")
+            }
+            finished.signal()
+        }.start()
+        defer {
+            reader.stop()
+            XCTAssertEqual(finished.wait(timeout: .now() + 5), .success)
+        }
+        XCTAssertTrue(waitUntil { (try? self.isBlocking(client)) == true })
+
+        let message = [0xF0] + (0..<39_998).map { UInt8($0 % 128) } + [0xF7]
+        var event = snd_seq_event_t()
+        event.type = snd_seq_event_type_t(SND_SEQ_EVENT_SYSEX.rawValue)
+        aseqosc_ev_set_source(&event, output)
+        aseqosc_ev_set_subs(&event)
+        aseqosc_ev_set_direct(&event)
+        let written = message.withUnsafeBytes { bytes in
+            aseqosc_ev_set_variable(&event, UInt32(bytes.count), bytes.baseAddress)
+            return snd_seq_event_output_direct(dump.handle, &event)
+        }
+        XCTAssertEqual(Int(written), MemoryLayout<snd_seq_event_t>.size + message.count, "the kernel refused it")
+        try dump.send(.noteOn(channel: 0, note: 64, velocity: 90), from: output)
+
+        XCTAssertTrue(waitUntil { received.withLock { $0.notes } == [64] }, "the note after the SysEx never came")
+        let sysex = received.withLock { $0.sysex }
+        XCTAssertEqual(sysex.map(\.count), [message.count])
+        // Not XCTAssertEqual: its message would print 80,000 numbers.
+        XCTAssertTrue(sysex.first == message, "the SysEx arrived changed")
     }
 }
