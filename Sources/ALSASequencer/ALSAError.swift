@@ -21,10 +21,21 @@ public struct ALSAError: Error, CustomStringConvertible, Equatable {
                 `make test-vm` runs aseqosc in a VM that has one)
                 """
         }
+        if isNotTheKernelSequencer {
+            return """
+                the ALSA sequencer 'default' is not the kernel's (hw): aseqosc reads and writes \
+                the kernel sequencer itself; see the 'seq' definitions in ~/.asoundrc and /etc/asound.conf
+                """
+        }
         if code == -EACCES || code == -EPERM {
             return "\(call): permission denied on /dev/snd/seq; add your user to the 'audio' group"
         }
         return "\(call): \(String(cString: snd_strerror(code)))"
+    }
+
+    /// Whether `default` opened a sequencer other than the kernel's, which alsa.conf can define.
+    public var isNotTheKernelSequencer: Bool {
+        call == "snd_seq_open" && code == -EPROTONOSUPPORT
     }
 
     /// Whether the failure means there is no sequencer device on this machine at all.

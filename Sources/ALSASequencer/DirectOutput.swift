@@ -9,9 +9,8 @@ import Storage
 /// set once, so a fixed-size event costs its type, its data and the source port. The OSC -> MIDI
 /// path writes every event this way.
 ///
-/// On a `hw` handle (the kernel's sequencer, always so for `default`), a fixed-size event is
-/// written to the handle's descriptor directly, as libasound's `hw` backend writes it, in one
-/// `write` system call; any other handle type goes through `snd_seq_event_output_direct`.
+/// A fixed-size event is written to the kernel sequencer's descriptor directly, as libasound's
+/// `hw` backend writes it, in one `write` system call.
 ///
 /// Fixed-size events can also be staged, up to ``stageCapacity`` of them, and written together
 /// by ``writeStaged(_:)``: the kernel takes any number of events in one `write`, so the events
@@ -26,7 +25,7 @@ public final class DirectOutput {
     /// ``stageCapacity`` events laid out as one `write` sends them, set up like `event`.
     private let stagedEvents: FixedBuffer<snd_seq_event_t>
     private var staged: UnsafeMutablePointer<snd_seq_event_t> { stagedEvents.baseAddress }
-    /// The sequencer's descriptor for a `hw` handle, else -1.
+    /// The kernel sequencer's descriptor.
     private let descriptor: Int32
 
     /// Direct output through `client`.
@@ -35,7 +34,7 @@ public final class DirectOutput {
         aseqosc_ev_set_subs(eventCell.address)
         aseqosc_ev_set_direct(eventCell.address)
         stagedEvents = FixedBuffer(repeating: eventCell.value, count: Self.stageCapacity)
-        descriptor = client.kernelDescriptor ?? -1
+        descriptor = client.kernelDescriptor
     }
 
     private static var eventSize: UInt { UInt(MemoryLayout<snd_seq_event_t>.size) }
@@ -70,15 +69,6 @@ public final class DirectOutput {
     /// written with no error means: write the rest again to learn what stopped it.
     public func writeStaged(_ range: Range<Int>) -> (written: Int, error: ALSAError?) {
         guard !range.isEmpty else { return (0, nil) }
-        guard descriptor >= 0 else {
-            for index in range {
-                let result = snd_seq_event_output_direct(client.handle, staged + index)
-                if result < 0 {
-                    return (index - range.lowerBound, ALSAError(code: result, call: "snd_seq_event_output_direct"))
-                }
-            }
-            return (range.count, nil)
-        }
         let result = aseqosc_write_now(descriptor, staged + range.lowerBound, UInt(range.count) * Self.eventSize)
         guard result >= 0 else { return (0, ALSAError(code: Int32(truncatingIfNeeded: result), call: "write")) }
         return (Int(result) / Int(Self.eventSize), nil)
@@ -98,13 +88,9 @@ public final class DirectOutput {
         // set in init and never changes but the source port.
         SequencerEventEncoder.encodeFixedSize(midi, into: &event.pointee)
         aseqosc_ev_set_source(event, port)
-        // On a `hw` handle, all that snd_seq_event_output_direct does for a fixed-size event:
-        // one write of the struct, -errno on failure; without its two call levels and
-        // libc's write wrapper.
-        let result =
-            descriptor >= 0
-            ? Int32(truncatingIfNeeded: aseqosc_write_now(descriptor, event, Self.eventSize))
-            : snd_seq_event_output_direct(client.handle, event)
+        // All that snd_seq_event_output_direct does for a fixed-size event: one write of the
+        // struct, -errno on failure.
+        let result = Int32(truncatingIfNeeded: aseqosc_write_now(descriptor, event, Self.eventSize))
         try check(result, "snd_seq_event_output_direct")
     }
 }

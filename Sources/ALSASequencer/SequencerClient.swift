@@ -28,10 +28,9 @@ public final class SequencerClient: @unchecked Sendable {
     let handle: OpaquePointer
     /// This client's number, as other clients see it.
     public let clientID: UInt8
-    /// The kernel sequencer's descriptor behind a `hw` handle (always so for `default`), which
-    /// ``DirectOutput`` writes itself, as libasound's `hw` backend does, and whose reads
-    /// ``SequencerReader`` makes wait; nil for any other handle type.
-    let kernelDescriptor: Int32?
+    /// The kernel sequencer's descriptor behind the handle, which ``DirectOutput`` writes and
+    /// ``SequencerReader`` reads themselves, as libasound's `hw` backend does.
+    let kernelDescriptor: Int32
     /// The port ``subscribeToAnnouncements()`` created, or -1: where ``SequencerReader`` sends
     /// the event that wakes its blocking `read`.
     private let announcements = Atomic<Int>(-1)
@@ -40,26 +39,22 @@ public final class SequencerClient: @unchecked Sendable {
     /// of the input pool from interleaving with a change of mode.
     private let flagsBeforeWaiting = Mutex<Int32?>(nil)
 
-    /// The size of libasound's input buffer: more than the largest event the kernel's pools can
-    /// hold (2,000 cells of 28 bytes).
-    static let inputBufferBytes = 65_536
-
     /// Opens a sequencer client named `name`.
     ///
     /// - Throws: `ALSAError`; ``ALSAError/isSequencerMissing`` tells the case of a machine with
-    ///   no `/dev/snd/seq`.
+    ///   no `/dev/snd/seq`, ``ALSAError/isNotTheKernelSequencer`` a `default` sequencer that
+    ///   alsa.conf makes something other than the kernel's (`hw`, the only type libasound has).
     public init(name: String) throws(ALSAError) {
         aseqosc_silence_alsa_errors()
         var opened: OpaquePointer?
         try check(snd_seq_open(&opened, "default", SND_SEQ_OPEN_DUPLEX, SND_SEQ_NONBLOCK), "snd_seq_open")
         guard let opened else { throw ALSAError(code: -ENOMEM, call: "snd_seq_open") }
-        do {
+        var descriptor = pollfd()
+        do throws(ALSAError) {
+            guard snd_seq_type(opened) == SND_SEQ_TYPE_HW,
+                snd_seq_poll_descriptors(opened, &descriptor, 1, Int16(POLLIN)) == 1
+            else { throw ALSAError(code: -EPROTONOSUPPORT, call: "snd_seq_open") }
             try check(snd_seq_set_client_name(opened, name), "snd_seq_set_client_name")
-            // libasound reads into a buffer of 500 events (14,000 bytes), and the kernel hands
-            // over no part of an event that does not fit: a longer SysEx, which a client with
-            // a large pool may send as one event, would never be read.
-            try check(
-                snd_seq_set_input_buffer_size(opened, Self.inputBufferBytes), "snd_seq_set_input_buffer_size")
             let id = try check(snd_seq_client_id(opened), "snd_seq_client_id")
             clientID = UInt8(truncatingIfNeeded: id)
         } catch {
@@ -67,10 +62,7 @@ public final class SequencerClient: @unchecked Sendable {
             throw error
         }
         handle = opened
-        var descriptor = pollfd()
-        let isKernel = snd_seq_type(opened) == SND_SEQ_TYPE_HW
-        kernelDescriptor =
-            isKernel && snd_seq_poll_descriptors(opened, &descriptor, 1, Int16(POLLIN)) == 1 ? descriptor.fd : nil
+        kernelDescriptor = descriptor.fd
     }
 
     deinit {
@@ -308,7 +300,7 @@ extension SequencerClient {
     /// ``withWritesNotWaiting(_:)``.
     @discardableResult
     func setReadsWait(_ wait: Bool) -> Bool {
-        guard let descriptor = kernelDescriptor else { return false }
+        let descriptor = kernelDescriptor
         return flagsBeforeWaiting.withLock { flagsBeforeWaiting in
             if wait, flagsBeforeWaiting == nil {
                 let flags = fcntl(descriptor, F_GETFL)
@@ -329,9 +321,9 @@ extension SequencerClient {
     /// lock and the two `fcntl` calls are not on the path of a played note.
     func withWritesNotWaiting<Value>(_ write: () throws(ALSAError) -> Value) throws(ALSAError) -> Value {
         try flagsBeforeWaiting.withLock { flagsBeforeWaiting throws(ALSAError) -> Value in
-            guard let flags = flagsBeforeWaiting, let descriptor = kernelDescriptor else { return try write() }
-            _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
-            defer { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+            guard let flags = flagsBeforeWaiting else { return try write() }
+            _ = fcntl(kernelDescriptor, F_SETFL, flags | O_NONBLOCK)
+            defer { _ = fcntl(kernelDescriptor, F_SETFL, flags & ~O_NONBLOCK) }
             return try write()
         }
     }

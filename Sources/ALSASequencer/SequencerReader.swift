@@ -7,16 +7,16 @@ import Storage
 import Synchronization
 
 /// The input loop: waits for the sequencer, reads the pending events (one `read` per wake-up
-/// brings what the kernel holds, up to libasound's input buffer), decodes
+/// brings what the kernel holds, up to a buffer's worth: ``SequencerInputBuffer``), decodes
 /// each, stamps it with the monotonic clock and hands it to a handler, all on the thread that
 /// calls ``run(_:)``.
 ///
-/// On a `hw` handle with an announcements port, the wait is the `read` itself, which the
-/// kernel ends at the first event and which then takes all that are waiting: one system call
-/// per wake-up where `poll()` and a `read` are two (docs/benchmark-history.md, sixth round).
-/// ``stop()`` ends that wait by sending our own client an
-/// event on the announcements port. Otherwise, and while the caller has a timeout pending, it
-/// waits in `poll()` on the sequencer and on a wake-up pipe, and reads without blocking.
+/// With an announcements port, the wait is the `read` itself, which the kernel ends at the
+/// first event and which then takes all that are waiting: one system call per wake-up where
+/// `poll()` and a `read` are two (docs/benchmark-history.md, sixth round). ``stop()`` ends that
+/// wait by sending our own client an event on the announcements port. Without one, and while
+/// the caller has a timeout pending, it waits in `poll()` on the sequencer and on a wake-up
+/// pipe, and reads without blocking.
 ///
 /// It also keeps the notes held per source, so that when a source port or client disappears
 /// the handler receives the note-offs that source still owed: an unplugged keyboard never
@@ -33,6 +33,8 @@ public final class SequencerReader: @unchecked Sendable {
 
     private struct State {
         var decoder: SequencerEventDecoder
+        /// The events read from the sequencer's descriptor.
+        var input: SequencerInputBuffer
         var heldBySource: InlineArray<64, HeldBySource>
         var trackedSources = 0
         /// The slot of the source tracked last.
@@ -90,11 +92,13 @@ public final class SequencerReader: @unchecked Sendable {
         state = UncheckedCell(
             State(
                 decoder: SequencerEventDecoder(sysexStore: sysexStore),
+                input: SequencerInputBuffer(descriptor: client.kernelDescriptor),
                 heldBySource: InlineArray(
                     repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()))))
     }
 
     deinit {
+        state.value.input.deallocate()
         close(wakeReader)
         close(wakeWriter)
     }
@@ -276,33 +280,29 @@ public final class SequencerReader: @unchecked Sendable {
     }
 
     /// The next event of this wake-up, or nil when there is none. The kernel is read once per
-    /// wake-up (`firstRead`): libasound's one `read` brings every event waiting, up to its
-    /// buffer. Once those are taken, back to waiting (in the next `read` or in `poll`), which
-    /// sees whether the kernel holds more: a played note costs one `read`, not a second one
-    /// answering EAGAIN.
+    /// wake-up (`firstRead`); once that is taken, back to waiting (in the next `read` or in
+    /// `poll`), which sees whether it holds more: a played note costs one `read`, not a second
+    /// one answering EAGAIN.
     @inline(__always)
     private func nextEvent(firstRead: inout Bool) throws(ALSAError) -> UnsafeMutablePointer<snd_seq_event_t>? {
-        // `snd_seq_event_input` returns 1 per event, not what its buffer still holds.
-        if !firstRead && snd_seq_event_input_pending(client.handle, 0) == 0 { return nil }
-        firstRead = false
-        var event: UnsafeMutablePointer<snd_seq_event_t>?
-        let result = snd_seq_event_input(client.handle, &event)
-        if result >= 0 { return event }
-        switch result {
-        case -EAGAIN:
-            // A scheduled write had made the descriptor non-blocking for a moment.
-            state.value.pollNext = true
-        case -ENOSPC:
-            // The kernel's input pool overflowed, and it dropped what it held for us; reading
-            // resumes at the next wake-up.
-            overrunCount.add(1, ordering: .relaxed)
-        case -EINTR, -EINVAL:
-            // EINVAL: a SysEx whose data ran past what was read; libasound dropped the rest.
-            break
-        default:
-            throw ALSAError(code: result, call: "snd_seq_event_input")
+        while true {
+            if let event = state.value.input.take() { return event }
+            guard firstRead else { return nil }
+            firstRead = false
+            let result = state.value.input.fill()
+            if result == -EAGAIN {
+                state.value.pollNext = true
+                return nil
+            }
+            if result == -EINTR { return nil }
+            if result == -ENOSPC {
+                // The kernel's input pool overflowed and it dropped events; reading resumes at
+                // the next wake-up.
+                overrunCount.add(1, ordering: .relaxed)
+                return nil
+            }
+            if result < 0 { throw ALSAError(code: result, call: "read") }
         }
-        return nil
     }
 
     /// Adds a decoded MIDI event to the batch, handing the batch over when it is full.

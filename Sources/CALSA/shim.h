@@ -57,7 +57,17 @@ static inline void aseqosc_ev_schedule_real(snd_seq_event_t *ev, int queue, int 
     snd_seq_real_time_t time = { sec, nsec };
     snd_seq_ev_schedule_real(ev, queue, relative, &time);
 }
+static inline int aseqosc_ev_is_variable(const snd_seq_event_t *ev) {
+    return snd_seq_ev_is_variable(ev);
+}
 // snd_seq_ev_ext is a packed struct, whose fields Swift cannot reach reliably.
 static inline unsigned int aseqosc_ev_ext_length(const snd_seq_event_t *ev) { return ev->data.ext.len; }
 static inline const void *aseqosc_ev_ext_data(const snd_seq_event_t *ev) { return ev->data.ext.ptr; }
+// What libasound does for a variable-length event it finds in what it read from the kernel
+// (snd_seq_event_retrieve_buffer): the data follows the event, in whole cells; the event's data
+// pointer is set to there. Returns how many cells the data takes.
+static inline unsigned int aseqosc_ev_attach_ext_data(snd_seq_event_t *ev) {
+    ev->data.ext.ptr = ev + 1;
+    return (ev->data.ext.len + sizeof *ev - 1) / sizeof *ev;
+}
 #endif

@@ -45,7 +45,7 @@ final class SequencerReaderALSATests: XCTestCase {
     }
 
     private func isBlocking(_ client: SequencerClient) throws -> Bool {
-        let descriptor = try XCTUnwrap(client.kernelDescriptor)
+        let descriptor = client.kernelDescriptor
         return fcntl(descriptor, F_GETFL) & O_NONBLOCK == 0
     }
 

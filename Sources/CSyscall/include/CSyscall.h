@@ -1,8 +1,8 @@
 // System calls made straight from the caller, for those a forwarded event makes (OSC -> MIDI:
-// the receive and the MIDI write; MIDI -> OSC: the wait and the send): no libc wrapper, no
-// cancellation-point bookkeeping (docs/benchmark-history.md, sixth round, measured what each
-// step of a paced message costs). Each returns what the kernel answers: the count, or -errno
-// (errno is left alone).
+// the receive and the MIDI write; MIDI -> OSC: the wait, the sequencer read and the send): no
+// libc wrapper, no cancellation-point bookkeeping, no call at all (docs/benchmark-history.md,
+// sixth round, measured what each step of a paced message costs). Each returns what the kernel answers: the count, or -errno (errno is left
+// alone).
 #ifndef ASEQOSC_CSYSCALL_H
 #define ASEQOSC_CSYSCALL_H
 #include <errno.h>
@@ -31,6 +31,11 @@ static inline long aseqosc_syscall6(long number, long a, long b, long c, long d,
 /// write(2) of `length` bytes.
 static inline long aseqosc_write_now(int fd, const void *bytes, unsigned long length) {
     return aseqosc_syscall6(SYS_write, fd, (long)bytes, (long)length, 0, 0, 0);
+}
+
+/// read(2) of up to `length` bytes.
+static inline long aseqosc_read_now(int fd, void *bytes, unsigned long length) {
+    return aseqosc_syscall6(SYS_read, fd, (long)bytes, (long)length, 0, 0, 0);
 }
 
 /// recvfrom(2) into `buffer`, the sender's address into `address`.
