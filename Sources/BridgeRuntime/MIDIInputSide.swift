@@ -45,8 +45,6 @@ public final class MIDIInputSide: @unchecked Sendable {
         var feeder: RingFeeder
         /// Events pushed since the last batch ended.
         var pushed = 0
-        /// Events the consumer ran on this thread, around the ring, since the last batch ended.
-        var ranAroundRing = 0
     }
 
     /// The ring feeder, for tests and counters (input thread, or while it is paused).
@@ -137,43 +135,9 @@ public final class MIDIInputSide: @unchecked Sendable {
     }
 
     private func handle(_ events: UnsafeBufferPointer<MIDIEvent>, from sources: UnsafeBufferPointer<PortAddress>) {
-        // A small batch with nothing pushed before it in this wake-up, while the pipeline thread
-        // is idle (the paced case: a note or a chord), runs here at once, without the copies
-        // onto the ring and off it. Beyond the first 64 events of a wake-up everything goes
-        // through the ring, as below, so the pipeline thread works on a burst while this thread
-        // goes back to reading.
-        if hot.value.pushed == 0 && !hot.value.feeder.isOwing
-            && hot.value.ranAroundRing &+ events.count <= Self.inlineBatchLimit && allForInputPorts(events)
-            && consumer.runInline(events, beforehand: { track(events) })
-        {
-            hot.value.ranAroundRing &+= events.count
-            return
-        }
         var index = 0
         while index < events.count {
             handle(events[index])
-            index &+= 1
-        }
-    }
-
-    /// Whether every event arrived on one of our input ports (nearly always: anything else goes
-    /// through ``handle(_:)``, which drops it).
-    @inline(__always)
-    private func allForInputPorts(_ events: UnsafeBufferPointer<MIDIEvent>) -> Bool {
-        var index = 0
-        while index < events.count {
-            guard hot.value.isInputPort[Int(events[index].port & 0xFF)] else { return false }
-            index &+= 1
-        }
-        return true
-    }
-
-    /// What pushing would have recorded of `events`, which the consumer takes around the ring.
-    @inline(__always)
-    private func track(_ events: UnsafeBufferPointer<MIDIEvent>) {
-        var index = 0
-        while index < events.count {
-            hot.value.feeder.recordSounding(events[index])
             index &+= 1
         }
     }
@@ -210,11 +174,7 @@ public final class MIDIInputSide: @unchecked Sendable {
     private func afterBatch() -> Int32 {
         if hot.value.feeder.isOwing { hot.value.feeder.payOwed(now: SequencerSession.now()) }
         let pushed = hot.value.pushed
-        let ranAroundRing = hot.value.ranAroundRing
         hot.value.pushed = 0
-        hot.value.ranAroundRing = 0
-        // Everything ran here already (and nothing owed was pushed meanwhile): no one to wake.
-        if ranAroundRing > 0 && pushed == 0 && !hot.value.feeder.isOwing && ring.count == 0 { return -1 }
         if pushed == 0 || pushed > Self.inlineBatchLimit || hot.value.feeder.isOwing || !consumer.runInline() {
             wake.notify()
         }

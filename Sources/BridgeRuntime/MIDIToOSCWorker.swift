@@ -7,8 +7,7 @@ import Platform
 import Storage
 import Synchronization
 
-/// The consumer side of the MIDI -> OSC path: takes events off the ring (or, for a small batch
-/// on an idle bridge, straight from the input thread's buffer), runs every route,
+/// The consumer side of the MIDI -> OSC path: takes events off the ring, runs every route,
 /// formats each output for its destination and queues it on that route's UDP sender, which
 /// sends a whole batch with one `sendmmsg`. In steady state nothing here allocates, locks, logs
 /// or blocks (HotPathAllocationTests drives this loop and counts).
@@ -63,8 +62,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
 
     /// Loop passes so far; the watchdog pings systemd only while this moves.
     public let progress = Atomic<UInt64>(0)
-    /// Events run through the routes: taken off the ring, or handed over around it by
-    /// ``runInline(_:beforehand:)``.
+    /// Events taken off the ring and run through the routes.
     public let eventsIn = Atomic<Int>(0)
     /// Outputs that the destination's scheme does not send, or that did not fit a packet.
     let unformatted = Atomic<Int>(0)
@@ -137,20 +135,8 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     /// unless the pipeline thread is consuming or paused; returns whether it did. Wakes the
     /// pipeline thread if a throttle now falls due before it would wake by itself.
     func runInline() -> Bool {
-        runInline(UnsafeBufferPointer(start: nil, count: 0)) {}
-    }
-
-    /// Input thread: like ``runInline()``, and then runs all of `events` too, straight from the
-    /// caller's buffer: a small batch read while the pipeline thread is idle need not be copied
-    /// onto the ring and off it again. `beforehand` runs once the right to consume is taken,
-    /// before any event (the caller does there what pushing would have done, such as tracking
-    /// sounding notes). Returns false, having run nothing, if the pipeline thread is consuming
-    /// or paused.
-    @inline(__always)
-    func runInline(_ events: UnsafeBufferPointer<MIDIEvent>, beforehand: () -> Void) -> Bool {
         guard tryConsuming() else { return false }
-        beforehand()
-        processPending(then: events)
+        processPending()
         let deadline = earliestDeadline()
         stopConsuming()
         if deadline < plannedWake.load(ordering: .relaxed) {
@@ -213,26 +199,19 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
 
     /// Runs everything on the ring through the routes, then due throttled values; flushes.
     func processPending() {
-        processPending(then: UnsafeBufferPointer(start: nil, count: 0))
-    }
-
-    /// Runs everything on the ring through the routes, then `events` (after the ring: they were
-    /// read later), then due throttled values; flushes.
-    @inline(__always)
-    private func processPending(then events: UnsafeBufferPointer<MIDIEvent>) {
         var handled = 0
         var failed = 0
         let count = hotRouteCount.value
         if count == 1 {
             // One route, the usual config: taken once for the whole batch, not per event.
             hotRoutes[0]._withUnsafeGuaranteedRef { runtime in
-                forEachPending(then: events) { event in
+                while let event = ring.pop() {
                     failed &+= runtime.run(event, packet: packet)
                     finish(event, &handled)
                 }
             }
         } else {
-            forEachPending(then: events) { event in
+            while let event = ring.pop() {
                 failed &+= runAllRoutes(event, count)
                 finish(event, &handled)
             }
@@ -241,17 +220,6 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
         if hotHasDeadlines.value { failed &+= sendDue(count) }
         if failed > 0 { unformatted.add(failed, ordering: .relaxed) }
         flushAll()
-    }
-
-    /// Calls `body` with each event on the ring, then each of `events`, in that order.
-    @inline(__always)
-    private func forEachPending(then events: UnsafeBufferPointer<MIDIEvent>, _ body: (MIDIEvent) -> Void) {
-        while let event = ring.pop() { body(event) }
-        var next = 0
-        while next < events.count {
-            body(events[next])
-            next &+= 1
-        }
     }
 
     @inline(__always)

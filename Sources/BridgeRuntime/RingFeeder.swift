@@ -57,12 +57,10 @@ struct RingFeeder {
         return false
     }
 
-    /// Records what `event`, on its way downstream, does to the notes sounding there: after a
-    /// push, and for an event the consumer took from the input thread directly, around the ring
-    /// (``MIDIToOSCWorker/runInline(_:beforehand:)``), so that a later note-off that finds the
-    /// ring full is owed for its note.
+    /// Records what `event`, pushed on its way downstream, does to the notes sounding there, so
+    /// that a later note-off that finds the ring full is owed for its note.
     @inline(__always)
-    mutating func recordSounding(_ event: MIDIEvent) {
+    private mutating func recordSounding(_ event: MIDIEvent) {
         sounding[Int(event.port & 0xFF)].track(event)
     }
 

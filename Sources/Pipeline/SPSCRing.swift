@@ -69,9 +69,13 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         // Releasing: pairs with the consumer's acquiring load of `head` in `pop`, publishing
         // the element written above.
         head.store(writeIndex &+ 1, ordering: .releasing)
-        let fill = writeIndex &+ 1 &- cachedTail[0]
+        // The cached tail is refreshed only when the ring looks full, so it may be far behind:
+        // a fill past the mark is measured again against the consumer's tail before it counts.
+        var fill = writeIndex &+ 1 &- cachedTail[0]
         if fill > highWaterMark.load(ordering: .relaxed) {
-            highWaterMark.store(fill, ordering: .relaxed)
+            cachedTail[0] = tail.load(ordering: .acquiring)
+            fill = writeIndex &+ 1 &- cachedTail[0]
+            if fill > highWaterMark.load(ordering: .relaxed) { highWaterMark.store(fill, ordering: .relaxed) }
         }
         return true
     }

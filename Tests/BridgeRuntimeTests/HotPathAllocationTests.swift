@@ -71,10 +71,10 @@ final class HotPathAllocationTests: XCTestCase {
     }
 
     /// A played note or chord while the pipeline thread is idle: the input thread runs the batch
-    /// itself, straight from its buffer, around the ring (``MIDIToOSCWorker/runInline(_:beforehand:)``).
-    func testABatchRunAroundTheRingAllocatesNothing() throws {
+    /// off the ring itself (``MIDIToOSCWorker/runInline()``).
+    func testABatchRunOnTheInputThreadAllocatesNothing() throws {
         try requireOptimizedBuild()
-        let path = try HotPath(config: Self.config, destinations: 3, aroundRing: true)
+        let path = try HotPath(config: Self.config, destinations: 3, onInputThread: true)
         path.pump(2_000)
 
         let events = 100_000
@@ -84,7 +84,7 @@ final class HotPathAllocationTests: XCTestCase {
         XCTAssertEqual(path.worker.eventsIn.load(ordering: .relaxed), events + 2_000)
         XCTAssertGreaterThan(path.delivered.reduce(0, +), events, "packets reached the loopback sockets")
         print(
-            "allocation test: ALSA decode -> batch -> operators -> OSC x3 -> UDP, around the ring, \(events) "
+            "allocation test: ALSA decode -> ring -> operators -> OSC x3 -> UDP, on the input thread, \(events) "
                 + "events, \(path.delivered.reduce(0, +)) packets received, \(allocations) allocations")
     }
 
@@ -122,14 +122,12 @@ final class HotPathAllocationTests: XCTestCase {
 /// The MIDI -> OSC hot path on the calling thread, for the allocation tests: synthetic sequencer
 /// events (``HotPathAllocationTests/fill(_:sequence:)``) through the decoder and the ring feeder,
 /// the worker every 16 events, and loopback sockets, one per destination, drained as it goes.
-/// `aroundRing`: the events go in batches of 16 straight to the worker, as the input thread
-/// runs a small batch when the pipeline thread is idle (which then runs, asleep, beside it).
+/// `onInputThread`: each batch of 16 is run by ``MIDIToOSCWorker/runInline()``, as the input
+/// thread runs a small batch when the pipeline thread is idle (which then runs, asleep, beside it).
 final class HotPath {
     let receivers: [UDPReceiverSocket]
     let worker: MIDIToOSCWorker
-    private let aroundRing: Bool
-    private let batch = UnsafeMutablePointer<MIDIEvent>.allocate(capacity: 16)
-    private var batched = 0
+    private let onInputThread: Bool
     /// Datagrams each receiver got since the last ``resetDelivered()``.
     private(set) var delivered: [Int]
     private var decoder: SequencerEventDecoder
@@ -137,8 +135,8 @@ final class HotPath {
     private var raw = snd_seq_event_t()
 
     /// `config` names its destination ports `PORT1`, `PORT2`, ...: `destinations` of them.
-    init(config: String, destinations: Int, aroundRing: Bool = false) throws {
-        self.aroundRing = aroundRing
+    init(config: String, destinations: Int, onInputThread: Bool = false) throws {
+        self.onInputThread = onInputThread
         receivers = try (0..<destinations).map { _ in try UDPReceiverSocket() }
         var text = config
         for (index, receiver) in receivers.enumerated() {
@@ -155,12 +153,11 @@ final class HotPath {
         feeder = RingFeeder(ring: ring)
         delivered = [Int](repeating: 0, count: destinations)
         // The input thread runs a batch only while the pipeline thread runs and is idle.
-        if aroundRing { worker.start() }
+        if onInputThread { worker.start() }
     }
 
     deinit {
         worker.pause()
-        batch.deallocate()
     }
 
     /// Zeroes ``delivered`` in place: a new array (even a literal) would be copied on its first
@@ -182,33 +179,18 @@ final class HotPath {
         return Int(aseqosc_allocations_stop())
     }
 
-    private func track(_ events: UnsafeBufferPointer<MIDIEvent>) {
-        var index = 0
-        while index < events.count {
-            feeder.recordSounding(events[index])
-            index += 1
-        }
-    }
-
     /// Runs `count` events through, adding what arrives to ``delivered``.
     func pump(_ count: Int) {
         var i = 0
         while i < count {
             HotPathAllocationTests.fill(&raw, sequence: i)
             if case .midi(let event, _) = decoder.decode(&raw, timestamp: UInt64(i) * 1000) {
-                if aroundRing {
-                    batch[batched] = event
-                    batched += 1
-                } else {
-                    _ = feeder.push(event, now: event.timestamp)
-                }
+                _ = feeder.push(event, now: event.timestamp)
             }
             if i & 15 == 15 {
-                if aroundRing {
-                    let events = UnsafeBufferPointer(start: batch, count: batched)
+                if onInputThread {
                     // The pipeline thread takes its turn now and then (it wakes once a second).
-                    while !worker.runInline(events, beforehand: { track(events) }) { sched_yield() }
-                    batched = 0
+                    while !worker.runInline() { sched_yield() }
                 } else {
                     worker.processPending()
                 }

@@ -142,9 +142,9 @@ final class MIDIToOSCALSATests: XCTestCase {
     }
 
     /// Chords played one at a time, as a player does, while the pipeline thread is idle: the
-    /// input thread sends each itself, straight from what it read, without the ring (which
-    /// stays empty), in order; a chord in the middle ended by all-notes-off still ends.
-    func testChordsPlayedOneAtATimeGoOutInOrderWithoutTheRing() throws {
+    /// input thread sends each itself, in order, before the next is played; a chord in the
+    /// middle ended by all-notes-off still ends.
+    func testChordsPlayedOneAtATimeGoOutInOrderFromTheInputThread() throws {
         let bridge = try RunningBridge(
             config: """
                 { inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
@@ -171,16 +171,16 @@ final class MIDIToOSCALSATests: XCTestCase {
         XCTAssertEqual(json.status, 0, json.standardError)
         let status = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         XCTAssertEqual(status["eventsIn"] as? Int, expected.count)
-        // Through the ring, each chord would have left 3 behind it; only a chord that met the
-        // pipeline thread's idle pass (a few microseconds a second) would.
-        XCTAssertEqual(status["ringHighWater"] as? Int, 0, "\(status)")
+        // Each play's 3 events are sent before the next play; left to the pipeline thread's
+        // wake-ups, plays would pile up on the ring.
+        XCTAssertLessThanOrEqual(status["ringHighWater"] as? Int ?? .max, 6, "\(status)")
         XCTAssertEqual(status["ringDrops"] as? Int, 0)
     }
 
-    /// A note played alone goes around the ring; its note-off, at the end of a burst that
+    /// A note played alone, sent by the input thread; its note-off, at the end of a burst that
     /// overflows a small ring, is dropped: the input side still owes it (the note counts as
     /// sounding) and sends it once there is room.
-    func testANoteStartedAroundTheRingEndsWhenItsNoteOffFindsTheRingFull() throws {
+    func testANotePlayedAloneEndsWhenItsNoteOffFindsTheRingFull() throws {
         // At normal priority: a SCHED_FIFO input thread pre-empts amidi at every event of the
         // burst and never sees it whole, so the ring never fills (and oscdump, which cannot run
         // before amidi's write ends, drops the 300 datagrams queued meanwhile).

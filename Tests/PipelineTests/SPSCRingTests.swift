@@ -31,6 +31,19 @@ import Testing
         #expect(rest == [1, 2, 3, 1000])
     }
 
+    /// The mark is the most the ring held at once: 3 pushed and popped at a time, 500 times,
+    /// is 3, not the 1,500 a tail cached since the last full ring would make it.
+    @Test func highWaterIsTheMostHeldAtOnce() {
+        let ring = SPSCRing<Int>(capacity: 4096)
+        for round in 0..<500 {
+            for value in 0..<3 { #expect(ring.push(round * 3 + value)) }
+            while ring.pop() != nil {}
+        }
+        #expect(ring.highWater == 3)
+        for value in 0..<10 { #expect(ring.push(value)) }
+        #expect(ring.highWater == 10)
+    }
+
     @Test func indicesKeepWorkingAcrossManyWraps() {
         let ring = SPSCRing<MIDIEvent>(capacity: 4)
         for round in 0..<10_000 {
