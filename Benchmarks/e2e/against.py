@@ -24,7 +24,8 @@ def main(path):
             if not label.startswith(f"aseqosc.{direction}.ab."):
                 continue
             other = runs.get("other" + label[len("aseqosc"):])
-            if other:
+            # A pair where events were lost has no percentiles (it is listed at the end).
+            if other and this["p50_us"] != "-" and other["p50_us"] != "-":
                 pairs.append((label, int(this["p50_us"]) / int(other["p50_us"]),
                               int(this["p99_us"]) / int(other["p99_us"])))
         if not pairs:
