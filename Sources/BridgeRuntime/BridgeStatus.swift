@@ -197,17 +197,30 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
 
     /// How the event threads are scheduled and whether memory is locked (`realtime` in the config).
     public struct Realtime: Codable, Sendable, Equatable {
+        /// A running thread's role and how it is scheduled, side by side in one JSON object
+        /// (`name`, `policy`, `priority`, `refused`, `cpu`).
         public struct Thread: Codable, Sendable, Equatable {
             /// `input`, `pipeline`, `osc` or `tcp`.
             public var name: String
-            /// `fifo` (SCHED_FIFO) or `other` (normal priority).
-            public var policy: String
-            /// The SCHED_FIFO priority; 0 under `other`.
-            public var priority: Int
-            /// Why SCHED_FIFO was refused (`EPERM`), when it was asked for and refused.
-            public var refused: String?
-            /// The one CPU the thread is kept on (`realtime.cpu`), if it is kept on one.
-            public var cpu: Int?
+            public var schedule: ThreadSchedule
+
+            private enum CodingKeys: String, CodingKey { case name }
+
+            public init(name: String, schedule: ThreadSchedule) {
+                self.name = name
+                self.schedule = schedule
+            }
+
+            public init(from decoder: any Decoder) throws {
+                name = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
+                schedule = try ThreadSchedule(from: decoder)
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(name, forKey: .name)
+                try schedule.encode(to: encoder)
+            }
         }
 
         /// The SCHED_FIFO priority the config asks for; nil with `realtime: false`.
@@ -221,12 +234,7 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         /// `threads: input fifo/4, pipeline fifo/4, osc fifo/4; memory locked`, or with the
         /// reasons: `threads: input other (SCHED_FIFO refused: EPERM), ...; memory not locked (...)`.
         public var text: String {
-            let threadText = threads.map { thread in
-                "\(thread.name) "
-                    + ThreadSchedule(
-                        policy: thread.policy, priority: thread.priority, refused: thread.refused, cpu: thread.cpu
-                    ).text
-            }
+            let threadText = threads.map { "\($0.name) \($0.schedule.text)" }
             let memory =
                 if memoryLocked { "memory locked" } else if let memoryRefused {
                     "memory not locked (\(memoryRefused))"
@@ -368,9 +376,7 @@ extension BridgeStatus.Realtime {
         self.init(
             requestedPriority: scheduler.priority,
             threads: RealtimeRole.allCases.filter { $0 != .osc || osc }.compactMap { role in
-                schedules[role].map {
-                    Thread(name: "\(role)", policy: $0.policy, priority: $0.priority, refused: $0.refused, cpu: $0.cpu)
-                }
+                schedules[role].map { Thread(name: "\(role)", schedule: $0) }
             }, memoryLocked: memory.locked, memoryRefused: memory.refused)
     }
 }

@@ -24,7 +24,7 @@ public enum RealtimeRole: Int, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 /// How one thread ended up scheduled.
-public struct ThreadSchedule: Sendable, Equatable {
+public struct ThreadSchedule: Codable, Sendable, Equatable {
     /// `fifo` (SCHED_FIFO) or `other` (the normal time-sharing policy).
     public var policy: String
     /// The SCHED_FIFO priority; 0 under `other`.
