@@ -125,7 +125,7 @@ let package = Package(
             dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "ALSASequencerTests",
-            dependencies: ["ALSASequencer", "Endpoints", "MIDI", "TestSupport"]),
+            dependencies: ["ALSASequencer", "Endpoints", "MIDI", "Storage", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "Endpoints", "MIDI", "MIDIOSC"]),
         .testTarget(name: "SendTests", dependencies: ["Send", "MIDI"]),

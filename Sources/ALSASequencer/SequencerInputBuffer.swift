@@ -9,7 +9,8 @@ import Glibc
 /// of 64 KiB, where libasound's holds 500 events (14,000 bytes): a SysEx longer than the buffer
 /// could never be read.
 ///
-/// Owned by the input thread, which calls ``deallocate()`` when done.
+/// Used by the input thread only; the events live in memory its owner keeps (a ``FixedBuffer``
+/// of ``capacity`` events), so this stays a plain struct that the reader's state can hold.
 struct SequencerInputBuffer {
     /// The buffer's size in events (28 bytes each).
     static var capacity: Int { 2340 }
@@ -20,15 +21,11 @@ struct SequencerInputBuffer {
     private var count = 0
     private var next = 0
 
-    /// Reads `descriptor`, a `hw` handle's.
-    init(descriptor: Int32) {
+    /// Reads `descriptor`, the kernel sequencer's, into `storage`: ``capacity`` events that
+    /// outlive this buffer.
+    init(descriptor: Int32, storage: UnsafeMutablePointer<snd_seq_event_t>) {
         self.descriptor = descriptor
-        events = .allocate(capacity: Self.capacity)
-        events.initialize(repeating: snd_seq_event_t(), count: Self.capacity)
-    }
-
-    func deallocate() {
-        events.deallocate()
+        events = storage
     }
 
     /// Whether everything read has been taken.

@@ -45,6 +45,8 @@ public final class SequencerReader: @unchecked Sendable {
         /// non-blocking for a moment): the next wait is in `poll()`.
         var pollNext = false
     }
+    /// What one `read` of the sequencer brings, for ``State/input``.
+    private let inputEvents = FixedBuffer(repeating: snd_seq_event_t(), count: SequencerInputBuffer.capacity)
     /// The MIDI events of a batch being decoded, and the port each came from.
     private let batchEvents = FixedBuffer<MIDIEvent>(uninitializedCount: batchCapacity)
     private let batchSources = FixedBuffer(repeating: PortAddress(client: 0, port: 0), count: batchCapacity)
@@ -92,13 +94,12 @@ public final class SequencerReader: @unchecked Sendable {
         state = UncheckedCell(
             State(
                 decoder: SequencerEventDecoder(sysexStore: sysexStore),
-                input: SequencerInputBuffer(descriptor: client.kernelDescriptor),
+                input: SequencerInputBuffer(descriptor: client.kernelDescriptor, storage: inputEvents.baseAddress),
                 heldBySource: InlineArray(
                     repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()))))
     }
 
     deinit {
-        state.value.input.deallocate()
         close(wakeReader)
         close(wakeWriter)
     }

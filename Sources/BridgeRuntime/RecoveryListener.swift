@@ -2,6 +2,7 @@ import Endpoints
 import MIDI
 import MIDIOSC
 import OSCTransport
+import Storage
 import Synchronization
 
 /// The OSC input's side of note recovery (docs/OSC.md, "Recovery"): the senders that announce
@@ -19,14 +20,21 @@ final class RecoveryListener {
     /// How long a note-on must have arrived before a held-notes message that does not list it.
     static let grace: UInt64 = 30_000_000
 
-    private struct Sender {
-        var source: PacketSource
+    /// A class: its two tables are ~Copyable, freed with it when the sender is forgotten.
+    private final class Sender {
+        let source: PacketSource
         var period: UInt64
         var lastHeard: UInt64
         /// By `channel * 128 + note`: the output the note sounds on, or `silent`.
-        var outputs: UnsafeMutablePointer<UInt16>
+        let outputs = FixedBuffer(repeating: RecoveryListener.silent, count: 16 * 128)
         /// By `channel * 128 + note`: when its note-on arrived.
-        var started: UnsafeMutablePointer<UInt64>
+        let started = FixedBuffer(repeating: UInt64(0), count: 16 * 128)
+
+        init(source: PacketSource, period: UInt64, lastHeard: UInt64) {
+            self.source = source
+            self.period = period
+            self.lastHeard = lastHeard
+        }
     }
     static let silent = UInt16.max
 
@@ -46,10 +54,6 @@ final class RecoveryListener {
     let malformed = Atomic<Int>(0)
     /// How many senders are followed now.
     let following = Atomic<Int>(0)
-
-    deinit {
-        for sender in senders { free(sender) }
-    }
 
     /// Whether no sender is followed: the per-packet check of an input no sender uses this with.
     var isEmpty: Bool { senders.isEmpty }
@@ -131,7 +135,6 @@ final class RecoveryListener {
                     key += 1
                 }
                 sendersLost.add(1, ordering: .relaxed)
-                free(sender)
                 senders.remove(at: index)
                 following.store(senders.count, ordering: .relaxed)
             }
@@ -145,17 +148,8 @@ final class RecoveryListener {
             sendersRefused.add(1, ordering: .relaxed)
             return nil
         }
-        let outputs = UnsafeMutablePointer<UInt16>.allocate(capacity: 16 * 128)
-        outputs.initialize(repeating: Self.silent, count: 16 * 128)
-        let started = UnsafeMutablePointer<UInt64>.allocate(capacity: 16 * 128)
-        started.initialize(repeating: 0, count: 16 * 128)
-        senders.append(Sender(source: source, period: period, lastHeard: now, outputs: outputs, started: started))
+        senders.append(Sender(source: source, period: period, lastHeard: now))
         following.store(senders.count, ordering: .relaxed)
         return senders.count - 1
-    }
-
-    private func free(_ sender: Sender) {
-        sender.outputs.deallocate()
-        sender.started.deallocate()
     }
 }

@@ -1,5 +1,6 @@
 import CALSA
 import Glibc
+import Storage
 import XCTest
 
 @testable import ALSASequencer
@@ -50,8 +51,8 @@ final class SequencerInputBufferTests: XCTestCase {
         send(
             fixed(SND_SEQ_EVENT_NOTEON, note: 60) + variable(claiming: sysex.count, data: sysex)
                 + fixed(SND_SEQ_EVENT_NOTEOFF, note: 60))
-        var input = SequencerInputBuffer(descriptor: pipeEnds.reader)
-        defer { input.deallocate() }
+        let storage = FixedBuffer(repeating: snd_seq_event_t(), count: SequencerInputBuffer.capacity)
+        var input = SequencerInputBuffer(descriptor: pipeEnds.reader, storage: storage.baseAddress)
         XCTAssertEqual(input.fill(), 0)
         let first = input.take()
         XCTAssertEqual(first.map { UInt32($0.pointee.type) }, SND_SEQ_EVENT_NOTEON.rawValue)
@@ -72,8 +73,8 @@ final class SequencerInputBufferTests: XCTestCase {
     /// (libasound's answer too), and the next read starts afresh.
     func testDataRunningPastTheReadDropsTheRest() {
         send(fixed(SND_SEQ_EVENT_NOTEON, note: 1) + variable(claiming: 100, data: [0xF0, 1, 2, 0xF7]))
-        var input = SequencerInputBuffer(descriptor: pipeEnds.reader)
-        defer { input.deallocate() }
+        let storage = FixedBuffer(repeating: snd_seq_event_t(), count: SequencerInputBuffer.capacity)
+        var input = SequencerInputBuffer(descriptor: pipeEnds.reader, storage: storage.baseAddress)
         XCTAssertEqual(input.fill(), 0)
         XCTAssertEqual(input.take()?.pointee.data.note.note, 1)
         XCTAssertNil(input.take())
@@ -84,8 +85,8 @@ final class SequencerInputBufferTests: XCTestCase {
     }
 
     func testNothingWaitingAnswersEAGAIN() {
-        var input = SequencerInputBuffer(descriptor: pipeEnds.reader)
-        defer { input.deallocate() }
+        let storage = FixedBuffer(repeating: snd_seq_event_t(), count: SequencerInputBuffer.capacity)
+        var input = SequencerInputBuffer(descriptor: pipeEnds.reader, storage: storage.baseAddress)
         XCTAssertEqual(input.fill(), -EAGAIN)
         XCTAssertTrue(input.isEmpty)
         XCTAssertNil(input.take())
