@@ -97,7 +97,8 @@ esac
 echo "== build (host)" >&2
 gcc -O2 -Wall -o "$out/bare-forwarder" Benchmarks/e2e/bare-forwarder.c -lasound
 gcc -O2 -Wall -o "$out/loadgen" Benchmarks/e2e/loadgen.c -lasound -lm
-# E2E_NO_BUILD=1 measures .build/release/aseqosc as it is (say, the test suite's build).
+# E2E_NO_BUILD=1 measures .build/release/aseqosc as it is (say, the test suite's build);
+# E2E_NO_REALTIME=1 (below) runs it with `realtime: false`.
 [ "${E2E_NO_BUILD:-0}" = 1 ] ||
   swift build -c release -j "${JOBS:-2}" --product aseqosc 2>&1 | grep -E "error|warning: |Compiling|Build" >&2 || true
 [ -x .build/release/aseqosc ] || { echo "e2e.sh: no .build/release/aseqosc" >&2; exit 70; }
@@ -130,6 +131,10 @@ JSON5
   osc: { listen: "127.0.0.1:$reverse_port" },
 }
 JSON5
+  # E2E_NO_REALTIME=1: every run's aseqosc at normal priority (the callgrind runs among them).
+  if [ "${E2E_NO_REALTIME:-0}" = 1 ]; then
+    sed -i 's/^  client: "aseqosc",$/&\n  realtime: false,/' "$out/aseqosc$suffix.json5" "$out/aseqosc-reverse$suffix.json5"
+  fi
   .build/release/aseqosc check "$out/aseqosc$suffix.json5" >&2
   # The same bridge with its threads at normal priority (--load-only).
   sed 's/^  client: "aseqosc",$/&\n  realtime: false,/' "$out/aseqosc$suffix.json5" > "$out/aseqosc-nort$suffix.json5"
