@@ -56,7 +56,9 @@ final class RecoveryListener {
     let following = Atomic<Int>(0)
 
     /// Whether no sender is followed: the per-packet check of an input no sender uses this with.
-    var isEmpty: Bool { senders.isEmpty }
+    // From the atomic, which tracks `senders.count`: reading the array, a class `var`, would
+    // pay a dynamic exclusivity check on every packet.
+    var isEmpty: Bool { following.load(ordering: .relaxed) == 0 }
 
     /// The followed sender `source`, if it is one; counts as hearing from it.
     @inline(__always)
