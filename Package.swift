@@ -107,6 +107,7 @@ let package = Package(
 
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "EndpointsTests", dependencies: ["Endpoints"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "TestSupport"]),
         .testTarget(
             name: "OSCQueryTests",

@@ -1,5 +1,4 @@
 import Endpoints
-import OSCTransport
 import Testing
 
 /// Allow-list networks: CIDR parsing for both families, and membership.

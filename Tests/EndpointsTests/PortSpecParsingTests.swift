@@ -1,4 +1,3 @@
-import ALSASequencer
 import Endpoints
 import Testing
 
