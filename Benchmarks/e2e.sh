@@ -131,15 +131,16 @@ JSON5
   osc: { listen: "127.0.0.1:$reverse_port" },
 }
 JSON5
-  # E2E_NO_REALTIME=1: every run's aseqosc at normal priority (the callgrind runs among them).
-  if [ "${E2E_NO_REALTIME:-0}" = 1 ]; then
-    sed -i 's/^  client: "aseqosc",$/&\n  realtime: false,/' "$out/aseqosc$suffix.json5" "$out/aseqosc-reverse$suffix.json5"
-  fi
-  .build/release/aseqosc check "$out/aseqosc$suffix.json5" >&2
   # The same bridge with its threads at normal priority (--load-only).
   sed 's/^  client: "aseqosc",$/&\n  realtime: false,/' "$out/aseqosc$suffix.json5" > "$out/aseqosc-nort$suffix.json5"
   # Real-time threads that may move to any CPU (`realtime.cpu: false`; Benchmarks/rt-hog.sh).
   sed 's/^  client: "aseqosc",$/&\n  realtime: { cpu: false },/' "$out/aseqosc$suffix.json5" > "$out/aseqosc-unpinned$suffix.json5"
+  # E2E_NO_REALTIME=1: the plain runs' aseqosc at normal priority (the callgrind runs among
+  # them); after the variants above are made, which keep their own `realtime`.
+  if [ "${E2E_NO_REALTIME:-0}" = 1 ]; then
+    sed -i 's/^  client: "aseqosc",$/&\n  realtime: false,/' "$out/aseqosc$suffix.json5" "$out/aseqosc-reverse$suffix.json5"
+  fi
+  .build/release/aseqosc check "$out/aseqosc$suffix.json5" >&2
   .build/release/aseqosc check "$out/aseqosc-reverse$suffix.json5" >&2
 done
 

@@ -225,9 +225,9 @@ final class SequencerReaderALSATests: XCTestCase {
         queue.removePendingEvents()
     }
 
-    /// libasound reads into 14,000 bytes unless told otherwise, and the kernel hands over no
-    /// part of an event that does not fit: a SysEx sent as one event longer than that (a
-    /// client with a large pool may) must still arrive whole, and the notes after it too.
+    /// The kernel hands over no part of an event that does not fit the read's buffer: a SysEx
+    /// sent as one event longer than libasound's default 14,000 bytes (a client with a large
+    /// pool may) must still arrive whole through the reader's 64 KiB, and the notes after it.
     func testASysExLongerThanLibasoundsDefaultBufferArrivesWhole() throws {
         let client = try SequencerClient(name: "reader-sysex")
         let input = try client.createPort(name: "in", direction: .input)
