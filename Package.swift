@@ -26,7 +26,7 @@ let package = Package(
         // Pure Swift, no C, no Foundation.
         // Owned fixed-size memory for the hot paths' state, freed with its owner.
         .target(name: "Storage"),
-        .target(name: "MIDI"),
+        .target(name: "MIDI", dependencies: ["Storage"]),
         .target(name: "OSC"),
         // JSON5 in (configs), JSON out (status, `ports --json`): what Foundation did, without it.
         .target(name: "JSON"),
@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "CAffinity"),
 
         // The only modules that touch the C libraries.
-        .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "Endpoints", "MIDI", "Storage"]),
+        .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "Endpoints", "MIDI", "Platform", "Storage"]),
         .target(name: "OSCTransport", dependencies: ["CSyscall", "Endpoints", "OSC", "Platform", "Storage"]),
         // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
         .target(name: "Discovery", dependencies: ["CAvahi", "OSCTransport", "Platform"]),
@@ -60,7 +60,7 @@ let package = Package(
             name: "Config",
             dependencies: ["MIDI", "OSC", "MIDIOSC", "Pipeline", "Endpoints", "JSON", "Platform"]),
         // `aseqosc send`: the SendMIDI vocabulary, its scripts and the player that paces them out.
-        .target(name: "Send", dependencies: ["MIDI", "ALSASequencer"]),
+        .target(name: "Send", dependencies: ["MIDI", "ALSASequencer", "Platform"]),
         // The running bridge: the two directions (MIDI -> OSC, OSC -> MIDI), their threads, the
         // routes and destinations, paced MIDI output, and the status their counters make.
         .target(
@@ -105,6 +105,7 @@ let package = Package(
         // Test-only: finding the sequencer, the built binary and peer tools; running processes.
         .target(name: "TestSupport"),
 
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "EndpointsTests", dependencies: ["Endpoints"]),
@@ -126,21 +127,21 @@ let package = Package(
             dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "ALSASequencerTests",
-            dependencies: ["ALSASequencer", "Endpoints", "MIDI", "Storage", "TestSupport"]),
+            dependencies: ["ALSASequencer", "Endpoints", "MIDI", "Platform", "Storage", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "Endpoints", "MIDI", "MIDIOSC"]),
         .testTarget(name: "SendTests", dependencies: ["Send", "MIDI"]),
         .testTarget(
             name: "BridgeRuntimeTests",
             dependencies: [
-                "BridgeRuntime", "Config", "ALSASequencer", "Endpoints", "MIDI", "MIDIOSC", "OSCTransport", "Pipeline",
+                "BridgeRuntime", "Config", "ALSASequencer", "Endpoints", "MIDI", "MIDIOSC", "OSCTransport", "Pipeline", "Platform",
                 "CALSA", "TestSupport", "CAllocationCounter",
             ]),
         // End to end: the built binary against the kernel sequencer and peer tools.
         .testTarget(
             name: "BridgeTests",
             dependencies: [
-                "BridgeRuntime", "ALSASequencer", "MIDI", "OSC", "CLiblo", "TestSupport", "CAllocationCounter",
+                "BridgeRuntime", "ALSASequencer", "MIDI", "OSC", "Platform", "CLiblo", "TestSupport", "CAllocationCounter",
             ]),
     ],
     swiftLanguageModes: [.v6]

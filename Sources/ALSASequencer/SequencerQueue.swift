@@ -1,6 +1,7 @@
 import CALSA
 import Glibc
 import MIDI
+import Platform
 
 /// A sequencer queue on our client, for events that must leave at a given time (OSC bundles
 /// with a time tag): the kernel holds them and delivers each at its time, so timing does not
@@ -48,7 +49,7 @@ public final class SequencerQueue: @unchecked Sendable {
         // the output buffer until drained; the kernel handles it during the drain.
         try control(SND_SEQ_EVENT_START)
         isRunning = true
-        let monotonic = SequencerReader.now()
+        let monotonic = MonotonicClock.now()
         monotonicOrigin = monotonic - min(try realTime(), monotonic)
     }
 

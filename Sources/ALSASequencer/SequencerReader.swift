@@ -3,6 +3,7 @@ import CSyscall
 import Endpoints
 import Glibc
 import MIDI
+import Platform
 import Storage
 import Synchronization
 
@@ -126,15 +127,6 @@ public final class SequencerReader: @unchecked Sendable {
         while withUnsafeMutableBytes(of: &sink, { read(wakeReader, $0.baseAddress, $0.count) }) > 0 {}
     }
 
-    /// The monotonic clock in nanoseconds, the time base of every event.
-    // Inlinable: other modules read the clock once per receive, and it is one system call.
-    @inlinable
-    public static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-    }
-
     /// Reads events until ``stop()``, like ``run(midi:other:afterBatch:)`` with one handler for
     /// every decoded event.
     public func run(_ handler: (DecodedSequencerEvent) -> Void, afterBatch: () -> Int32 = { -1 }) throws(ALSAError) {
@@ -173,9 +165,9 @@ public final class SequencerReader: @unchecked Sendable {
         other: (DecodedSequencerEvent) -> Void, afterBatch: () -> Int32 = { -1 }
     ) throws(ALSAError) {
         let sequencerCount = Int(snd_seq_poll_descriptors_count(client.handle, Int16(POLLIN)))
-        let descriptors = UnsafeMutablePointer<pollfd>.allocate(capacity: sequencerCount + 1)
-        defer { descriptors.deallocate() }
-        let filled = snd_seq_poll_descriptors(client.handle, descriptors, UInt32(sequencerCount), Int16(POLLIN))
+        let descriptors = FixedBuffer(repeating: pollfd(), count: sequencerCount + 1)
+        let filled = snd_seq_poll_descriptors(
+            client.handle, descriptors.baseAddress, UInt32(sequencerCount), Int16(POLLIN))
         descriptors[Int(filled)] = pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
         let total = nfds_t(filled + 1)
 
@@ -205,7 +197,7 @@ public final class SequencerReader: @unchecked Sendable {
             }
             state.value.pollNext = false
             // Made directly, not through libc: see CSyscall.
-            let ready = aseqosc_poll_now(descriptors, UInt(total), timeout)
+            let ready = aseqosc_poll_now(descriptors.baseAddress, UInt(total), timeout)
             if ready < 0 {
                 if ready == -Int(EINTR) { continue }
                 throw ALSAError(code: Int32(truncatingIfNeeded: ready), call: "poll")
@@ -219,7 +211,7 @@ public final class SequencerReader: @unchecked Sendable {
         }
     }
 
-    private static func hasInput(_ descriptors: UnsafeMutablePointer<pollfd>, count: Int) -> Bool {
+    private static func hasInput(_ descriptors: borrowing FixedBuffer<pollfd>, count: Int) -> Bool {
         var index = 0
         while index < count {
             if descriptors[index].revents & Int16(POLLIN) != 0 { return true }
@@ -246,7 +238,7 @@ public final class SequencerReader: @unchecked Sendable {
         if waiting { wakePort.store(-1, ordering: .sequentiallyConsistent) }
         guard var event = first else { return }
         // After the first read, which in the waiting mode is the wait.
-        let now = Self.now()
+        let now = MonotonicClock.now()
         while true {
             read &+= 1
             // Notes and controllers, nearly everything a player sends, skip the decoded enum.
@@ -376,7 +368,7 @@ public final class SequencerReader: @unchecked Sendable {
     private func releaseHeldNotes(
         _ handler: (MIDIEvent, PortAddress) -> Void, matching matches: (PortAddress) -> Bool
     ) {
-        let now = Self.now()
+        let now = MonotonicClock.now()
         var i = 0
         while i < state.value.trackedSources {
             let source = state.value.heldBySource[i].source

@@ -172,7 +172,7 @@ public final class MIDIInputSide: @unchecked Sendable {
     /// returns how long the reader may wait for the next event: while note-offs are still owed,
     /// 1 ms, so they go out as soon as the pipeline makes room even if no other event ever comes.
     private func afterBatch() -> Int32 {
-        if hot.value.feeder.isOwing { hot.value.feeder.payOwed(now: SequencerSession.now()) }
+        if hot.value.feeder.isOwing { hot.value.feeder.payOwed(now: MonotonicClock.now()) }
         let pushed = hot.value.pushed
         hot.value.pushed = 0
         if pushed == 0 || pushed > Self.inlineBatchLimit || hot.value.feeder.isOwing || !consumer.runInline() {

@@ -178,7 +178,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
                 // The input thread is consuming: it empties the ring before it lets go, and
                 // wakes this thread for a batch it leaves; look again soon, for deadlines and
                 // for a stop.
-                plannedWake.store(SequencerSession.now() &+ 1_000_000, ordering: .relaxed)
+                plannedWake.store(MonotonicClock.now() &+ 1_000_000, ordering: .relaxed)
                 wake.sleep(timeoutMilliseconds: 1) { false }
                 continue
             }
@@ -188,7 +188,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
             // thread, which takes it with an acquiring exchange, compares its deadlines with this
             // wake, not with the one before (it would then miss one that falls in between).
             plannedWake.store(
-                timeout < 0 ? .max : SequencerSession.now() &+ UInt64(timeout) &* 1_000_000, ordering: .relaxed)
+                timeout < 0 ? .max : MonotonicClock.now() &+ UInt64(timeout) &* 1_000_000, ordering: .relaxed)
             stopConsuming()
             if stopping { return }
             wake.sleep(timeoutMilliseconds: timeout) {
@@ -246,7 +246,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     /// could not be formatted.
     private func sendDue(_ count: Int) -> Int {
         var failed = 0
-        let now = SequencerSession.now()
+        let now = MonotonicClock.now()
         var index = 0
         while index < count {
             failed &+= hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
@@ -294,7 +294,7 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
     private func sleepTimeout() -> Int32 {
         let earliest = earliestDeadline()
         guard earliest != .max else { return idleWakeMilliseconds }
-        let now = SequencerSession.now()
+        let now = MonotonicClock.now()
         guard earliest > now else { return 0 }
         let cap = idleWakeMilliseconds < 0 ? UInt64(Int32.max) : UInt64(idleWakeMilliseconds)
         return Int32(min((earliest - now) / 1_000_000 + 1, cap))

@@ -66,8 +66,9 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private var thread: SystemThread?
     /// The senders that announce their held notes (`recovery: true` on an aseqosc destination).
     let recovery = RecoveryListener()
-    /// The followed sender of the packet being handled (an index into `recovery`), or -1.
-    private var recordingSender = -1
+    /// Whose events ``process(_:)`` records for note recovery: the sender of the packet being
+    /// handled, or nobody.
+    private var recording = Recording.nobody
     /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
     public var realtime: RealtimeScheduler?
 
@@ -154,7 +155,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
             realtime?.enter(.osc)
             // One clock reading per batch of packets: they arrived together. TCP keeps its
             // connections' idle times by the same reading (the same clock, CLOCK_MONOTONIC).
-            receiver.run(tick: tick, beforeBatch: { now = SequencerSession.now() }, clock: { now }, handle)
+            receiver.run(tick: tick, beforeBatch: { now = MonotonicClock.now() }, clock: { now }, handle)
             receiver.close()
         }
         log.info(
@@ -174,7 +175,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         // First, so that nothing scheduled can start a note after the cutoff below; what waited
         // for room in the kernel's pool goes with it.
         queue.removePendingEvents()
-        now = SequencerSession.now()
+        now = MonotonicClock.now()
         scheduleAt = nil
         // Everything due by the cutoff has played, and nothing after it will. The queue's clock
         // and the monotonic one may differ by a timer tick; the margin errs towards a note-off
@@ -194,8 +195,8 @@ public final class OSCToMIDISide: @unchecked Sendable {
         // Then the rest: notes whose note-off was scheduled and removed.
         ledger.forEachMaySound(at: cutoff) { noteOff in emit(noteOff, 0) }
         let deadline = now + 1_000_000_000
-        while !output.isIdle && SequencerSession.now() < deadline {
-            _ = output.service(now: SequencerSession.now())
+        while !output.isIdle && MonotonicClock.now() < deadline {
+            _ = output.service(now: MonotonicClock.now())
             usleep(1000)
         }
         output.finish()
@@ -292,12 +293,12 @@ public final class OSCToMIDISide: @unchecked Sendable {
         // Nothing timed, the usual case: no clock to read and nothing more to call on a
         // message's way back to the wait (each call is a cost under emulation, BENCHMARKS.md).
         guard !output.isIdle || route.nextDeadline != nil || !recovery.isEmpty else { return -1 }
-        let now = SequencerSession.now()
+        let now = MonotonicClock.now()
         if recovery.nextDeadline <= now {
             // Senders gone silent: their notes end as if their note-offs had come.
             self.now = now
             scheduleAt = nil
-            recordingSender = -1
+            recording = .nobody
             recovery.expire(now: now) { process($0) }
             output.flush(now: now)
         }
@@ -319,12 +320,16 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private func handle(_ datagram: UnsafeRawBufferPointer, from sender: PacketSource) {
         scheduleAt = nil
         // One look at an empty table for every packet when no sender uses recovery.
-        recordingSender = recovery.isEmpty ? -1 : recovery.index(of: sender, now: now) ?? -1
+        let followed = recovery.isEmpty ? nil : recovery.index(of: sender, now: now)
         // The commonest message: one event at an address seen before, to one output, never
         // SysEx, never scheduled; through a route without operators (the default), it is
         // forwarded without a sink closure to the route's one destination.
         if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
-            if recordingSender >= 0 { recovery.record(event, sender: recordingSender, now: now) }
+            if let followed {
+                recovery.record(event, sender: followed, now: now)
+            } else {
+                recovery.remember(event, from: sender, now: now)
+            }
             var forwarded = event
             if route.forward(&forwarded) == .send {
                 // A plain message is one event: written at once, unless a bundle before it in
@@ -333,12 +338,13 @@ public final class OSCToMIDISide: @unchecked Sendable {
                 output.send(forwarded, now: now, moreToCome: false)
                 ledger.record(forwarded, at: now, now: now)
             } else {
-                process(event)
+                runThroughRoute(event)
             }
             counters.messages.add(1, ordering: .relaxed)
             counters.translated.add(1, ordering: .relaxed)
             return
         }
+        recording = Recording(followed, sender)
         // A message at an address seen before: its address is not read twice.
         do {
             if let (message, outcome) = try translator.translate(
@@ -399,7 +405,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         let ahead = min(tag.rawValue - nowNTP, 86_400 << 32)
         let delay = (ahead >> 32) * 1_000_000_000 + ((ahead & 0xFFFF_FFFF) * 1_000_000_000) >> 32
         counters.scheduled.add(1, ordering: .relaxed)
-        return SequencerSession.now() + delay
+        return MonotonicClock.now() + delay
     }
 
     private func handle(_ message: OSCMessageView, from sender: PacketSource) {
@@ -417,8 +423,10 @@ public final class OSCToMIDISide: @unchecked Sendable {
                 log.debug("osc input: \(message.addressString) from \(sender): arguments do not fit the address")
                 return
             }
-            recordingSender = -1
+            recording = .nobody
             recovery.received(held, from: sender, now: now) { process($0) }
+            // What follows in the same bundle is the now followed sender's.
+            recording = Recording(recovery.index(of: sender, now: now), sender)
         case .unknownAddress:
             counters.unknownAddress.add(1, ordering: .relaxed)
             log.debug("osc input: unknown address \(message.addressString) from \(sender)")
@@ -433,12 +441,27 @@ public final class OSCToMIDISide: @unchecked Sendable {
         }
     }
 
-    /// One translated event through the operators to its output.
+    /// One translated event, recorded for note recovery, through the operators to its output.
     private func process(_ event: MIDIEvent) {
-        if recordingSender >= 0 { recovery.record(event, sender: recordingSender, now: now) }
+        record(event)
+        runThroughRoute(event)
+    }
+
+    /// One event through the operators to its output.
+    private func runThroughRoute(_ event: MIDIEvent) {
         consumedSysEx = false
         route.process(event, now: now) { output, destination in emit(output, destination) }
         if event.kind == .sysex && !consumedSysEx { sysexStore?.release(event.sysex) }
+    }
+
+    /// Records `event` for note recovery, as ``recording`` says.
+    @inline(__always)
+    private func record(_ event: MIDIEvent) {
+        switch recording {
+        case .followed(let index): recovery.record(event, sender: index, now: now)
+        case .unfollowed(let source): recovery.remember(event, from: source, now: now)
+        case .nobody: break
+        }
     }
 
     private func emit(_ event: MIDIEvent, _ destination: Int) {
@@ -450,5 +473,22 @@ public final class OSCToMIDISide: @unchecked Sendable {
             ledger.record(event, at: now, now: now)
             output.send(event, now: now)
         }
+    }
+}
+
+/// Whose events the OSC input records for note recovery.
+private enum Recording {
+    /// A followed sender, by its index in the listener.
+    case followed(Int)
+    /// A sender not followed: its notes are remembered, in case its first held-notes message
+    /// was lost on the way.
+    case unfollowed(PacketSource)
+    /// Nobody: the note-offs recovery itself sends.
+    case nobody
+
+    /// `source`, followed at `index` or not.
+    @inline(__always)
+    init(_ index: Int?, _ source: PacketSource) {
+        if let index { self = .followed(index) } else { self = .unfollowed(source) }
     }
 }

@@ -1,6 +1,7 @@
 import ALSASequencer
 import Glibc
 import MIDI
+import Platform
 import Storage
 
 /// Writes events out of our ALSA output ports without ever blocking, keeping each port's order
@@ -326,16 +327,16 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     /// events that silence notes, which are written at once, pacing aside; a write refused with
     /// `EAGAIN` is retried for up to `retryFor` nanoseconds.
     func finish(retryFor: UInt64 = 100_000_000) {
-        flush(now: SequencerSession.now())
+        flush(now: MonotonicClock.now())
         var port = 0
         while port < ports.count {
             while queues.count(port) > 0 {
                 let event = queues.first(port)
                 if Self.silencesNotes(event) {
-                    let deadline = SequencerSession.now() + retryFor
+                    let deadline = MonotonicClock.now() + retryFor
                     var offset = 0
                     while case .blocked = attempt(event, port: port, offset: &offset, now: 0),
-                        SequencerSession.now() < deadline
+                        MonotonicClock.now() < deadline
                     {
                         usleep(1000)
                     }

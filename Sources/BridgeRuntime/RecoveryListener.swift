@@ -10,7 +10,9 @@ import Synchronization
 ///
 /// A sender is known from its first `/aseqosc/held` message on; from then on its note-ons and
 /// note-offs (as translated, before the OSC input's operators) are recorded by channel and
-/// note. A held-notes message ends each note of its channel it does not list, unless that
+/// note. The notes of senders not followed are remembered for a while in a ring, so that a
+/// sender whose opening message was lost is followed with the notes it played before the next
+/// one (without them, a note-off lost then would leave its note stuck). A held-notes message ends each note of its channel it does not list, unless that
 /// note's note-on arrived within ``grace`` of it (it may have passed the message on the way);
 /// a sender silent for twice its period has everything of it ended and is forgotten. Used only
 /// by the OSC thread; the counters are read by `status`.
@@ -39,6 +41,25 @@ final class RecoveryListener {
     static let silent = UInt16.max
 
     private var senders: [Sender] = []
+
+    /// A note-on or note-off of a sender not followed, remembered in ``recent``.
+    private struct HeardNote {
+        var source: PacketSource
+        /// `channel * 128 + note`, or ``silent`` for a slot never written.
+        var key: UInt16
+        /// The output the note sounds on, or ``silent`` for a note-off.
+        var output: UInt16
+        var at: UInt64
+    }
+    /// How many note events of senders not followed are remembered: those of the last 100 ms
+    /// (the time to a sender's next held-notes message) at up to 2,560 notes a second. A power
+    /// of two, so the ring wraps with a mask.
+    static let recentCapacity = 256
+    private let recent = FixedBuffer(
+        repeating: HeardNote(source: PacketSource(address: .v4(0), port: 0), key: silent, output: silent, at: 0),
+        count: recentCapacity)
+    // Plain memory: a class's stored `var` would pay an exclusivity check per note.
+    private let nextRecent = UncheckedCell(0)
 
     /// Held-notes messages handled (well-formed; ``malformed`` counts the others).
     let messages = Atomic<Int>(0)
@@ -85,6 +106,18 @@ final class RecoveryListener {
             senders[index].outputs[key] = event.port
             senders[index].started[key] = now
         }
+    }
+
+    /// Remembers a translated event of `source`, a sender not followed, arrived at `now`: if its
+    /// held-notes message comes soon, it is followed with this note.
+    @inline(__always)
+    func remember(_ event: MIDIEvent, from source: PacketSource, now: UInt64) {
+        guard event.kind == .noteOn || event.kind == .noteOff else { return }
+        let slot = nextRecent.value
+        recent[slot] = HeardNote(
+            source: source, key: UInt16(event.channel & 15) << 7 | UInt16(event.note & 127),
+            output: event.endsNote ? Self.silent : event.port, at: now)
+        nextRecent.value = (slot + 1) & (Self.recentCapacity - 1)
     }
 
     /// Handles a held-notes message from `source` at `now`: follows the sender if it is new, and
@@ -150,8 +183,25 @@ final class RecoveryListener {
             sendersRefused.add(1, ordering: .relaxed)
             return nil
         }
-        senders.append(Sender(source: source, period: period, lastHeard: now))
+        let sender = Sender(source: source, period: period, lastHeard: now)
+        adoptRecent(of: sender, now: now)
+        senders.append(sender)
         following.store(senders.count, ordering: .relaxed)
         return senders.count - 1
+    }
+
+    /// Gives a newly followed sender what it played in the two periods before, oldest first:
+    /// the notes still sounding of it, which its first message then repairs like any other.
+    private func adoptRecent(of sender: Sender, now: UInt64) {
+        let first = nextRecent.value
+        var slot = first
+        repeat {
+            let heard = recent[slot]
+            if heard.key != Self.silent && heard.source == sender.source && heard.at &+ 2 &* sender.period >= now {
+                sender.outputs[Int(heard.key)] = heard.output
+                sender.started[Int(heard.key)] = heard.at
+            }
+            slot = (slot + 1) & (Self.recentCapacity - 1)
+        } while slot != first
     }
 }

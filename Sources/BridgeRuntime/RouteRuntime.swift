@@ -107,8 +107,7 @@ public final class RouteRuntime: @unchecked Sendable {
     /// every destination into scratch memory, sending nothing: the first event a user plays
     /// then finds the code and tables in memory instead of waiting for page faults.
     private static func warmUp(_ chain: Chain, _ formatters: [OSCEventFormatter]) {
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1_536, alignment: 16)
-        defer { scratch.deallocate() }
+        let scratch = FixedBytes(count: 1_536)
         var copy = chain.withFreshState()
         let events: [MIDIEvent] = [
             .noteOn(channel: 0, note: 60, velocity: 100), .controlChange(channel: 0, controller: 1, value: 64),
@@ -116,12 +115,12 @@ public final class RouteRuntime: @unchecked Sendable {
         ]
         for event in events {
             copy.process(event, now: 0) { output, destination in
-                if destination < formatters.count { _ = formatters[destination].write(output, into: scratch) }
+                if destination < formatters.count { _ = formatters[destination].write(output, into: scratch.bytes) }
             }
         }
         for formatter in formatters {
             for kind in MIDIEventKind.allCases where kind != .sysex {
-                _ = formatter.write(MIDIEvent(kind, channel: 0), into: scratch)
+                _ = formatter.write(MIDIEvent(kind, channel: 0), into: scratch.bytes)
             }
         }
     }
@@ -244,7 +243,7 @@ public final class RouteRuntime: @unchecked Sendable {
     ) -> Bool {
         if let opening = announcer.opening(event) { queue(opening, to: destination) }
         guard sendEvent(event, to: destination, packet: packet) else { return false }
-        announcer.sent(event, now: SequencerSession.now())
+        announcer.sent(event, now: MonotonicClock.now())
         return true
     }
 

@@ -34,10 +34,6 @@ public final class SequencerSession: @unchecked Sendable {
         self.log = log
     }
 
-    /// Now, on the clock of every timestamp and schedule (`CLOCK_MONOTONIC`, nanoseconds).
-    @inline(__always)
-    static func now() -> UInt64 { SequencerReader.now() }
-
     /// Subscribes the announcements port, the first time only: after the first input ports, so
     /// that they are ports 0, 1, ... as a user would expect of the port numbers some schemes send
     /// (osmid's id, TouchOSC's port byte).

@@ -1,3 +1,4 @@
+import Storage
 import Synchronization
 
 /// Preallocated room for SysEx messages, so that a ``MIDIEvent`` can carry one as a
@@ -17,8 +18,9 @@ public final class SysExStore: Sendable {
 
     // Slot `i` owns bytes `i * slotCapacity ..< (i + 1) * slotCapacity`; who may touch them is
     // decided by `states[i]`, which is why plain (non-atomic) access to them is safe.
-    nonisolated(unsafe) private let bytes: UnsafeMutableRawPointer
-    nonisolated(unsafe) private let states: UnsafeMutablePointer<Atomic<UInt8>>
+    nonisolated(unsafe) private let slotBytes: FixedBytes
+    nonisolated(unsafe) private let states: FixedBuffer<Atomic<UInt8>>
+    private var bytes: UnsafeMutableRawPointer { slotBytes.baseAddress }
     // Where the producer starts looking for a free slot, so slots are reused round-robin and a
     // slot the consumer just released is not the first one overwritten. Only the producer
     // reads or writes it: relaxed ordering is enough.
@@ -44,19 +46,8 @@ public final class SysExStore: Sendable {
             capacity >= 2 && capacity <= Int(UInt32.max), "SysExStore: capacity must be 2...2^32-1")
         slotCount = slots
         slotCapacity = capacity
-        bytes = UnsafeMutableRawPointer.allocate(byteCount: slots * capacity, alignment: 16)
-        states = UnsafeMutablePointer<Atomic<UInt8>>.allocate(capacity: slots)
-        var i = 0
-        while i < slots {
-            (states + i).initialize(to: Atomic(SlotState.free))
-            i += 1
-        }
-    }
-
-    deinit {
-        states.deinitialize(count: slotCount)
-        states.deallocate()
-        bytes.deallocate()
+        slotBytes = FixedBytes(count: slots * capacity)
+        states = FixedBuffer(count: slots) { _ in Atomic(SlotState.free) }
     }
 
     // MARK: Producer

@@ -127,8 +127,7 @@ final class OSCFormatterTables: @unchecked Sendable {
         // its type tags, so the two cannot disagree about an address.
         var prefixRanges = [OSCByteRange](repeating: OSCByteRange(offset: 0, count: 0), count: prefixCount)
         var prefixBytes: [UInt8] = []
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
-        defer { scratch.deallocate() }
+        let scratch = FixedBytes(count: capacity)
         for kind in MIDIEventKind.allCases {
             let plan = plans[Int(kind.rawValue)]
             guard plan.isPrefixed else { continue }
@@ -136,9 +135,9 @@ final class OSCFormatterTables: @unchecked Sendable {
             for port in 0..<ports {
                 for channel in 0..<(plan.channelStride == 0 ? 1 : 16) {
                     let event = MIDIEvent(kind, channel: UInt8(channel), port: UInt16(port))
-                    let length = self.renderer.render(plan.segments, event, into: scratch.baseAddress!)
+                    let length = self.renderer.render(plan.segments, event, into: scratch.baseAddress)
                     let start = prefixBytes.count
-                    prefixBytes += scratch[..<length]
+                    prefixBytes += scratch.bytes[..<length]
                     prefixBytes += repeatElement(0, count: OSCWriter.padded(length + 1) - length)
                     let tags = Self.typeTags(plan.style, plan.fields.count)
                     prefixBytes += tags

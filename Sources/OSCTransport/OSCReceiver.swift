@@ -1,5 +1,6 @@
 import Endpoints
 import Glibc
+import Platform
 import Storage
 import Synchronization
 
@@ -54,11 +55,10 @@ public final class OSCReceiver: @unchecked Sendable {
     /// its sender; `beforeBatch` runs before the packets of each UDP batch or TCP round are handed
     /// on (the place to read the clock once for them all); `tick` runs after every wake-up and
     /// returns how long `poll` may wait next, in milliseconds (-1: until a packet or a wake-up).
-    /// `clock` gives the time of each TCP round on ``TCPReceiver/now()``'s clock (CLOCK_MONOTONIC,
-    /// nanoseconds), which the TCP receiver keeps its connections' idle times and frame deadlines
-    /// by; it is called right after `beforeBatch`, so it may return what that one just read.
+    /// `clock` gives the time of each TCP round on `MonotonicClock`, which the TCP receiver
+    /// keeps its connections' idle times and frame deadlines by; it is called right after `beforeBatch`, so it may return what that one just read.
     public func run(
-        tick: () -> Int32, beforeBatch: () -> Void = {}, clock: () -> UInt64 = TCPReceiver.now,
+        tick: () -> Int32, beforeBatch: () -> Void = {}, clock: () -> UInt64 = MonotonicClock.now,
         _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void
     ) {
         descriptors[0] = pollfd(fd: wakePipe.reader, events: Int16(POLLIN), revents: 0)

@@ -135,7 +135,7 @@ public final class TCPLink: @unchecked Sendable {
     /// packets at the same time; ``stop()`` then waits.
     public func beginStopping() {
         guard thread != nil, !stopping.load(ordering: .relaxed) else { return }
-        stopDeadline.store(Self.now() &+ Self.stopGrace, ordering: .relaxed)
+        stopDeadline.store(MonotonicClock.now() &+ Self.stopGrace, ordering: .relaxed)
         stopping.store(true, ordering: .releasing)
         wake()
     }
@@ -220,7 +220,7 @@ public final class TCPLink: @unchecked Sendable {
             outStart = 0
             outEnd = 0
             outPackets = 0
-            retryAt = Self.now() &+ backoff
+            retryAt = MonotonicClock.now() &+ backoff
             backoff = min(backoff &* 2, Self.longestBackoff)
             stateValue.store(TCPLinkState.waiting.rawValue, ordering: .relaxed)
         }
@@ -232,7 +232,7 @@ public final class TCPLink: @unchecked Sendable {
             stateValue.store(TCPLinkState.connected.rawValue, ordering: .relaxed)
             // After an outage (or before the first connection) the queue is put in the order a
             // receiver needs it: note-offs that end sounding notes first, late note-ons out.
-            queue.reorderAfterOutage(now: Self.now())
+            queue.reorderAfterOutage(now: MonotonicClock.now())
         }
 
         while true {
@@ -243,17 +243,17 @@ public final class TCPLink: @unchecked Sendable {
             if let service, service.generation != connectedGeneration {
                 // The service moved (or left, or came back): connect again to where it is now.
                 if socket >= 0 { disconnect(0) }
-                retryAt = Self.now()
+                retryAt = MonotonicClock.now()
                 backoff = Self.firstBackoff
             }
-            if socket < 0 && !ending && Self.now() >= retryAt {
+            if socket < 0 && !ending && MonotonicClock.now() >= retryAt {
                 stateValue.store(TCPLinkState.connecting.rawValue, ordering: .relaxed)
                 switch openConnection() {
                 case .failure(let code): disconnect(code)
                 case .success(let (descriptor, done)):
                     socket = descriptor
                     connecting = !done
-                    connectDeadline = Self.now() &+ Self.connectTimeout
+                    connectDeadline = MonotonicClock.now() &+ Self.connectTimeout
                     if done { connected() }
                 }
             }
@@ -272,7 +272,9 @@ public final class TCPLink: @unchecked Sendable {
             if ending {
                 // Only a live connection with something left to write is worth the wait.
                 let idle = queue.count == 0 && outEnd == outStart
-                if socket < 0 || connecting || idle || Self.now() >= stopDeadline.load(ordering: .relaxed) { break }
+                if socket < 0 || connecting || idle || MonotonicClock.now() >= stopDeadline.load(ordering: .relaxed) {
+                    break
+                }
             }
 
             descriptors[0] = pollfd(fd: wakePipe?.reader ?? -1, events: Int16(POLLIN), revents: 0)
@@ -281,7 +283,7 @@ public final class TCPLink: @unchecked Sendable {
             descriptors[1] = pollfd(fd: socket, events: events, revents: 0)
             var timeout: Int32 = -1
             if socket < 0 || connecting {
-                let now = Self.now()
+                let now = MonotonicClock.now()
                 let until = socket < 0 ? retryAt : connectDeadline
                 timeout = until > now ? Int32(clamping: (until - now + 999_999) / 1_000_000) : 0
             }
@@ -299,7 +301,7 @@ public final class TCPLink: @unchecked Sendable {
             let ready = poll(&descriptors, socket >= 0 ? 2 : 1, timeout)
             sleeping.store(false, ordering: .relaxed)
             if ready < 0 { continue }
-            if connecting && ready == 0 && Self.now() >= connectDeadline {
+            if connecting && ready == 0 && MonotonicClock.now() >= connectDeadline {
                 disconnect(ETIMEDOUT)
                 continue
             }
@@ -428,7 +430,7 @@ public final class TCPLink: @unchecked Sendable {
         let write = head.load(ordering: .acquiring)
         var read = tail.load(ordering: .relaxed)
         guard read != write else { return false }
-        let now = Self.now()
+        let now = MonotonicClock.now()
         while read != write {
             let offset = read & (ringCapacity - 1)
             let size = ring.load(fromByteOffset: offset, as: UInt32.self)
@@ -443,11 +445,5 @@ public final class TCPLink: @unchecked Sendable {
         }
         tail.store(read, ordering: .releasing)
         return read != write
-    }
-
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 }

@@ -2,6 +2,7 @@ import CSyscall
 import Endpoints
 import Glibc
 import OSC
+import Platform
 import Storage
 import Synchronization
 
@@ -177,6 +178,7 @@ public final class TCPReceiver: @unchecked Sendable {
         var descriptor: Int32 = -1
         var peer = PacketSource(address: .v4(0), port: 0)
         var deframer: OSCStreamDeframer
+        // Made when the slot is first used: 1,024 slots of 8 MiB may be allowed, not reserved.
         var buffer: UnsafeMutableRawPointer?
         // The clock (CLOCK_MONOTONIC, ns) of the last round that read bytes from it, or of its accept.
         var lastActive: UInt64 = 0
@@ -238,14 +240,6 @@ public final class TCPReceiver: @unchecked Sendable {
     /// The bound TCP port.
     public var port: Int { boundAddress.port }
 
-    /// The clock every time here is read on: CLOCK_MONOTONIC, in nanoseconds.
-    @inlinable
-    public static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-    }
-
     private static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
@@ -288,7 +282,7 @@ public final class TCPReceiver: @unchecked Sendable {
 
     /// Serves what `poll` reported in the `pollfd`s ``fillPollDescriptors(_:)`` wrote: reads
     /// each ready client (a bounded amount, so one busy client cannot starve the others or the
-    /// caller's tick), then accepts new clients. `now` is the round's time on ``now()``'s clock.
+    /// caller's tick), then accepts new clients. `now` is the round's time on ``MonotonicClock``.
     func service(
         _ descriptors: UnsafeMutablePointer<pollfd>, now: UInt64,
         _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void
@@ -308,7 +302,7 @@ public final class TCPReceiver: @unchecked Sendable {
     /// deadline. With no connection inside a frame it returns `timeout` and reads no clock.
     func pollTimeout(_ timeout: Int32) -> Int32 {
         guard partialFrames > 0 else { return timeout }
-        let now = Self.now()
+        let now = MonotonicClock.now()
         var earliest = UInt64.max
         var i = 0
         while i < maxConnections {

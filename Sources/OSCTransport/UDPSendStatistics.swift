@@ -1,4 +1,5 @@
 import Glibc
+import Storage
 import Synchronization
 
 /// Why a packet to one destination was not sent.
@@ -66,23 +67,12 @@ public final class UDPSendStatistics: Sendable {
     public let destinationCount: Int
 
     // Per destination: packets, bytes, system calls, then one counter per UDPSendFailure.
-    nonisolated(unsafe) private let counters: UnsafeMutablePointer<Atomic<Int>>
+    nonisolated(unsafe) private let counters: FixedBuffer<Atomic<Int>>
     private static let stride = 3 + UDPSendFailure.allCases.count
 
     init(destinationCount: Int) {
         self.destinationCount = destinationCount
-        let total = max(destinationCount, 1) * Self.stride
-        counters = .allocate(capacity: total)
-        var i = 0
-        while i < total {
-            (counters + i).initialize(to: Atomic(0))
-            i += 1
-        }
-    }
-
-    deinit {
-        counters.deinitialize(count: max(destinationCount, 1) * Self.stride)
-        counters.deallocate()
+        counters = FixedBuffer(count: max(destinationCount, 1) * Self.stride) { _ in Atomic(0) }
     }
 
     /// Packets handed to the kernel for `destination`.

@@ -1,5 +1,18 @@
 import Glibc
 
+/// The clock of every event time, schedule, deadline and timeout in the process:
+/// `CLOCK_MONOTONIC` in nanoseconds (it never jumps, and the kernel sequencer's queue timer and
+/// `poll` run on it too).
+public enum MonotonicClock {
+    // Inlinable: both directions read it once per receive, and it is one vDSO call.
+    @inlinable
+    public static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}
+
 /// Time of day (CLOCK_REALTIME) and time since boot (CLOCK_MONOTONIC), in seconds.
 public enum WallClock {
     /// Seconds since the Unix epoch.

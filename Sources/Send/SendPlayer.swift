@@ -1,6 +1,7 @@
 import ALSASequencer
 import Glibc
 import MIDI
+import Platform
 
 /// Spaces writes to a hardware MIDI port so a burst never overflows the kernel's buffer.
 ///
@@ -59,7 +60,7 @@ public final class SendPlayer {
             case .sysex(let bytes):
                 try sendSysEx(bytes)
             case .delay(let milliseconds):
-                Self.sleep(until: Self.now() + UInt64(milliseconds) * 1_000_000)
+                Self.sleep(until: MonotonicClock.now() + UInt64(milliseconds) * 1_000_000)
             case .timestamp(let millisecondOfDay):
                 wait(forTimestamp: millisecondOfDay)
             case .clock(let bpm, let ticks):
@@ -92,13 +93,13 @@ public final class SendPlayer {
             if wanted < 0 { wanted += 24 * 60 * 60 * 1000 }  // past midnight
             Self.sleep(until: last.reachedAt + UInt64(wanted) * 1_000_000)
         }
-        lastTimestamp = (millisecondOfDay, Self.now())
+        lastTimestamp = (millisecondOfDay, MonotonicClock.now())
     }
 
     private func playClock(bpm: Double, ticks: Int?) throws(ALSAError) {
         // Deadlines from one start, so the tempo does not drift with the time sends take.
         let interval = 60e9 / bpm / 24
-        let start = Self.now()
+        let start = MonotonicClock.now()
         var tick = 0
         while ticks.map({ tick < $0 }) ?? true {
             Self.sleep(until: start + UInt64(Double(tick) * interval))
@@ -110,14 +111,13 @@ public final class SendPlayer {
 
     private func pace(_ count: Int) {
         guard pacer != nil else { return }
-        Self.sleep(until: pacer!.time(toWrite: count, now: Self.now()))
+        Self.sleep(until: pacer!.time(toWrite: count, now: MonotonicClock.now()))
     }
 
     /// The monotonic clock in nanoseconds (the one every event is stamped with).
-    static func now() -> UInt64 { SequencerReader.now() }
 
     static func sleep(until deadline: UInt64) {
-        guard deadline > now() else { return }
+        guard deadline > MonotonicClock.now() else { return }
         var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
     }

@@ -5,22 +5,17 @@
 /// address computation; and it cannot be copied, so the memory has exactly one owner and no
 /// hand-paired deallocation. Indices are not checked in release builds: callers keep them
 /// below ``count``.
-public struct FixedBuffer<Element>: ~Copyable {
+///
+/// Elements may be non-copyable (an `Atomic` per slot): they are made by
+/// ``init(count:_:)`` and used in place through the subscript.
+public struct FixedBuffer<Element: ~Copyable>: ~Copyable {
     @usableFromInline let base: UnsafeMutablePointer<Element>
 
     /// How many elements the buffer holds.
     public let count: Int
 
-    /// A buffer of `count` elements, each `value` (`count` below 1 still allocates one, so that
-    /// a buffer per port exists with no port).
-    @inlinable
-    public init(repeating value: Element, count: Int) {
-        self.count = max(count, 0)
-        base = .allocate(capacity: max(count, 1))
-        base.initialize(repeating: value, count: self.count)
-    }
-
-    /// A buffer of `count` elements, element `i` being `element(i)`.
+    /// A buffer of `count` elements, element `i` being `element(i)` (`count` below 1 still
+    /// allocates one, so that a buffer per port exists with no port).
     @inlinable
     public init(count: Int, _ element: (Int) -> Element) {
         self.count = max(count, 0)
@@ -57,6 +52,16 @@ public struct FixedBuffer<Element>: ~Copyable {
     deinit {
         base.deinitialize(count: count)
         base.deallocate()
+    }
+}
+
+extension FixedBuffer {
+    /// A buffer of `count` elements, each `value`.
+    @inlinable
+    public init(repeating value: Element, count: Int) {
+        self.count = max(count, 0)
+        base = .allocate(capacity: max(count, 1))
+        base.initialize(repeating: value, count: self.count)
     }
 }
 

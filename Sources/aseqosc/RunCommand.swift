@@ -196,7 +196,7 @@ final class Reloader: Sendable {
     /// The new status line, or why the config was refused.
     func reload() -> Result<String, ReloadRefused> {
         lock.withLock { _ in
-            notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(SequencerReader.now() / 1000)")
+            notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(MonotonicClock.now() / 1000)")
             log.notice("reloading \(configPath)")
             defer { notifier.notify("READY=1\nSTATUS=\(bridge.statusLine)") }
             do {

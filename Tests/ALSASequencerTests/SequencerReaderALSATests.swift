@@ -3,6 +3,7 @@ import Endpoints
 import Foundation
 import Glibc
 import MIDI
+import Platform
 import Synchronization
 import TestSupport
 import XCTest
@@ -71,7 +72,7 @@ final class SequencerReaderALSATests: XCTestCase {
                 "cycle \(cycle): the reader does not wait in read")
             let note = UInt8(30 + cycle)
             Thread.sleep(forTimeInterval: 0.02)
-            let sent = SequencerReader.now()
+            let sent = MonotonicClock.now()
             try keys.send(.noteOn(channel: 0, note: note, velocity: 90), from: output)
             XCTAssertTrue(waitUntil { seen.notes.last == note }, "cycle \(cycle): \(seen.notes)")
             // Stamped when the read returned, not when the reader began to wait.
@@ -109,8 +110,8 @@ final class SequencerReaderALSATests: XCTestCase {
             reader.rearm()
             let finished = start(reader, into: seen)
             // From before the thread runs to well inside the waiting read.
-            let spinUntil = SequencerReader.now() + random.next() % 2_000_000
-            while SequencerReader.now() < spinUntil {}
+            let spinUntil = MonotonicClock.now() + random.next() % 2_000_000
+            while MonotonicClock.now() < spinUntil {}
             reader.stop()
             XCTAssertEqual(finished.wait(timeout: .now() + 5), .success, "cycle \(cycle): stop() was lost")
         }

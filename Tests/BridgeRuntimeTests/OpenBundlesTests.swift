@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import MIDI
 import OSC
+import Platform
 import XCTest
 
 @testable import BridgeRuntime
@@ -59,7 +60,7 @@ final class OpenBundlesTests: XCTestCase {
 
     func testAChordReadAtOnceIsOneBundleAndTheNextReadAnother() throws {
         // Read 5 ms ago, and 4 ms ago (a stamp from the future would be tagged as now).
-        let stamp = SequencerSession.now() - 5_000_000
+        let stamp = MonotonicClock.now() - 5_000_000
         for note: UInt8 in [60, 64, 67] { play(.noteOn(channel: 0, note: note, velocity: 100), at: stamp) }
         play(.noteOff(channel: 0, note: 60), at: stamp + 1_000_000)
         runtime.flush()
@@ -79,7 +80,7 @@ final class OpenBundlesTests: XCTestCase {
     }
 
     func testAReadTooLongForOneBundleFillsSeveralInOrder() throws {
-        let stamp = SequencerSession.now()
+        let stamp = MonotonicClock.now()
         // 60 controllers of 28 bytes each plus their sizes: more than one 1,536-byte bundle.
         for value in 0..<60 {
             play(.controlChange(channel: 0, controller: 1, value: UInt8(value)), at: stamp)

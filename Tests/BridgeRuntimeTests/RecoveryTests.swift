@@ -154,4 +154,42 @@ import Testing
         #expect(listener.following.load(ordering: .relaxed) == RecoveryListener.capacity)
         #expect(listener.sendersRefused.load(ordering: .relaxed) == 4)
     }
+
+    /// The opening message of a phase lost: the notes played before the next message are the
+    /// sender's all the same, and a lost note-off among them is repaired. Another sender's notes,
+    /// and what is older than two periods, are not adopted.
+    @Test func notesHeardBeforeASendersFirstMessageAreItsOwn() {
+        let listener = RecoveryListener()
+        listener.remember(.noteOn(channel: 0, note: 40, velocity: 100), from: Self.sender, now: 1 * Self.ms)
+        listener.remember(.noteOn(channel: 0, note: 60, velocity: 100), from: Self.sender, now: 1_500 * Self.ms)
+        listener.remember(.noteOn(channel: 0, note: 62, velocity: 100), from: Self.sender, now: 1_550 * Self.ms)
+        listener.remember(.noteOff(channel: 0, note: 62), from: Self.sender, now: 1_580 * Self.ms)
+        listener.remember(
+            MIDIEvent(.noteOn, channel: 0, data1: 64, data2: 90, port: 1), from: Self.sender, now: 1_590 * Self.ms)
+        listener.remember(.noteOn(channel: 0, note: 67, velocity: 100), from: Self.other, now: 1_560 * Self.ms)
+        listener.remember(.controlChange(channel: 0, controller: 1, value: 2), from: Self.sender, now: 1_591 * Self.ms)
+        // 60's note-off was lost; the message lists 64, still held. 40 is older than two periods.
+        let ended = Self.ended(listener) {
+            $0.received(Self.held([64]), from: Self.sender, now: 1_600 * Self.ms, release: $1)
+        }
+        #expect(ended == ["0:1:60"])
+        #expect(listener.repaired.load(ordering: .relaxed) == 1)
+        // 64 is the sender's now: when it falls silent, 64 ends with it.
+        #expect(Self.ended(listener) { $0.expire(now: 2_601 * Self.ms, release: $1) } == ["1:1:64"])
+    }
+
+    /// The ring is read oldest first: the last note-on of 5 wins over its earlier note-offs.
+    @Test func theRingOfRecentNotesIsReadInTheOrderHeard() {
+        let listener = RecoveryListener()
+        for index in 0..<(RecoveryListener.recentCapacity + 10) {
+            let note = UInt8(index % 100)
+            listener.remember(.noteOn(channel: 1, note: note, velocity: 1), from: Self.sender, now: UInt64(index))
+            listener.remember(.noteOff(channel: 1, note: note), from: Self.sender, now: UInt64(index))
+        }
+        listener.remember(.noteOn(channel: 1, note: 5, velocity: 1), from: Self.sender, now: 400)
+        let ended = Self.ended(listener) {
+            $0.received(Self.held([], channel: 1), from: Self.sender, now: 100 * Self.ms, release: $1)
+        }
+        #expect(ended == ["0:2:5"])
+    }
 }

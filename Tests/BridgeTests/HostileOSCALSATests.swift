@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import MIDI
 import OSC
+import Platform
 import TestSupport
 import XCTest
 
@@ -76,7 +77,7 @@ final class HostileOSCALSATests: XCTestCase {
             var latencies: [UInt64] = []
             for index in 0..<count {
                 let before = probe.events.count
-                let sent = SequencerReader.now()
+                let sent = MonotonicClock.now()
                 allowed.send(try note(Int32(index % 100)))
                 guard probe.waitForEvents(before + 1, timeout: 5) else { break }
                 latencies.append(probe.events[before].timestamp &- sent)

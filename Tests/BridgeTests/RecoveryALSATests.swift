@@ -154,6 +154,30 @@ final class RecoveryALSATests: XCTestCase {
                     + "1 for 1 senders gone silent"), text.standardOutput)
     }
 
+    /// A sender whose first held-notes message was lost (it plays before the receiver follows
+    /// it): the notes it played in the meantime are its own all the same, so its next message
+    /// ends the one whose note-off was lost too. Another sender's note on the same channel stays.
+    func testANotePlayedBeforeASendersFirstHeldMessageIsRepairedByIt() throws {
+        let dump = try dumpMidiThrough()
+        defer { dump.stop() }
+        let bridge = try startReceiver(port: 57413)
+        let sender = UDPPeer()
+        sender.send(try note("note_on", channel: 1, 60, 100), toLoopbackPort: 57413)
+        sender.send(try note("note_on", channel: 1, 62, 100), toLoopbackPort: 57413)
+        sender.send(try note("note_off", channel: 1, 62, 0), toLoopbackPort: 57413)
+        XCTAssertGreaterThan(sendUDPDatagram(try note("note_on", channel: 1, 67, 90), toLoopbackPort: 57413), 0)
+        XCTAssertTrue(
+            dump.waitForOutput { Self.sounding($0)[0] == [60, 67] && $0.contains("Note off") }, dump.standardOutput)
+        // Past the receiver's grace (30 ms) for the note-on, as in the first test.
+        usleep(50_000)
+        sender.send(try held(channel: 1, []), toLoopbackPort: 57413)
+        XCTAssertTrue(dump.waitForOutput { Self.sounding($0)[0] == [67] }, dump.standardOutput)
+        let recovery = try XCTUnwrap(
+            (try statusJSON(bridge)["oscInput"] as? [String: Any])?["recovery"] as? [String: Any])
+        XCTAssertEqual(recovery["senders"] as? Int, 1)
+        XCTAssertEqual(recovery["repaired"] as? Int, 1)
+    }
+
     /// 200 notes played into bridge A (its input named as B's output, so that the default
     /// scheme's `/midi/thru/...` addresses reach it), which sends them to bridge B twice over a loopback that
     /// loses 10% of its packets: on channel 1 with `recovery: true`, and moved to channel 2 by a
