@@ -22,11 +22,12 @@ final class RecoveryListener {
     /// How long a note-on must have arrived before a held-notes message that does not list it.
     static let grace: UInt64 = 30_000_000
 
-    /// A class: its two tables are ~Copyable, freed with it when the sender is forgotten.
+    /// A class: its two tables are ~Copyable, freed with it when the sender is forgotten. Its
+    /// times are cells, as a class's `var` would pay an exclusivity check on every packet.
     private final class Sender {
         let source: PacketSource
-        var period: UInt64
-        var lastHeard: UInt64
+        let period: UncheckedCell<UInt64>
+        let lastHeard: UncheckedCell<UInt64>
         /// By `channel * 128 + note`: the output the note sounds on, or `silent`.
         let outputs = FixedBuffer(repeating: RecoveryListener.silent, count: 16 * 128)
         /// By `channel * 128 + note`: when its note-on arrived.
@@ -34,13 +35,18 @@ final class RecoveryListener {
 
         init(source: PacketSource, period: UInt64, lastHeard: UInt64) {
             self.source = source
-            self.period = period
-            self.lastHeard = lastHeard
+            self.period = UncheckedCell(period)
+            self.lastHeard = UncheckedCell(lastHeard)
         }
     }
     static let silent = UInt16.max
 
-    private var senders: [Sender] = []
+    // In a cell: a class `var` array would pay an exclusivity check on every access.
+    private let followed = UncheckedCell([Sender]())
+    private var senders: [Sender] {
+        @inline(__always) _read { yield followed.value }
+        @inline(__always) _modify { yield &followed.value }
+    }
 
     /// A note-on or note-off of a sender not followed, remembered in ``recent``.
     private struct HeardNote {
@@ -87,7 +93,7 @@ final class RecoveryListener {
         var index = 0
         while index < senders.count {
             if senders[index].source == source {
-                senders[index].lastHeard = now
+                senders[index].lastHeard.value = now
                 return index
             }
             index += 1
@@ -127,7 +133,7 @@ final class RecoveryListener {
         messages.add(1, ordering: .relaxed)
         let period = UInt64(message.periodMilliseconds) * 1_000_000
         guard let index = index(of: source, now: now) ?? follow(source, period: period, now: now) else { return }
-        senders[index].period = period
+        senders[index].period.value = period
         let channel = message.channel & 15
         let base = Int(channel) << 7
         var note = 0
@@ -148,7 +154,7 @@ final class RecoveryListener {
     /// with none followed.
     var nextDeadline: UInt64 {
         var earliest = UInt64.max
-        for sender in senders { earliest = min(earliest, sender.lastHeard &+ 2 &* sender.period) }
+        for sender in senders { earliest = min(earliest, sender.lastHeard.value &+ 2 &* sender.period.value) }
         return earliest
     }
 
@@ -157,7 +163,7 @@ final class RecoveryListener {
         var index = senders.count - 1
         while index >= 0 {
             let sender = senders[index]
-            if sender.lastHeard &+ 2 &* sender.period < now {
+            if sender.lastHeard.value &+ 2 &* sender.period.value < now {
                 var key = 0
                 while key < 16 * 128 {
                     if sender.outputs[key] != Self.silent {
@@ -197,7 +203,8 @@ final class RecoveryListener {
         var slot = first
         repeat {
             let heard = recent[slot]
-            if heard.key != Self.silent && heard.source == sender.source && heard.at &+ 2 &* sender.period >= now {
+            if heard.key != Self.silent && heard.source == sender.source && heard.at &+ 2 &* sender.period.value >= now
+            {
                 sender.outputs[Int(heard.key)] = heard.output
                 sender.started[Int(heard.key)] = heard.at
             }
