@@ -48,13 +48,12 @@ final class RecoveryListener {
         @inline(__always) _modify { yield &followed.value }
     }
 
-    /// A note-on or note-off of a sender not followed, remembered in ``recent``.
+    /// A note-on or note-off of a sender not followed, remembered in ``recent`` as it came (what
+    /// it means is worked out only if its sender is followed); a slot never written holds a
+    /// controller.
     private struct HeardNote {
         var source: PacketSource
-        /// `channel * 128 + note`, or ``silent`` for a slot never written.
-        var key: UInt16
-        /// The output the note sounds on, or ``silent`` for a note-off.
-        var output: UInt16
+        var event: MIDIEvent
         var at: UInt64
     }
     /// How many note events of senders not followed are remembered: those of the last 100 ms
@@ -62,7 +61,7 @@ final class RecoveryListener {
     /// of two, so the ring wraps with a mask.
     static let recentCapacity = 256
     private let recent = FixedBuffer(
-        repeating: HeardNote(source: PacketSource(address: .v4(0), port: 0), key: silent, output: silent, at: 0),
+        repeating: HeardNote(source: PacketSource(address: .v4(0), port: 0), event: MIDIEvent(.controlChange), at: 0),
         count: recentCapacity)
     // Plain memory: a class's stored `var` would pay an exclusivity check per note.
     private let nextRecent = UncheckedCell(0)
@@ -104,13 +103,18 @@ final class RecoveryListener {
     /// Records a translated event of sender `index`, arrived at `now`.
     @inline(__always)
     func record(_ event: MIDIEvent, sender index: Int, now: UInt64) {
+        record(event, in: senders[index], now: now)
+    }
+
+    @inline(__always)
+    private func record(_ event: MIDIEvent, in sender: Sender, now: UInt64) {
         guard event.kind == .noteOn || event.kind == .noteOff else { return }
         let key = Int(event.channel & 15) << 7 | Int(event.note & 127)
         if event.endsNote {
-            senders[index].outputs[key] = Self.silent
+            sender.outputs[key] = Self.silent
         } else {
-            senders[index].outputs[key] = event.port
-            senders[index].started[key] = now
+            sender.outputs[key] = event.port
+            sender.started[key] = now
         }
     }
 
@@ -120,9 +124,7 @@ final class RecoveryListener {
     func remember(_ event: MIDIEvent, from source: PacketSource, now: UInt64) {
         guard event.kind == .noteOn || event.kind == .noteOff else { return }
         let slot = nextRecent.value
-        recent[slot] = HeardNote(
-            source: source, key: UInt16(event.channel & 15) << 7 | UInt16(event.note & 127),
-            output: event.endsNote ? Self.silent : event.port, at: now)
+        recent[slot] = HeardNote(source: source, event: event, at: now)
         nextRecent.value = (slot + 1) & (Self.recentCapacity - 1)
     }
 
@@ -203,10 +205,8 @@ final class RecoveryListener {
         var slot = first
         repeat {
             let heard = recent[slot]
-            if heard.key != Self.silent && heard.source == sender.source && heard.at &+ 2 &* sender.period.value >= now
-            {
-                sender.outputs[Int(heard.key)] = heard.output
-                sender.started[Int(heard.key)] = heard.at
+            if heard.source == sender.source && heard.at &+ 2 &* sender.period.value >= now {
+                record(heard.event, in: sender, now: heard.at)
             }
             slot = (slot + 1) & (Self.recentCapacity - 1)
         } while slot != first
