@@ -325,6 +325,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         // SysEx, never scheduled; through a route without operators (the default), it is
         // forwarded without a sink closure to the route's one destination.
         if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
+            // Decided here, not through `recording`: the quick path stores no recording state.
             if let followed {
                 recovery.record(event, sender: followed, now: now)
             } else {

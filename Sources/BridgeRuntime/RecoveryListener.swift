@@ -12,8 +12,8 @@ import Synchronization
 /// note-offs (as translated, before the OSC input's operators) are recorded by channel and
 /// note. The notes of senders not followed are remembered for a while in a ring, so that a
 /// sender whose opening message was lost is followed with the notes it played before the next
-/// one (without them, a note-off lost then would leave its note stuck). A held-notes message ends each note of its channel it does not list, unless that
-/// note's note-on arrived within ``grace`` of it (it may have passed the message on the way);
+/// one (without them, a note-off lost then would leave its note stuck). A held-notes message
+/// ends each note of its channel it does not list, unless that note's note-on arrived within ``grace`` of it (it may have passed the message on the way);
 /// a sender silent for twice its period has everything of it ended and is forgotten. Used only
 /// by the OSC thread; the counters are read by `status`.
 final class RecoveryListener {
@@ -82,8 +82,7 @@ final class RecoveryListener {
     let following = Atomic<Int>(0)
 
     /// Whether no sender is followed: the per-packet check of an input no sender uses this with.
-    // From the atomic, which tracks `senders.count`: reading the array, a class `var`, would
-    // pay a dynamic exclusivity check on every packet.
+    // From the atomic `status` reads too: one load, not a look into the senders cell.
     var isEmpty: Bool { following.load(ordering: .relaxed) == 0 }
 
     /// The followed sender `source`, if it is one; counts as hearing from it.
