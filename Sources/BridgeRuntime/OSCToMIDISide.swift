@@ -324,20 +324,20 @@ public final class OSCToMIDISide: @unchecked Sendable {
         // The commonest message: one event at an address seen before, to one output, never
         // SysEx, never scheduled; through a route without operators (the default), it is
         // forwarded without a sink closure to the route's one destination.
-        if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
+        if var event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
             // Decided here, not through `recording`: the quick path stores no recording state.
             if let followed {
                 recovery.record(event, sender: followed, now: now)
             } else {
                 recovery.remember(event, from: sender, now: now)
             }
-            var forwarded = event
-            if route.forward(&forwarded) == .send {
+            // `forward` changes the event only when it says `.send`.
+            if route.forward(&event) == .send {
                 // A plain message is one event: written at once, unless a bundle before it in
                 // this receive left events staged. The bookkeeping waits until it is written:
                 // under emulation, every page touched before the write delays it.
-                output.send(forwarded, now: now, moreToCome: false)
-                ledger.record(forwarded, at: now, now: now)
+                output.send(event, now: now, moreToCome: false)
+                ledger.record(event, at: now, now: now)
             } else {
                 runThroughRoute(event)
             }

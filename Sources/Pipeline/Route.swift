@@ -58,8 +58,8 @@ public final class Route: @unchecked Sendable {
 
     /// For a route with ``forwardingDestinations``: what ``process(_:now:into:)`` does, without a
     /// sink to call per output (the commonest route, run for every event): `event` becomes what
-    /// goes to each destination. Its counts reach ``counters`` at the next
-    /// ``publishForwarded()``.
+    /// goes to each destination, and is left as it came unless the answer is `.send`. Its counts
+    /// reach ``counters`` at the next ``publishForwarded()``.
     @inline(__always)
     public func forward(_ event: inout MIDIEvent) -> Forwarding {
         guard inputPorts.contains(event.port) else { return .notTaken }
