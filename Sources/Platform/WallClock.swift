@@ -13,19 +13,17 @@ public enum MonotonicClock {
     }
 }
 
-/// Time of day (CLOCK_REALTIME) and time since boot (CLOCK_MONOTONIC), in seconds.
+/// Time of day (CLOCK_REALTIME) and ``MonotonicClock`` in seconds.
 public enum WallClock {
     /// Seconds since the Unix epoch.
-    public static var now: Double { seconds(CLOCK_REALTIME) }
-
-    /// Seconds on a clock that never jumps, for durations.
-    public static var monotonic: Double { seconds(CLOCK_MONOTONIC) }
-
-    private static func seconds(_ clock: clockid_t) -> Double {
+    public static var now: Double {
         var time = timespec()
-        clock_gettime(clock, &time)
+        clock_gettime(CLOCK_REALTIME, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
+
+    /// ``MonotonicClock`` in seconds, for durations (uptime, a browse's timeout).
+    public static var monotonic: Double { Double(MonotonicClock.now()) / 1e9 }
 
     /// `2026-12-01T20:33:05.123Z`: UTC, milliseconds.
     public static func timestamp() -> String {
