@@ -291,7 +291,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         output.flush(now: now)
         route.publishForwarded()
         // Nothing timed, the usual case: no clock to read and nothing more to call on a
-        // message's way back to the wait (each call is a cost under emulation, BENCHMARKS.md).
+        // message's way back to the wait.
         guard !output.isIdle || route.nextDeadline != nil || !recovery.isEmpty else { return -1 }
         let now = MonotonicClock.now()
         if recovery.nextDeadline <= now {
@@ -334,8 +334,8 @@ public final class OSCToMIDISide: @unchecked Sendable {
             // `forward` changes the event only when it says `.send`.
             if route.forward(&event) == .send {
                 // A plain message is one event: written at once, unless a bundle before it in
-                // this receive left events staged. The bookkeeping waits until it is written:
-                // under emulation, every page touched before the write delays it.
+                // this receive left events staged. The bookkeeping comes after the write, which
+                // is what the listener waits for.
                 output.send(event, now: now, moreToCome: false)
                 ledger.record(event, at: now, now: now)
             } else {

@@ -146,7 +146,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     @inline(__always)
     func send(_ event: MIDIEvent, now: UInt64, moreToCome: Bool = true) {
         // Nearly every event: one event of a kind written whole, for a port holding nothing
-        // back. Kept apart from the rest so that it stays a few instructions (BENCHMARKS.md).
+        // back: a few checks and the write, apart from the queueing below.
         let port = Int(event.port)
         guard port < ports.count, queues.count(port) == 0, now >= perPort[port].readyAt,
             DirectOutput.canStage(event.kind)

@@ -1,8 +1,8 @@
-// System calls made straight from the caller, for those a forwarded event makes (OSC -> MIDI:
-// the receive and the MIDI write; MIDI -> OSC: the wait, the sequencer read and the send): no
-// libc wrapper, no cancellation-point bookkeeping, no call at all (docs/benchmark-history.md,
-// sixth round, measured what each step of a paced message costs). Each returns what the kernel answers: the count, or -errno (errno is left
-// alone).
+// The system calls a forwarded event makes (OSC -> MIDI: the receive and the MIDI write; MIDI ->
+// OSC: the wait, the sequencer read and the send), each returning what the kernel answers: the
+// count, or -errno (errno is left alone). On x86_64 an inline `syscall` instruction: against
+// libc's syscall() it saves 17-32 instructions an event and a little latency (BENCHMARKS.md,
+// "Optimisations removed, or kept"); other architectures take libc's syscall().
 #ifndef ASEQOSC_CSYSCALL_H
 #define ASEQOSC_CSYSCALL_H
 #include <errno.h>
