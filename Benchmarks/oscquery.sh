@@ -11,7 +11,7 @@
 #
 #   Benchmarks/oscquery.sh [--rounds N] [--out DIR]      (default 3 rounds, about a minute each)
 #
-# Prints one line per run and a table of medians (BENCHMARKS.md, "OSCQuery under a flood").
+# Prints one line per run and a table of medians (BENCHMARKS.md, "Other runs").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=3 out=.build/bench-oscquery

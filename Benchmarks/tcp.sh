@@ -7,7 +7,7 @@
 #
 #   Benchmarks/tcp.sh [--rounds N] [--out DIR]      (default 3 rounds, about a minute each)
 #
-# Prints one line per run and a table of the medians and the TCP/UDP ratios (BENCHMARKS.md, "TCP").
+# Prints one line per run and a table of the medians and the TCP/UDP ratios (BENCHMARKS.md, "Other runs").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=3 out=.build/bench-tcp
