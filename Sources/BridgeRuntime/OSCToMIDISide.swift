@@ -335,7 +335,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
             if route.forward(&event) == .send {
                 // A plain message is one event: written at once, unless a bundle before it in
                 // this receive left events staged. The bookkeeping comes after the write, which
-                // is what the listener waits for.
+                // is what the port's listener waits for.
                 output.send(event, now: now, moreToCome: false)
                 ledger.record(event, at: now, now: now)
             } else {

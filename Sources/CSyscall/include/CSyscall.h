@@ -1,7 +1,7 @@
 // The system calls a forwarded event makes (OSC -> MIDI: the receive and the MIDI write; MIDI ->
 // OSC: the wait, the sequencer read and the send), each returning what the kernel answers: the
 // count, or -errno (errno is left alone). On x86_64 an inline `syscall` instruction: against
-// libc's syscall() it saves 17-32 instructions an event and a little latency (BENCHMARKS.md,
+// libc's syscall() it saves up to 32 instructions an event and under 1 % of latency (BENCHMARKS.md,
 // "Optimisations removed, or kept"); other architectures take libc's syscall().
 #ifndef ASEQOSC_CSYSCALL_H
 #define ASEQOSC_CSYSCALL_H
