@@ -11,6 +11,7 @@
 @testable import MIDIOSC
 import MIDI
 import OSC
+import Storage
 
 private struct Reader {
     let bytes: UnsafeRawBufferPointer
@@ -95,9 +96,9 @@ private func check(
 ) {
     address.withUnsafeBytes { raw in
         // Every match, in order, both ways.
-        var expected: [(Int, InlineArray<8, Int32>)] = []
+        var expected: [(Int, TupleArray8<Int32>)] = []
         for (r, rule) in rules.enumerated() {
-            var captures = InlineArray<8, Int32>(repeating: 0)
+            var captures = TupleArray8<Int32>(repeating: 0)
             if rule.address.match(raw, captures: &captures) { expected.append((r, captures)) }
         }
         var after = -1

@@ -1,6 +1,7 @@
 import CALSA
 import Endpoints
 import MIDI
+import Storage
 
 /// A change the kernel announces on the system announce port (0:1).
 public enum Announcement: Sendable, Equatable {
@@ -31,7 +32,7 @@ public enum DecodedSequencerEvent: Sendable {
 public struct SequencerEventDecoder {
     /// Where completed SysEx messages are published.
     public let sysexStore: SysExStore
-    private var pending: InlineArray<8, PendingSysEx>
+    private var pending: TupleArray8<PendingSysEx>
     /// SysEx chunks that arrived with no message in progress, or whose message could not be
     /// stored (store full, too long).
     public private(set) var droppedSysExChunks = 0
@@ -44,7 +45,7 @@ public struct SequencerEventDecoder {
 
     public init(sysexStore: SysExStore) {
         self.sysexStore = sysexStore
-        pending = InlineArray(
+        pending = TupleArray8(
             repeating: PendingSysEx(source: PortAddress(client: 0, port: 0), draft: nil, active: false))
     }
 

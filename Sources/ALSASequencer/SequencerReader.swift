@@ -36,7 +36,6 @@ public final class SequencerReader: @unchecked Sendable {
         var decoder: SequencerEventDecoder
         /// The events read from the sequencer's descriptor.
         var input: SequencerInputBuffer
-        var heldBySource: InlineArray<64, HeldBySource>
         var trackedSources = 0
         /// The slot of the source tracked last.
         var lastSource = 0
@@ -51,6 +50,9 @@ public final class SequencerReader: @unchecked Sendable {
     /// The MIDI events of a batch being decoded, and the port each came from.
     private let batchEvents = FixedBuffer<MIDIEvent>(uninitializedCount: batchCapacity)
     private let batchSources = FixedBuffer(repeating: PortAddress(client: 0, port: 0), count: batchCapacity)
+    /// The notes each source holds on our ports, in slots `0..<State.trackedSources`.
+    private let heldBySource = FixedBuffer(
+        repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()), count: 64)
     /// A self-pipe: `stop()` writes a byte to `wakeWriter`, `poll()` sees `wakeReader`.
     private let wakeReader: Int32
     private let wakeWriter: Int32
@@ -95,9 +97,7 @@ public final class SequencerReader: @unchecked Sendable {
         state = UncheckedCell(
             State(
                 decoder: SequencerEventDecoder(sysexStore: sysexStore),
-                input: SequencerInputBuffer(descriptor: client.kernelDescriptor, storage: inputEvents.baseAddress),
-                heldBySource: InlineArray(
-                    repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()))))
+                input: SequencerInputBuffer(descriptor: client.kernelDescriptor, storage: inputEvents.baseAddress)))
     }
 
     deinit {
@@ -328,10 +328,10 @@ public final class SequencerReader: @unchecked Sendable {
         if event.kind == .controlChange && event.data1 != 120 && event.data1 != 123 { return }
         // Most events come from the source of the one before.
         let last = state.value.lastSource
-        if last < state.value.trackedSources && state.value.heldBySource[last].source == source
-            && state.value.heldBySource[last].port == event.port
+        if last < state.value.trackedSources && heldBySource[last].source == source
+            && heldBySource[last].port == event.port
         {
-            state.value.heldBySource[last].notes.track(event)
+            heldBySource[last].notes.track(event)
             return
         }
         trackHeldNotesSearching(event, from: source)
@@ -340,8 +340,8 @@ public final class SequencerReader: @unchecked Sendable {
     private func trackHeldNotesSearching(_ event: MIDIEvent, from source: PortAddress) {
         var i = 0
         while i < state.value.trackedSources {
-            if state.value.heldBySource[i].source == source && state.value.heldBySource[i].port == event.port {
-                state.value.heldBySource[i].notes.track(event)
+            if heldBySource[i].source == source && heldBySource[i].port == event.port {
+                heldBySource[i].notes.track(event)
                 state.value.lastSource = i
                 return
             }
@@ -349,17 +349,17 @@ public final class SequencerReader: @unchecked Sendable {
         }
         guard event.kind == .noteOn, event.data2 > 0 else { return }
         var slot = state.value.trackedSources
-        if slot == state.value.heldBySource.count {
+        if slot == heldBySource.count {
             // Reuse the slot of a source that holds nothing; with none, this note goes
             // untracked (64 sources each holding notes at once is past any real rig).
             slot = 0
-            while slot < state.value.trackedSources && !state.value.heldBySource[slot].notes.isEmpty { slot += 1 }
+            while slot < state.value.trackedSources && !heldBySource[slot].notes.isEmpty { slot += 1 }
             guard slot < state.value.trackedSources else { return }
         } else {
             state.value.trackedSources += 1
         }
-        state.value.heldBySource[slot] = HeldBySource(source: source, port: event.port, notes: HeldNotes())
-        state.value.heldBySource[slot].notes.track(event)
+        heldBySource[slot] = HeldBySource(source: source, port: event.port, notes: HeldNotes())
+        heldBySource[slot].notes.track(event)
         state.value.lastSource = slot
     }
 
@@ -371,10 +371,10 @@ public final class SequencerReader: @unchecked Sendable {
         let now = MonotonicClock.now()
         var i = 0
         while i < state.value.trackedSources {
-            let source = state.value.heldBySource[i].source
-            let port = state.value.heldBySource[i].port
-            if matches(source) && !state.value.heldBySource[i].notes.isEmpty {
-                state.value.heldBySource[i].notes.releaseAll { noteOff in
+            let source = heldBySource[i].source
+            let port = heldBySource[i].port
+            if matches(source) && !heldBySource[i].notes.isEmpty {
+                heldBySource[i].notes.releaseAll { noteOff in
                     var event = noteOff
                     event.timestamp = now
                     event.port = port

@@ -39,16 +39,14 @@ public final class MIDIInputSide: @unchecked Sendable {
     /// exclusivity check on every access.
     private let hot: UncheckedCell<HotState>
 
-    private struct HotState {
-        var isInputPort = InlineArray<256, Bool>(repeating: false)
+    private struct HotState: ~Copyable {
+        let isInputPort = FixedBuffer(repeating: false, count: 256)
         /// Pushes onto the ring; owes the note-offs that do not fit.
         var feeder: RingFeeder
         /// Events pushed since the last batch ended.
         var pushed = 0
     }
 
-    /// The ring feeder, for tests and counters (input thread, or while it is paused).
-    var feeder: RingFeeder { hot.value.feeder }
     private var thread: SystemThread?
     /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
     public var realtime: RealtimeScheduler?

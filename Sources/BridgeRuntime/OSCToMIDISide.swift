@@ -8,6 +8,7 @@ import OSC
 import OSCTransport
 import Pipeline
 import Platform
+import Storage
 import Synchronization
 
 /// Counters of the OSC -> MIDI direction, readable from any thread (relaxed: statistics only).
@@ -17,7 +18,7 @@ final class OSCInputCounters: Sendable {
     /// Messages that became at least one MIDI event.
     let translated = Atomic<Int>(0)
     /// Datagrams that are not valid OSC, by ``MalformedOSC`` reason.
-    let malformed = InlineArray<16, Atomic<Int>> { _ in Atomic(0) }
+    nonisolated(unsafe) let malformed = FixedBuffer(count: 16) { _ in Atomic<Int>(0) }
     /// Messages at a known address whose arguments do not fit it.
     let malformedMessages = Atomic<Int>(0)
     /// Messages no rule or built-in address matches.
@@ -266,7 +267,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
     }
 
     /// The kinds counted in `counts` (indexed by raw value), by name.
-    private static func byKind(_ counts: borrowing InlineArray<32, Atomic<Int>>) -> [String: Int] {
+    private static func byKind(_ counts: borrowing FixedBuffer<Atomic<Int>>) -> [String: Int] {
         var result: [String: Int] = [:]
         for kind in MIDIEventKind.allCases {
             let count = counts[Int(kind.rawValue)].load(ordering: .relaxed)

@@ -1,3 +1,4 @@
+import Storage
 import Synchronization
 
 /// Counters of one output port, readable from any thread (relaxed: statistics only).
@@ -26,5 +27,5 @@ final class OutputPortCounters: Sendable {
     let scheduledHighWater = Atomic<Int>(0)
     /// Scheduled events dropped from a full scheduled queue, by ``MIDIEventKind`` raw value
     /// (never a note-off still needed: see ``PacedMIDIOutput/schedule(_:at:now:)``).
-    let droppedScheduled = InlineArray<32, Atomic<Int>> { _ in Atomic(0) }
+    nonisolated(unsafe) let droppedScheduled = FixedBuffer(count: 32) { _ in Atomic<Int>(0) }
 }

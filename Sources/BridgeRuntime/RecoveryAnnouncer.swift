@@ -29,7 +29,6 @@ final class RecoveryAnnouncer {
     static let repeatCapacity = 64
 
     private struct State {
-        var held = InlineArray<16, NoteSet>(repeating: NoteSet())
         /// The channels played in this phase (bit `c`), each sent its held notes while it lasts.
         var inPlay: UInt16 = 0
         /// When the phase ends: `.max` while notes are held.
@@ -42,6 +41,8 @@ final class RecoveryAnnouncer {
 
     // Plain memory: a class's stored `var`s would pay an exclusivity check per note.
     private let state = UncheckedCell(State())
+    /// The notes held, per channel.
+    private let held = FixedBuffer(repeating: NoteSet(), count: 16)
     private let pendingRepeats = FixedBuffer<(event: MIDIEvent, remaining: UInt8)>(
         repeating: (MIDIEvent(.noteOff), 0), count: repeatCapacity)
 
@@ -67,7 +68,7 @@ final class RecoveryAnnouncer {
 
     private func message(channel: UInt8) -> HeldNotesMessage {
         HeldNotesMessage(
-            periodMilliseconds: Self.periodMilliseconds, channel: channel, notes: state.value.held[Int(channel & 15)])
+            periodMilliseconds: Self.periodMilliseconds, channel: channel, notes: held[Int(channel & 15)])
     }
 
     /// Records an event that went to the destination, at `now`.
@@ -80,10 +81,10 @@ final class RecoveryAnnouncer {
             return
         case .heldNotes:
             if event.endsNote {
-                state.value.held[channel].remove(note)
+                held[channel].remove(note)
                 if state.value.phaseEnds == .max && allReleased { state.value.phaseEnds = now &+ Self.tail }
             } else {
-                state.value.held[channel].insert(note)
+                held[channel].insert(note)
                 state.value.inPlay |= 1 << UInt16(channel)
                 state.value.phaseEnds = .max
                 if state.value.nextDue == .max { state.value.nextDue = now &+ Self.interval }
@@ -102,7 +103,7 @@ final class RecoveryAnnouncer {
     private var allReleased: Bool {
         var channel = 0
         while channel < 16 {
-            if !state.value.held[channel].isEmpty { return false }
+            if !held[channel].isEmpty { return false }
             channel += 1
         }
         return true

@@ -1,5 +1,6 @@
 import MIDI
 import Pipeline
+import Storage
 
 /// The input thread's end of the ring: pushes events, and keeps every note-off that found the
 /// ring full, to push before anything else as soon as there is room, so an overload drops
@@ -13,16 +14,16 @@ import Pipeline
 /// Order is kept: while note-offs are owed, later events wait behind them, which means they
 /// are dropped (and counted) until the owed ones are in. Otherwise a note struck again during
 /// the overload would be cut short by its earlier note-off arriving after it.
-struct RingFeeder {
+struct RingFeeder: ~Copyable {
     let ring: SPSCRing<MIDIEvent>
     /// Notes whose note-on went into the ring and whose end has not, per ALSA port number (an
     /// event's `port`).
-    /// Inline rather than arrays: an array element changed per push pays a uniqueness check.
-    private var sounding = InlineArray<256, HeldNotes>(repeating: HeldNotes())
+    /// Fixed buffers rather than arrays: an array element changed per push pays a uniqueness check.
+    private let sounding = FixedBuffer(repeating: HeldNotes(), count: 256)
     /// Note-offs owed, per ALSA port number.
-    private var owed = InlineArray<256, HeldNotes>(repeating: HeldNotes())
+    private let owed = FixedBuffer(repeating: HeldNotes(), count: 256)
     /// Which ports owe anything: bit `port & 63` of word `port >> 6`.
-    private var owingPorts = InlineArray<4, UInt64>(repeating: 0)
+    private var owingPorts = TupleArray4<UInt64>(repeating: 0)
     /// Note ends refused by the full ring so far (note-offs, and the notes of dropped
     /// all-notes-off controllers) for notes that were sounding; each is pushed later.
     private(set) var noteOffsOwed = 0
@@ -60,7 +61,7 @@ struct RingFeeder {
     /// Records what `event`, pushed on its way downstream, does to the notes sounding there, so
     /// that a later note-off that finds the ring full is owed for its note.
     @inline(__always)
-    private mutating func recordSounding(_ event: MIDIEvent) {
+    private func recordSounding(_ event: MIDIEvent) {
         sounding[Int(event.port & 0xFF)].track(event)
     }
 

@@ -1,3 +1,5 @@
+import Storage
+
 /// Assembles control changes into ``MIDIEventKind/controlChange14``, ``MIDIEventKind/rpn`` and
 /// ``MIDIEventKind/nrpn`` events, per channel, with fixed-size state and no allocation.
 ///
@@ -59,12 +61,12 @@ public struct ControllerAssembler: Sendable {
     }
 
     // Index `channel * 32 + n` for MSB controller n; the halves held while a pair is incomplete.
-    private var heldMSB = InlineArray<512, UInt8>(repeating: 0)
-    private var heldLSB = InlineArray<512, UInt8>(repeating: 0)
+    private var heldMSB = TupleArray512<UInt8>(repeating: 0)
+    private var heldLSB = TupleArray512<UInt8>(repeating: 0)
     // Per channel, bit n: a half of pair n is held.
-    private var msbPending = InlineArray<16, UInt32>(repeating: 0)
-    private var lsbPending = InlineArray<16, UInt32>(repeating: 0)
-    private var parameters = InlineArray<16, ParameterState>(repeating: ParameterState())
+    private var msbPending = TupleArray16<UInt32>(repeating: 0)
+    private var lsbPending = TupleArray16<UInt32>(repeating: 0)
+    private var parameters = TupleArray16<ParameterState>(repeating: ParameterState())
 
     /// An assembler pairing `fourteenBitControllers` (each 0...31; others are ignored).
     public init(fourteenBitControllers: [UInt8] = [], dataEntry: DataEntry = .msbThenLSB) {

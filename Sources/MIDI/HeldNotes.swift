@@ -1,9 +1,11 @@
+import Storage
+
 /// Which notes are sounding, per channel: 16 x 128 bits, updated in place, never allocating.
 ///
 /// Whoever forwards MIDI keeps one of these per source so that, when the source vanishes or a
 /// route is removed, the note-offs it still owes can be sent: nothing is ever left hanging.
 public struct HeldNotes: Sendable, Equatable {
-    @usableFromInline var bits = InlineArray<32, UInt64>(repeating: 0)
+    @usableFromInline var bits = TupleArray32<UInt64>(repeating: 0)
 
     @inlinable
     public init() {}

@@ -1,3 +1,5 @@
+import Storage
+
 /// Turns ``MIDIEvent``s into MIDI 1.0 wire bytes, in a buffer the caller owns.
 ///
 /// The assembled kinds go out as the control changes a MIDI 1.0 receiver understands:
@@ -82,7 +84,7 @@ public struct MIDIByteEncoder {
 
 /// The bytes of one non-SysEx event, built on the stack before the caller's buffer is checked.
 private struct Scratch {
-    var bytes = InlineArray<12, UInt8>(repeating: 0)
+    var bytes = TupleArray12<UInt8>(repeating: 0)
     var count = 0
     var runningStatus: UInt8
     let usesRunningStatus: Bool

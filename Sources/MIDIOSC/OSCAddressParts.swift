@@ -1,10 +1,12 @@
+import Storage
+
 /// The parts of an address between `/`s, found once, read in place.
 struct AddressParts {
     /// The most parts recorded; an address with more has `count` past this and matches nothing.
     static let capacity = 8
     private let address: UnsafeRawBufferPointer
-    private var starts = InlineArray<8, Int>(repeating: 0)
-    private var ends = InlineArray<8, Int>(repeating: 0)
+    private var starts = TupleArray8<Int>(repeating: 0)
+    private var ends = TupleArray8<Int>(repeating: 0)
     private(set) var count = 0
 
     init(_ address: UnsafeRawBufferPointer) {

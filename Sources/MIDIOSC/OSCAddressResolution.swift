@@ -1,4 +1,5 @@
 import MIDI
+import Storage
 
 /// What an address resolved to (see ``OSCToMIDITranslator/resolve(_:)``): a plain value, so
 /// ``OSCAddressCache`` can keep it in preallocated memory.
@@ -44,8 +45,8 @@ struct AddressResolution {
     /// The output when `outputs` names exactly one (of the translator's), else `UInt16.max`: the
     /// quick path's test (``OSCToMIDITranslator/quickEvent(datagram:timestamp:cache:)``).
     var singleOutput: UInt16 = .max
-    var firstCaptures = InlineArray<8, Int32>(repeating: 0)
-    var secondCaptures = InlineArray<8, Int32>(repeating: 0)
+    var firstCaptures = TupleArray8<Int32>(repeating: 0)
+    var secondCaptures = TupleArray8<Int32>(repeating: 0)
 
     init(
         _ action: Action = .unknownAddress, kind: MIDIEventKind = .clock, channel: UInt8 = 0,
@@ -58,7 +59,7 @@ struct AddressResolution {
     }
 
     /// Records a matching rule; false when two are recorded already.
-    mutating func addRule(_ index: Int, _ captures: InlineArray<8, Int32>) -> Bool {
+    mutating func addRule(_ index: Int, _ captures: TupleArray8<Int32>) -> Bool {
         guard index <= Int(UInt16.max) else { return false }
         switch ruleCount {
         case 0:
@@ -97,7 +98,7 @@ extension OSCToMIDITranslator {
         if scanning {
             var r = 0
             while r < rules.count {
-                var captures = InlineArray<8, Int32>(repeating: 0)
+                var captures = TupleArray8<Int32>(repeating: 0)
                 if rules[r].address.match(address, captures: &captures) {
                     if !resolution.addRule(r, captures) {
                         // More matching rules than a resolution holds: match them per message.

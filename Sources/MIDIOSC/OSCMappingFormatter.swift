@@ -58,8 +58,8 @@ public struct OSCMappingMatch {
     /// The message's size in bytes.
     public fileprivate(set) var size = 0
     fileprivate var addressLength = 0
-    fileprivate var arguments = InlineArray<16, Double>(repeating: 0)
-    fileprivate var captures = InlineArray<8, Int64>(repeating: 0)
+    fileprivate var arguments = TupleArray16<Double>(repeating: 0)
+    fileprivate var captures = TupleArray8<Int64>(repeating: 0)
 
     fileprivate init(rule: Int) {
         self.rule = rule

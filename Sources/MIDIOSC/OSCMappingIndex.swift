@@ -23,17 +23,17 @@ public final class OSCMappingIndex: @unchecked Sendable {
     /// each captured.
     public struct Matches {
         public private(set) var count = 0
-        var rules = InlineArray<3, Int32>(repeating: 0)
-        var captures = InlineArray<3, InlineArray<8, Int32>>(repeating: InlineArray(repeating: 0))
+        var rules = TupleArray3<Int32>(repeating: 0)
+        var captures = TupleArray3<TupleArray8<Int32>>(repeating: TupleArray8(repeating: 0))
 
         /// Rule `i` (below ``count``): its index in the translator's rules.
         public func rule(_ i: Int) -> Int { Int(rules[i]) }
         /// What rule `i` captured, at the rule's capture indices (0 elsewhere).
-        public func captures(_ i: Int) -> InlineArray<8, Int32> { captures[i] }
+        public func captures(_ i: Int) -> TupleArray8<Int32> { captures[i] }
 
         /// Keeps `rule` if it is among the `limit` lowest seen.
         @inline(__always)
-        mutating func offer(_ rule: Int32, _ found: InlineArray<8, Int32>, limit: Int) {
+        mutating func offer(_ rule: Int32, _ found: TupleArray8<Int32>, limit: Int) {
             var at = count
             while at > 0 && rules[at - 1] > rule { at -= 1 }
             guard at < limit else { return }
@@ -240,7 +240,7 @@ public final class OSCMappingIndex: @unchecked Sendable {
     public func matches(_ address: UnsafeRawBufferPointer, after: Int = -1, limit: Int = maximumMatches) -> Matches {
         var found = Matches()
         guard ruleCount > 0, address.first == UInt8(ascii: "/"), let base = address.baseAddress else { return found }
-        var captures = InlineArray<8, Int32>(repeating: 0)
+        var captures = TupleArray8<Int32>(repeating: 0)
         search(
             0, base, address.count, 1, &captures, &found, after: Int32(clamping: after),
             limit: min(max(limit, 1), Self.maximumMatches))
@@ -250,7 +250,7 @@ public final class OSCMappingIndex: @unchecked Sendable {
     /// The lowest-numbered rule above `after` that `address` matches, and its captures.
     @inline(__always)
     public func firstMatch(_ address: UnsafeRawBufferPointer, after: Int = -1) -> (
-        rule: Int, captures: InlineArray<8, Int32>
+        rule: Int, captures: TupleArray8<Int32>
     )? {
         let found = matches(address, after: after, limit: 1)
         return found.count > 0 ? (found.rule(0), found.captures(0)) : nil
@@ -258,7 +258,7 @@ public final class OSCMappingIndex: @unchecked Sendable {
 
     /// Walks from `node` with the part that starts at `start` (past the end: no parts left).
     private func search(
-        _ node: Int, _ address: UnsafeRawPointer, _ count: Int, _ start: Int, _ captures: inout InlineArray<8, Int32>,
+        _ node: Int, _ address: UnsafeRawPointer, _ count: Int, _ start: Int, _ captures: inout TupleArray8<Int32>,
         _ found: inout Matches, after: Int32, limit: Int
     ) {
         let here = nodes[node]

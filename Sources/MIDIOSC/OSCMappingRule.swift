@@ -1,4 +1,5 @@
 import MIDI
+import Storage
 
 /// Why a mapping rule could not be built.
 public enum OSCMappingError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -111,7 +112,7 @@ public struct OSCMappingAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether `address` matches, writing the captured numbers into `captures`. Allocation-free.
-    public func match(_ address: UnsafeRawBufferPointer, captures: inout InlineArray<8, Int32>) -> Bool {
+    public func match(_ address: UnsafeRawBufferPointer, captures: inout TupleArray8<Int32>) -> Bool {
         guard address.first == UInt8(ascii: "/") else { return false }
         var start = 1
         var index = 0

@@ -1,5 +1,6 @@
 import MIDI
 import OSC
+import Storage
 
 /// Mapping rules (``OSCMappingRule``): the first dialect tried, the user's own.
 extension OSCToMIDITranslator {
@@ -7,7 +8,7 @@ extension OSCToMIDITranslator {
     /// arguments are not what the rule takes.
     func apply(
         _ rule: OSCMappingRule, _ message: OSCMessageView, _ arguments: NumericArguments,
-        _ captures: InlineArray<8, Int32>, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void
+        _ captures: TupleArray8<Int32>, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void
     ) -> Bool {
         if let types = rule.argumentTypes {
             guard types.count == message.typeTags.count else { return false }

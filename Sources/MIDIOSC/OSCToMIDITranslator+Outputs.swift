@@ -1,11 +1,12 @@
 import MIDI
 import OSC
+import Storage
 
 /// The output ports: which ones a `{port}` part names, and handing an event to each.
 extension OSCToMIDITranslator {
     /// Output indices as a bit set (the bridge has at most 256 ports).
     struct OutputSet {
-        var words = InlineArray<4, UInt64>(repeating: 0)
+        var words = TupleArray4<UInt64>(repeating: 0)
         var any = false
 
         static func port(_ index: Int) -> OutputSet {

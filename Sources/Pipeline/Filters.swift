@@ -1,4 +1,5 @@
 import MIDI
+import Storage
 
 // Every filter judges only the events it applies to and passes the rest, inverted or not (as in
 // mididings): a note range filter never drops a clock, a controller filter never drops a note.
@@ -10,7 +11,7 @@ public struct PortSet: Sendable, Hashable {
     /// Port indices at or above this are never members.
     public static let capacity = 256
 
-    private var words = InlineArray<4, UInt64>(repeating: 0)
+    private var words = TupleArray4<UInt64>(repeating: 0)
 
     /// The set of `ports`; indices at or above ``capacity`` are ignored.
     public init(_ ports: some Sequence<UInt16>) {
@@ -22,7 +23,7 @@ public struct PortSet: Sendable, Hashable {
     /// Every port index below ``capacity``.
     public static var all: PortSet {
         var set = PortSet([])
-        set.words = InlineArray(repeating: .max)
+        set.words = TupleArray4(repeating: .max)
         return set
     }
 

@@ -31,7 +31,7 @@ public struct Transpose: Sendable, Hashable {
 
 /// Rewrites the channel of channel messages through a 16-entry table; other events pass.
 public struct ChannelMap: Sendable, Hashable {
-    private var table = InlineArray<16, UInt8>(repeating: 0)
+    private var table = TupleArray16<UInt8>(repeating: 0)
 
     /// Maps each channel `from` to `to` (both 0...15; other entries are ignored); channels not
     /// named stay as they are.
@@ -51,7 +51,7 @@ public struct ChannelMap: Sendable, Hashable {
 
     /// Moves every channel to `channel` (0...15).
     public init(allTo channel: UInt8) {
-        table = InlineArray(repeating: channel & 15)
+        table = TupleArray16(repeating: channel & 15)
     }
 
     /// The channel that `channel` (0...15) becomes.

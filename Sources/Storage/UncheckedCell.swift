@@ -3,12 +3,13 @@
 ///
 /// For the per-event state of a class that one thread owns: a class's `var` pays a run-time
 /// exclusivity check on every access, which a `let` cell does not. The owner keeps accesses
-/// from overlapping, as it does for any memory it alone touches.
-public struct UncheckedCell<Value>: ~Copyable {
+/// from overlapping, as it does for any memory it alone touches. The value may be non-copyable
+/// (state that owns a ``FixedBuffer``): it is then only used in place.
+public struct UncheckedCell<Value: ~Copyable>: ~Copyable {
     @usableFromInline let base: UnsafeMutablePointer<Value>
 
     @inlinable
-    public init(_ value: Value) {
+    public init(_ value: consuming Value) {
         base = .allocate(capacity: 1)
         base.initialize(to: value)
     }

@@ -30,7 +30,8 @@ import Testing
         "'\(text)' is ambiguous: \(candidates); write more of the name or use client:port"
     }
 
-    @Test(arguments: [
+    // Not inline in `@Test(arguments:)`: Swift 6.0's compiler crashes on string interpolation there.
+    static let studioCases: [(String, PortSpec.Direction, String)] = [
         // Numbers resolve by number only; a client number gives its first port of the direction.
         ("24:0", PortSpec.Direction.source, "24:0"),
         ("24:1", .destination, "24:1"),
@@ -128,7 +129,9 @@ import Testing
             "/[/", .source,
             "'/[/' is not a valid regular expression: expected custom character class members; \(forms)"
         ),
-    ])
+    ]
+
+    @Test(arguments: studioCases)
     func specResolvesInTheStudio(text: String, direction: PortSpec.Direction, expected: String) {
         #expect(FakeStudio.outcome(text, direction) == expected)
     }

@@ -137,7 +137,8 @@ extension OSCToMIDIALSATests {
 
         // liblo's SLIP: 0xC0 (a program change's status) must be escaped in the stream.
         let target = try XCTUnwrap(lo_address_new_from_url("osc.tcp://127.0.0.1:\(port)"))
-        lo_address_set_stream_slip(target, 1)
+        // 1: SLIP on (liblo 0.31 takes an int, 0.32 an lo_slip_encoding whose 1 is LO_SLIP_SINGLE).
+        lo_address_set_stream_slip(target, .init(1))
         func libloSend(_ address: String, _ build: (lo_message) -> Void) {
             let message = lo_message_new()!
             build(message)

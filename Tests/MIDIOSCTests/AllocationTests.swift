@@ -18,10 +18,11 @@ final class FormatterAllocationTests: XCTestCase {
         }
         let kinds = MIDIEventKind.allCases
         let events = (0..<256).map { i -> MIDIEvent in
-            MIDIEvent(
-                kinds[i % kinds.count], channel: UInt8(i % 16), data1: UInt8(i % 128), data2: UInt8((i * 7) % 128),
-                value: Int32(i * 64 % 16384) - 8192, parameter: UInt16(i % 32),
-                sysex: kinds[i % kinds.count] == .sysex ? sysex : .none, port: UInt16(i % 3))
+            let kind = kinds[i % kinds.count]
+            let value = Int32(i * 64 % 16384) - 8192
+            return MIDIEvent(
+                kind, channel: UInt8(i % 16), data1: UInt8(i % 128), data2: UInt8((i * 7) % 128), value: value,
+                parameter: UInt16(i % 32), sysex: kind == .sysex ? sysex : .none, port: UInt16(i % 3))
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1_536, alignment: 16)
         defer { buffer.deallocate() }
@@ -31,6 +32,9 @@ final class FormatterAllocationTests: XCTestCase {
         aseqosc_allocations_start()
         let written = run(100_000, events, formatters, &writer)
         let allocations = aseqosc_allocations_stop()
+        // The formatters' last use is above: without this, their release (and the metadata
+        // lookups of a first deinit) may fall before the stop.
+        withExtendedLifetime(formatters) {}
 
         XCTAssertEqual(allocations, 0, "\(allocations) allocations for 100,000 events × 3 schemes")
         XCTAssertGreaterThan(written, 250_000)
@@ -76,9 +80,10 @@ final class FormatterAllocationTests: XCTestCase {
         }
         let kinds: [MIDIEventKind] = [.controlChange, .noteOn, .noteOff, .pitchBend, .clock]
         let events = (0..<256).map { i -> MIDIEvent in
-            MIDIEvent(
+            let value = Int32(i * 64 % 16384) - 8192
+            return MIDIEvent(
                 kinds[i % kinds.count], channel: UInt8(i % 3 == 0 ? 9 : i % 2), data1: UInt8(30 + i % 40),
-                data2: UInt8((i * 7) % 128), value: Int32(i * 64 % 16384) - 8192)
+                data2: UInt8((i * 7) % 128), value: value)
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1_536, alignment: 16)
         defer { buffer.deallocate() }
@@ -88,6 +93,9 @@ final class FormatterAllocationTests: XCTestCase {
         aseqosc_allocations_start()
         let written = run(100_000, events, formatters, &writer)
         let allocations = aseqosc_allocations_stop()
+        // The formatters' last use is above: without this, their release (and the metadata
+        // lookups of a first deinit) may fall before the stop.
+        withExtendedLifetime(formatters) {}
 
         XCTAssertEqual(allocations, 0, "\(allocations) allocations for 100,000 events × 2 rule formatters")
         // The default scheme writes every event; about a third also match a rule.

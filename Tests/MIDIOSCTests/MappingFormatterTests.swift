@@ -32,7 +32,8 @@ private func cc(_ controller: UInt8, _ value: UInt8, channel: UInt8 = 0) -> MIDI
 
 /// The way back of a linear scale: clamped into the output range, then mapped onto the input.
 @Suite struct InverseScaleTests {
-    @Test(arguments: [
+    // Typed, outside the attribute: Swift 6.0 cannot type-check the literal inside `@Test` in time.
+    static let inversionCases: [((Double, Double), (Double, Double), Double, Double)] = [
         // (input, output, MIDI value, expected OSC value)
         ((0.0, 1.0), (0.0, 127.0), 0.0, 0.0),
         ((0.0, 1.0), (0.0, 127.0), 127.0, 1.0),
@@ -52,7 +53,9 @@ private func cc(_ controller: UInt8, _ value: UInt8, channel: UInt8 = 0) -> MIDI
         ((0.0, 1.0), (0.0, 254.0), 127.0, 0.5),
         // Both output ends equal: the input's start.
         ((0.0, 1.0), (64.0, 64.0), 12.0, 0.0),
-    ])
+    ]
+
+    @Test(arguments: inversionCases)
     func invertMapsBackAndClamps(
         _ input: (Double, Double), _ output: (Double, Double), _ value: Double, _ expected: Double
     ) {

@@ -1,5 +1,6 @@
 import MIDI
 import OSC
+import Storage
 import TestSupport
 import Testing
 
@@ -14,11 +15,11 @@ private func rule(_ address: String, _ types: String? = "f", controller: Double 
 }
 
 /// Every rule `address` matches, in order, by matching each rule in turn: the reference.
-private func scan(_ rules: [OSCMappingRule], _ address: [UInt8]) -> [(Int, InlineArray<8, Int32>)] {
+private func scan(_ rules: [OSCMappingRule], _ address: [UInt8]) -> [(Int, TupleArray8<Int32>)] {
     address.withUnsafeBytes { raw in
-        var found: [(Int, InlineArray<8, Int32>)] = []
+        var found: [(Int, TupleArray8<Int32>)] = []
         for (r, rule) in rules.enumerated() {
-            var captures = InlineArray<8, Int32>(repeating: 0)
+            var captures = TupleArray8<Int32>(repeating: 0)
             if rule.address.match(raw, captures: &captures) { found.append((r, captures)) }
         }
         return found
@@ -26,9 +27,9 @@ private func scan(_ rules: [OSCMappingRule], _ address: [UInt8]) -> [(Int, Inlin
 }
 
 /// Every rule `address` matches, in order, through the index, one lookup after another.
-private func lookUp(_ index: OSCMappingIndex, _ address: [UInt8]) -> [(Int, InlineArray<8, Int32>)] {
+private func lookUp(_ index: OSCMappingIndex, _ address: [UInt8]) -> [(Int, TupleArray8<Int32>)] {
     address.withUnsafeBytes { raw in
-        var found: [(Int, InlineArray<8, Int32>)] = []
+        var found: [(Int, TupleArray8<Int32>)] = []
         var after = -1
         while let (r, captures) = index.firstMatch(raw, after: after) {
             found.append((r, captures))
@@ -38,7 +39,7 @@ private func lookUp(_ index: OSCMappingIndex, _ address: [UInt8]) -> [(Int, Inli
     }
 }
 
-private func same(_ a: [(Int, InlineArray<8, Int32>)], _ b: [(Int, InlineArray<8, Int32>)]) -> Bool {
+private func same(_ a: [(Int, TupleArray8<Int32>)], _ b: [(Int, TupleArray8<Int32>)]) -> Bool {
     guard a.count == b.count else { return false }
     for (x, y) in zip(a, b) {
         guard x.0 == y.0 else { return false }
@@ -47,7 +48,7 @@ private func same(_ a: [(Int, InlineArray<8, Int32>)], _ b: [(Int, InlineArray<8
     return true
 }
 
-private func rules(_ found: [(Int, InlineArray<8, Int32>)]) -> [Int] { found.map(\.0) }
+private func rules(_ found: [(Int, TupleArray8<Int32>)]) -> [Int] { found.map(\.0) }
 
 /// Translates `message` without a cache, and through `cache`: outcome and events each way.
 private func translateBothWays(

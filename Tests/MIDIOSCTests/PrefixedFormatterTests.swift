@@ -133,7 +133,8 @@ import Testing
             return Array(buffer.prefix(try writer.finish()))
         }
         let fast = try bundle { formatter.write($0, into: &$1) }
-        #expect(fast == (try bundle { formatter.writeRendering($0, into: &$1) }))
+        let rendered = try bundle { formatter.writeRendering($0, into: &$1) }
+        #expect(fast == rendered)
         #expect(fast.count == 16 + (4 + 28 + 4 + 8) + (4 + 16 + 4))
     }
 

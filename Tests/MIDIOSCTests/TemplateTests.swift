@@ -5,7 +5,8 @@ import Testing
 @Suite struct TemplateTests {
     static let known = "{port}, {id}, {channel}, {channel0}, {type}, {note}, {controller}"
 
-    @Test(arguments: [
+    // Not inline in `@Test(arguments:)`: Swift 6.0's compiler crashes on string interpolation there.
+    static let parseErrorCases: [(String, String)] = [
         ("", "address template '' must start with '/'"),
         ("midi/{port}", "address template 'midi/{port}' must start with '/'"),
         ("/midi/{port", "address template '/midi/{port': '{' at offset 6 is never closed"),
@@ -18,7 +19,9 @@ import Testing
         ("/midi/#1", "address template '/midi/#1': '#' is not allowed in an OSC address"),
         ("/a,b", "address template '/a,b': ',' is not allowed in an OSC address"),
         ("/a\tb", "address template '/a\tb': control character U+9 is not allowed in an OSC address"),
-    ])
+    ]
+
+    @Test(arguments: parseErrorCases)
     func parseErrorsSayWhatIsWrong(_ template: String, _ message: String) {
         #expect(throws: OSCTemplateError.self) { try OSCAddressTemplate(template) }
         do {

@@ -145,7 +145,8 @@ final class TCPReceiverTests: XCTestCase {
         let (tcp, collector) = try makeReceiver()
         defer { collector.stop() }
         let target = try XCTUnwrap(lo_address_new_from_url("osc.tcp://127.0.0.1:\(tcp.port)"))
-        if slip { lo_address_set_stream_slip(target, 1) }
+        // 1: SLIP on (liblo 0.31 takes an int, 0.32 an lo_slip_encoding whose 1 is LO_SLIP_SINGLE).
+        if slip { lo_address_set_stream_slip(target, .init(1)) }
         let messages = Self.libloMessages()
         for (message, address, _) in messages {
             XCTAssertGreaterThan(

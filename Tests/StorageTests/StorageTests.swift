@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 /// The owned-memory types: what they hold, that they free it with themselves, and that a
-/// non-copyable element (an `Atomic` per slot) lives in place.
+/// non-copyable element (an `Atomic` per slot) lives in place; and the inline `TupleArray`.
 @Suite struct StorageTests {
     /// Counts its deinits, so a test sees what a buffer frees.
     final class Tracked {
@@ -49,10 +49,39 @@ import Testing
         #expect(Array(copy.bytes) == [1, 2, 3, 250])
     }
 
+    @Test func aTupleArrayHasItsSizesCountAndIsAValue() {
+        var words = TupleArray4<UInt64>(repeating: 7)
+        #expect(words.count == 4 && TupleArray4<UInt64>.count == 4 && words.indices == 0..<4)
+        #expect(TupleArray3<Int32>.count == 3 && TupleArray12<UInt8>.count == 12 && TupleArray512<UInt8>.count == 512)
+        #expect(MemoryLayout<TupleArray12<UInt8>>.size == 12, "inline, nothing beside the elements")
+        let before = words
+        words[3] = .max
+        words[0] &= 1
+        #expect(words.indices.map { words[$0] } == [1, 7, 7, .max])
+        #expect(before.indices.map { before[$0] } == [7, 7, 7, 7], "a copy is a value of its own")
+    }
+
+    @Test func aTupleArrayOfPaddedElementsStridesByElement() {
+        // 9 bytes of data, a stride of 16: element i starts at 16 * i.
+        var pairs = TupleArray3<(UInt64, UInt8)>(repeating: (1, 2))
+        pairs[2] = (30, 40)
+        #expect(pairs.count == 3 && MemoryLayout<TupleArray3<(UInt64, UInt8)>>.stride == 48)
+        #expect(pairs.indices.map { pairs[$0].0 } == [1, 1, 30] && pairs.indices.map { pairs[$0].1 } == [2, 2, 40])
+        var nested = TupleArray3<TupleArray8<Int32>>(repeating: TupleArray8(repeating: -1))
+        nested[1][7] = 5
+        #expect(nested[1][7] == 5 && nested[1][6] == -1 && nested[2][0] == -1)
+    }
+
     @Test func aCellIsReadAndWrittenInPlace() {
         let cell = UncheckedCell((count: 1, name: "a"))
         cell.value.count += 2
         cell.address.pointee.name = "b"
         #expect(cell.value.count == 3 && cell.value.name == "b")
+    }
+
+    @Test func aCellHoldsANonCopyableValueInPlace() {
+        let cell = UncheckedCell(FixedBuffer(repeating: 1, count: 3))
+        cell.value[1] = 5
+        #expect(cell.value.count == 3 && (0..<3).map { cell.value[$0] } == [1, 5, 1])
     }
 }
