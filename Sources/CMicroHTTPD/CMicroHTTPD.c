@@ -12,7 +12,7 @@ static struct aseqosc_lazy_library library = {"libmicrohttpd.so.12"};
 #define LOOKUP(type, name) ASEQOSC_LAZY_FUNCTION(library, type, name)
 
 struct MHD_Daemon *aseqosc_http_start(
-    unsigned int flags, const struct sockaddr *address, MHD_AcceptPolicyCallback accept, void *accept_context,
+    unsigned int flags, int listener, MHD_AcceptPolicyCallback accept, void *accept_context,
     MHD_AccessHandlerCallback handler, void *handler_context, MHD_NotifyConnectionCallback notify,
     void *notify_context, unsigned int connection_limit, unsigned int per_address_limit,
     unsigned int timeout_seconds, size_t memory_limit) {
@@ -25,7 +25,7 @@ struct MHD_Daemon *aseqosc_http_start(
     }
     return function(
         flags, 0, accept, accept_context, handler, handler_context,
-        MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_LISTEN_SOCKET, listener,
         MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,

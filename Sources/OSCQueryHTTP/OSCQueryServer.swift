@@ -59,34 +59,40 @@ public final class OSCQueryServer: @unchecked Sendable {
         host: String, port: UInt16, allow: [IPNetwork], namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo,
         limits: Limits = Limits()
     ) throws(OSCQueryServerError) {
-        var hints = addrinfo()
-        hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
-            throw OSCQueryServerError(description: "'\(host)' is not a numeric address")
+        // The socket is bound here, not by the library, so a refusal says why: libmicrohttpd
+        // 1.0 (Debian 13) leaves errno EBADF after a failed bind, not EADDRINUSE.
+        let listener: Int32
+        let isIPv6: Bool
+        do {
+            let (socket, address) = try ListeningSocket.open(
+                host: host, port: Int(port), type: Int32(SOCK_STREAM.rawValue))
+            (listener, isIPv6) = (socket, address.family == AF_INET6)
+        } catch {
+            if error.call == "getaddrinfo" {
+                throw OSCQueryServerError(description: "'\(host)' is not a numeric address")
+            }
+            throw OSCQueryServerError(
+                description: "cannot listen on \(error.endpoint) for OSCQuery: \(String(cString: strerror(error.code)))")
         }
-        defer { freeaddrinfo(list) }
-        let isIPv6 = first.pointee.ai_family == AF_INET6
-        let wildcard = IPAddress(parsing: host)?.isUnspecified ?? false
         var flags = UInt32(MHD_USE_AUTO_INTERNAL_THREAD.rawValue)
-        // `::` takes IPv4 clients too, as the OSC input's socket does.
-        if isIPv6 { flags |= UInt32(wildcard ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue) }
+        if isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         handler = RequestHandler(
             namespace: namespace, hostInfo: hostInfo, allow: allow.isEmpty ? nil : IPAllowList(allow))
         let context = Unmanaged.passUnretained(handler).toOpaque()
         errno = 0
         guard
             let daemon = aseqosc_http_start(
-                flags, first.pointee.ai_addr, RequestHandler.acceptPolicy, context, RequestHandler.access, context,
+                flags, listener, RequestHandler.acceptPolicy, context, RequestHandler.access, context,
                 RequestHandler.connectionChanged, context, limits.connections, limits.connectionsPerAddress,
                 limits.idleSeconds, limits.requestBytes)
         else {
-            if errno == ELIBACC {
+            let code = errno
+            close(listener)
+            if code == ELIBACC {
                 throw OSCQueryServerError(
                     description: "libmicrohttpd.so.12 cannot be loaded (apt-get install libmicrohttpd12)")
             }
-            let reason = errno == 0 ? "libmicrohttpd refused to start" : String(cString: strerror(errno))
+            let reason = code == 0 ? "libmicrohttpd refused to start" : String(cString: strerror(code))
             let endpoint = isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)"
             throw OSCQueryServerError(description: "cannot listen on \(endpoint) for OSCQuery: \(reason)")
         }

@@ -14,12 +14,13 @@ public struct ListenError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Opening the bound, non-blocking sockets ``UDPReceiver`` and ``TCPReceiver`` read from.
-enum ListeningSocket {
+/// Opening the bound, non-blocking sockets ``UDPReceiver`` and ``TCPReceiver`` read from, and
+/// the one the OSCQuery server accepts on.
+package enum ListeningSocket {
     /// A socket of `type` (`SOCK_DGRAM` or `SOCK_STREAM`) bound to `host:port` (a numeric IPv4
     /// or IPv6 address; port 0 picks a free port), listening if it is a stream socket, with the
     /// address it got.
-    static func open(host: String, port: Int, type: Int32) throws(ListenError) -> (Int32, SocketAddress) {
+    package static func open(host: String, port: Int, type: Int32) throws(ListenError) -> (Int32, SocketAddress) {
         let endpoint = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         func fail(_ call: String, _ code: Int32 = errno) -> ListenError {
             ListenError(endpoint: endpoint, call: call, code: code)

@@ -2,8 +2,13 @@ import Endpoints
 import Glibc
 
 extension OSCDestination {
-    /// Looks the host up with `getaddrinfo` (at start, and again at reload) and takes the first
-    /// address. A service's address comes later, from a ``ServiceTarget``.
+    /// Looks the host up with `getaddrinfo` (at start, and again at reload) and takes its first
+    /// IPv4 address, or its first address when it has none. A service's address comes later,
+    /// from a ``ServiceTarget``.
+    ///
+    /// IPv4 first: a stock Debian `/etc/hosts` maps `localhost` to `::1` too, which glibc sorts
+    /// first, while OSC receivers (scsynth, Pure Data, liblo's tools) mostly listen on IPv4 only,
+    /// so `localhost:57120` would reach nobody. `[::1]:57120` still sends over IPv6.
     public func resolve() throws(OSCDestinationError) -> ResolvedOSCDestination {
         if service != nil {
             // Not known until the service is found: 0.0.0.0:0 until then, never connected to.
@@ -23,7 +28,16 @@ extension OSCDestination {
         let code = getaddrinfo(host, String(port), &hints, &list)
         guard code == 0, let first = list else { throw .unresolvable(host: host, code: code) }
         defer { freeaddrinfo(list) }
-        let address = SocketAddress(first.pointee.ai_addr, length: Int(first.pointee.ai_addrlen))
+        var chosen = first
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let candidate = entry {
+            if candidate.pointee.ai_family == AF_INET {
+                chosen = candidate
+                break
+            }
+            entry = candidate.pointee.ai_next
+        }
+        let address = SocketAddress(chosen.pointee.ai_addr, length: Int(chosen.pointee.ai_addrlen))
         return ResolvedOSCDestination(destination: self, address: address)
     }
 }

@@ -12,11 +12,12 @@
 #include <sys/types.h>
 #include <microhttpd.h>
 
-/// Starts a daemon on its own polling thread, listening on `address`, with the limits that
-/// bound what a client can hold: connections in all and per address, the seconds a connection
-/// may stay silent, and the memory one request may use (its request line and headers).
+/// Starts a daemon on its own polling thread, accepting on `listener` (a bound, listening
+/// socket the daemon owns from then on), with the limits that bound what a client can hold:
+/// connections in all and per address, the seconds a connection may stay silent, and the
+/// memory one request may use (its request line and headers).
 struct MHD_Daemon *aseqosc_http_start(
-    unsigned int flags, const struct sockaddr *address, MHD_AcceptPolicyCallback accept, void *accept_context,
+    unsigned int flags, int listener, MHD_AcceptPolicyCallback accept, void *accept_context,
     MHD_AccessHandlerCallback handler, void *handler_context, MHD_NotifyConnectionCallback notify,
     void *notify_context, unsigned int connection_limit, unsigned int per_address_limit,
     unsigned int timeout_seconds, size_t memory_limit);
