@@ -8,13 +8,16 @@ CONFIG ?= Config/aseqosc.json5
 
 # The product: the Swift runtime linked in, so the binary runs where no toolchain is installed.
 # Its own scratch path, beside the test suite's .build/release (built with other flags by
-# scripts/test): switching between the two rebuilds nothing.
-STATIC_BIN := .build/static/release/aseqosc
+# scripts/test): switching between the two rebuilds nothing. The package build (debian/rules)
+# adds SWIFT_EXTRA_FLAGS, and for a cross build (`make deb ARCH=arm64`) a SCRATCH of its own.
+SCRATCH ?= .build/static
+SWIFT_EXTRA_FLAGS ?=
+STATIC_BIN := $(SCRATCH)/release/aseqosc
 BIN ?= $(STATIC_BIN)
 # --disable-local-rpath: no RUNPATH $ORIGIN; with the runtime linked in, nothing is loaded from
 # beside the binary.
-SWIFT_BUILD_FLAGS := -c release -j $(JOBS) --static-swift-stdlib --disable-local-rpath --scratch-path .build/static \
-  --product aseqosc
+SWIFT_BUILD_FLAGS := -c release -j $(JOBS) --static-swift-stdlib --disable-local-rpath --scratch-path $(SCRATCH) \
+  --product aseqosc $(SWIFT_EXTRA_FLAGS)
 # `make install` builds when the binary is missing or older than a source (only the binary
 # this Makefile builds: BIN=other is installed as it is). debian/rules empties it.
 ifeq ($(BIN),$(STATIC_BIN))
@@ -23,6 +26,9 @@ endif
 
 # swift, wherever it is, even under sudo (whose PATH has no toolchain): scripts/bootstrap knows.
 SWIFT ?= $(shell scripts/bootstrap --find-swift 2>/dev/null || echo swift)
+# What installs the missing packages; the package build sets it to `:` (its Build-Depends
+# are installed before it starts, and nothing is installed from inside it).
+BOOTSTRAP ?= scripts/bootstrap
 # Under `sudo make install`, build as the user who ran sudo, so .build does not end up owned
 # by root (only when that user owns the checkout; debian/rules sets SUDO_USER empty).
 ifeq ($(shell id -u),0)
@@ -52,7 +58,7 @@ build: bootstrap
 	$(AS_USER) touch $(STATIC_BIN)
 
 bootstrap:
-	scripts/bootstrap
+	$(BOOTSTRAP)
 
 ## make test: unit tests here, ALSA tests against the kernel sequencer (here or in a VM).
 test:
@@ -69,7 +75,7 @@ $(BIN): $(BIN_SOURCES)
 
 ## make man: aseqosc(1) from the binary's own --help, aseqosc.json5(5) from docs/CONFIG.md.
 man: $(BIN)
-	scripts/bootstrap --man
+	$(BOOTSTRAP) --man
 	scripts/manpages $(BIN) $(MANOUT)
 
 ## make install: the binary (stripped), the units (pointing at it), the default config (an
@@ -134,19 +140,46 @@ uninstall:
 	fi
 
 ## make deb: the Debian package (debian/), checked by lintian; its path is the last line.
+## make deb ARCH=arm64: the same for arm64, cross-built in a Debian 13 root with Debian's own
+## Swift and arm64 packages (scripts/cross-sdk; docs/packaging.md). Needs root.
 ## dpkg-buildpackage writes into the parent folder; the results are moved to .build/deb/.
-DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
+BUILD_ARCH := $(shell dpkg-architecture -qDEB_BUILD_ARCH 2>/dev/null)
+# Only from make's command line: an ARCH in the environment (kernel builds set one) is not ours.
+ifneq ($(origin ARCH),command line)
+ARCH := $(BUILD_ARCH)
+endif
 DEB_VERSION = $(shell dpkg-parsechangelog -SVersion)
+DEB_OUT = aseqosc_$(DEB_VERSION)_$(ARCH).deb aseqosc-dbgsym_$(DEB_VERSION)_$(ARCH).deb \
+  aseqosc_$(DEB_VERSION)_$(ARCH).buildinfo aseqosc_$(DEB_VERSION)_$(ARCH).changes
+# Moves what dpkg-buildpackage wrote into $(1) (the parent folder, here or in the build root).
+collect_deb = mkdir -p .build/deb && for f in $(DEB_OUT); do [ ! -e "$(1)/$$f" ] || mv -f "$(1)/$$f" .build/deb/; done
 deb:
+ifeq ($(ARCH),$(BUILD_ARCH))
 	scripts/bootstrap --deb
-	dpkg-buildpackage -b -us -uc
-	mkdir -p .build/deb
-	for f in ../aseqosc_$(DEB_VERSION)_$(DEB_ARCH).deb ../aseqosc-dbgsym_$(DEB_VERSION)_$(DEB_ARCH).deb \
-	         ../aseqosc_$(DEB_VERSION)_$(DEB_ARCH).buildinfo ../aseqosc_$(DEB_VERSION)_$(DEB_ARCH).changes; do \
-	  [ ! -e "$$f" ] || mv -f "$$f" .build/deb/; \
-	done
-	lintian --display-info .build/deb/aseqosc_$(DEB_VERSION)_$(DEB_ARCH).deb
-	@echo "$(CURDIR)/.build/deb/aseqosc_$(DEB_VERSION)_$(DEB_ARCH).deb"
+	@# Build-Depends names Debian's swiftlang. A swift from elsewhere (swift.org's, as on Debian
+	@# 12, which has no swiftlang) builds under the build profile that drops it (debian/control).
+	@if dpkg -S "$$(realpath "$(SWIFT)")" 2>/dev/null | grep -q '^swiftlang'; then profile=; else \
+	  profile=pkg.aseqosc.external-swift; \
+	  echo "make deb: $(SWIFT) is not Debian's swiftlang package: building under the build profile $$profile"; \
+	fi; \
+	echo "dpkg-buildpackage -b -us -uc$${profile:+ -P$$profile}"; \
+	PATH="$$(dirname "$(SWIFT)"):$$PATH" dpkg-buildpackage -b -us -uc $${profile:+-P$$profile}
+	$(call collect_deb,..)
+	lintian --display-info .build/deb/aseqosc_$(DEB_VERSION)_$(ARCH).deb
+else
+	@# The build root is Debian 13 with swiftlang and $(ARCH)'s libraries; dpkg-buildpackage -a
+	@# checks Build-Depends for both architectures. Profiles cross and nocheck, as Debian's cross
+	@# builds set them (nocheck: liblo-dev, the tests', is left out). Debian 13's lintian checks
+	@# the package, as nobody (it warns when run as root).
+	@# The parent folder is the root's (a tmpfs when it is /tmp): the results leave it in the
+	@# same entry into the root.
+	root=$$(scripts/cross-sdk $(ARCH)) && \
+	scripts/in-root "$$root" sh -c 'DEB_BUILD_OPTIONS="nocheck $(DEB_BUILD_OPTIONS)" \
+	  dpkg-buildpackage -a$(ARCH) -Pcross,nocheck -b -us -uc && $(call collect_deb,..)' && \
+	scripts/in-root "$$root" setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/tmp \
+	  lintian --display-info .build/deb/aseqosc_$(DEB_VERSION)_$(ARCH).deb
+endif
+	@echo "$(CURDIR)/.build/deb/aseqosc_$(DEB_VERSION)_$(ARCH).deb"
 
 clean:
 	rm -rf .build
