@@ -15,52 +15,8 @@ set -uo pipefail
 deb=${1:?usage: service-checks.sh DEB OUTDIR}
 out=${2:?usage: service-checks.sh DEB OUTDIR}
 mkdir -p "$out"
-export SYSTEMD_PAGER= SYSTEMD_COLORS=0 LC_ALL=C.UTF-8
-t_start=$(date +%s.%N)
-
-passed=0 failed=0
-ok()     { echo "ok - $1"; passed=$((passed + 1)); echo "$(since "$t_start") ok $1" >> "$out/timings.txt"; }
-not_ok() { echo "not ok - $1: $2"; failed=$((failed + 1)); echo "$(since "$t_start") not ok $1" >> "$out/timings.txt"; }
-check()  { if [ "$2" = 0 ]; then ok "$1"; else not_ok "$1" "$3"; fi; }   # NAME STATUS DETAIL
-note()   { echo "# $*"; }
-now()    { date +%s.%N; }
-since()  { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
-oneline() { tr '\n' ' ' | sed -E 's/ +/ /g; s/ $//' | cut -c1-300; }
-
-# wait_for SECONDS COMMAND...: runs COMMAND every 0.3 s (each systemctl costs CPU under
-# emulation) until it succeeds (0) or time is up (1).
-wait_for() {
-  local limit=$1; shift
-  local end; end=$(awk -v n="$(now)" -v l="$limit" 'BEGIN { printf "%.2f", n + l }')
-  while :; do
-    "$@" >/dev/null 2>&1 && return 0
-    awk -v n="$(now)" -v e="$end" 'BEGIN { exit !(n >= e) }' && return 1
-    sleep 0.3
-  done
-}
-prop() { systemctl show -p "$2" --value "$1"; }   # UNIT PROPERTY
-in_file() { grep -Eq -- "$2" "$1"; }              # FILE REGEX
-# play_until FILE REGEX SECONDS HEX: plays HEX into virmidi 0-0 (seq client 16) once a second
-# until FILE (an oscdump capture) has a line matching REGEX; the first bytes may reach a bridge
-# that has not bound the port yet.
-play_until() {
-  local file=$1 re=$2 limit=$3 hex=$4 i=0
-  while [ "$i" -lt "$limit" ]; do
-    amidi -p hw:0,0 -S "$hex" 2>/dev/null
-    wait_for 1 in_file "$file" "$re" && return 0
-    i=$((i + 1))
-  done
-  return 1
-}
-osc_pids=()
-oscdump_on() {   # PORT FILE: oscdump in the background, once it listens
-  : > "$2"
-  oscdump -L "$1" > "$2" 2>&1 &
-  osc_pids+=($!)
-  wait_for 5 sh -c "ss -Hlun 'sport = :$1' | grep -q ." || note "oscdump on $1 is not listening"
-}
-cleanup() { for p in "${osc_pids[@]}"; do kill "$p" 2>/dev/null; done; }
-trap cleanup EXIT
+midi_to=hw:0,0   # virmidi 0-0, sequencer client 16
+. "$(dirname "$0")/lib.sh"
 
 conf=/etc/aseqosc/aseqosc.json5
 # a config like the default one, for the instances: NAME PORT [EXTRA_DESTINATION]
@@ -144,13 +100,10 @@ check "MIDI played into virmidi reaches oscdump on 57120" "$?" \
 # memory locking (LimitMEMLOCK=infinity) to its dynamic user: the input and pipeline threads run
 # FIFO at 4 (the default config has no OSC input), the others at normal priority (policy 0).
 main_pid=$(prop aseqosc MainPID)
-threads=$(for task in /proc/"$main_pid"/task/*; do
-  printf '%s %s %s\n' "$(cat "$task/comm")" "$(awk -F: '/^policy/ { gsub(/ /, "", $2); print $2 }' "$task/sched")" \
-    "$(awk -F: '/^prio / { gsub(/ /, "", $2); print $2 }' "$task/sched")"
-done | sort)
+threads=$(thread_schedules "$main_pid")
 echo "$threads" > "$out/threads.txt"
-fifo=$(echo "$threads" | awk '$2 == 1 { print $1 "/" 99 - $3 }' | sort | paste -sd' ')
-others=$(echo "$threads" | awk '$2 != 1 { print $1 }' | sort -u | paste -sd' ')
+fifo=$(fifo_threads "$threads")
+others=$(normal_threads "$threads")
 check "the unit's input and pipeline threads run SCHED_FIFO 4, the others normal (/proc/PID/task/*/sched)" \
   "$([ "$fifo" = "aseqosc-input/4 aseqosc-pipe/4" ] && echo "$others" | grep -qw aseqosc-control; echo $?)" \
   "FIFO: '$fifo'; normal: '$others'"
@@ -185,21 +138,8 @@ check "the good reload is applied (the new destination is in aseqosc status)" "$
 wait_for 5 sh -c "journalctl -q -u aseqosc --since '$journal_mark' | grep -q reloaded"
 check "the journal says 'reloaded'" "$?" "$(journalctl -q -u aseqosc --since "$journal_mark" | tail -n 3 | oneline)"
 
-pid_before=$(prop aseqosc MainPID)
 echo '{ bad json' > "$conf"
-journal_mark=$(date '+%Y-%m-%d %H:%M:%S')
-reload_out=$(systemctl reload aseqosc 2>&1); st=$?
-check "systemctl reload with a broken config exits non-zero" "$([ "$st" != 0 ]; echo $?)" "exit 0"
-wait_for 5 sh -c "journalctl -q -u aseqosc --since '$journal_mark' | grep -Eqi 'refused|error'"
-sysstatus=$(systemctl status --no-pager -n 20 aseqosc 2>&1)
-echo "$sysstatus" > "$out/status-after-broken-reload.txt"
-check "systemctl status shows why the reload was refused" \
-  "$(echo "$sysstatus" | grep -Eqi 'refused|not valid|invalid|expected'; echo $?)" "$(echo "$sysstatus" | tail -n 3 | oneline)"
-check "the service stays active on its old config after the refused reload" \
-  "$([ "$(prop aseqosc ActiveState)" = active ] && [ "$(prop aseqosc MainPID)" = "$pid_before" ]; echo $?)" \
-  "$(systemctl show -p ActiveState,MainPID aseqosc | oneline), was MainPID=$pid_before"
-play_until "$osc_main" 'note_on .*62 100' 5 '90 3E 64 80 3E 00'
-check "MIDI still reaches oscdump after the refused reload" "$?" "no note 62 in $(tail -n 3 "$osc_main" | oneline)"
+refused_reload_checks aseqosc "$osc_main" '90 3E 64 80 3E 00' 'note_on .*62 100'
 aseqosc status --control /run/aseqosc/control 2>/dev/null | grep -q 127.0.0.1:57122
 check "the running config is still the last good one" "$?" "no 127.0.0.1:57122 in aseqosc status"
 write_config "$conf" aseqosc 57120 57122   # a good config again, for the restarts below
@@ -253,11 +193,7 @@ note "active again $(since "$t_stop")s after kill -STOP"
 journalctl -q -u aseqosc --since "@${t_stop%.*}" > "$out/journal-watchdog.txt"
 
 # ---------------------------------------------------------------- held notes on stop
-play_until "$osc_main" 'note_on .*65 100' 10 '90 41 64'
-check "a held note reaches oscdump" "$?" "no note 65 in $(tail -n 3 "$osc_main" | oneline)"
-systemctl stop aseqosc
-wait_for 5 in_file "$osc_main" 'note_off .*65'
-check "systemctl stop sends the held note's note-off" "$?" "oscdump saw: $(tail -n 3 "$osc_main" | oneline)"
+held_note_checks aseqosc "$osc_main" 65
 note "oscdump 57120 tail: $(tail -n 2 "$osc_main" | oneline)"
 
 one=$(aseqosc status 2>&1); st=$?
