@@ -4,7 +4,7 @@
 /// A plain value, copied whole like any struct, so small per-event scratch (captures, encoded
 /// bytes, bit words) lives on the stack or inside its owner with no allocation. `Tuple` is a
 /// tuple of `Element`s only, nested or not, which Swift lays out contiguously: the aliases below
-/// (`TupleArray8<Int32>` for `TupleArray8<Int32>`) name the sizes in use, so going back to
+/// (`TupleArray8<Int32>` for `InlineArray<8, Int32>`) name the sizes in use, so going back to
 /// `InlineArray` is a rename. Like `InlineArray`, an index out of range traps.
 public struct TupleArray<Element, Tuple> {
     @usableFromInline var elements: Tuple
