@@ -8,8 +8,10 @@
 # Installs DEB with `apt install` (dependencies by Debian 13's names, from the cache), then checks
 # the service as a user's machine runs it: MIDI -> OSC, OSC -> MIDI, the real-time threads, a
 # refused reload, `aseqosc send`, a held note's note-off at stop; then measures the footprint
-# beside osmid's m2o. MIDI goes into virmidi (amidi, hw:0,0) where the kernel has it (amd64), and
-# into Midi Through (aseqsend, 14:0) everywhere (Debian's arm64 kernel has no snd-virmidi).
+# beside osmid's m2o. MIDI comes from an emulated USB MIDI keyboard (lib.sh's
+# usb_midi_keyboard: the default config's "*" takes it), from virmidi (amidi, hw:0,0) where the
+# kernel has it (amd64; Debian's arm64 kernel has no snd-virmidi), and from Midi Through
+# (aseqsend, 14:0).
 # Prints `ok - ARCH: NAME` / `not ok - ARCH: NAME: detail` lines, `# ...` notes, `footprint ...`
 # lines (see below) and a last line `debian13 ARCH: N passed, M failed`; exits 1 when a check
 # failed. OUTDIR receives the apt log, the journal, the captures and footprint.txt.
@@ -24,6 +26,8 @@ ctl=/run/aseqosc/control
 virmidi=0; [ -e /dev/snd/midiC0D0 ] && grep -q 'Virtual Raw MIDI' /proc/asound/seq/clients && virmidi=1
 
 note "$(. /etc/os-release; echo "$PRETTY_NAME"), kernel $(uname -r) $(uname -m), $(systemctl --version | head -n 1)"
+# A USB MIDI keyboard (lib.sh), there before the package comes, as one plugged in at boot.
+usb=0; usb_midi_keyboard && usb=1
 note "sequencer clients: $(grep '^Client' /proc/asound/seq/clients | sed -E 's/Client +[0-9]+ : "([^"]*)".*/\1/' | paste -sd, )"
 
 # ---------------------------------------------------------------- apt install
@@ -61,8 +65,17 @@ note "StatusText: $status_text"
 
 osc_main=$out/oscdump-57120.txt
 oscdump_on 57120 "$osc_main"
+# The packaged default config takes every hardware port: the USB keyboard's, virmidi's.
+check "a USB MIDI keyboard shows as a sequencer client (dummy_hcd, f_midi gadget, snd-usb-audio)" \
+  "$([ "$usb" = 1 ]; echo $?)" "$(lsmod | grep -E 'dummy_hcd|usb_f_midi|snd_usb_audio' | oneline)"
+if [ "$usb" = 1 ]; then
+  midi_to=hw:fmidi,0
+  play_until "$osc_main" 'note_on .*59 99' 10 '90 3B 63 80 3B 00'
+  check "MIDI played on the USB MIDI keyboard reaches oscdump, default config" "$?" \
+    "oscdump saw: $(head -n 5 "$osc_main" | oneline); $(aseqosc status --control $ctl 2>&1 | grep -i bound | oneline)"
+fi
 if [ "$virmidi" = 1 ]; then
-  # the packaged default config takes every hardware port, virmidi's included
+  midi_to=hw:0,0
   play_until "$osc_main" 'note_on .*60 100' 10 '90 3C 64 80 3C 00'
   check "MIDI played into virmidi (amidi -p hw:0,0) reaches oscdump, default config" "$?" \
     "oscdump saw: $(head -n 5 "$osc_main" | oneline)"
@@ -164,11 +177,12 @@ size_a=$(stat -c %s /usr/bin/aseqosc) size_m=$(stat -c %s /usr/bin/m2o)
 stripped() { if grep -qa '\.symtab' "$1"; then echo no; else echo yes; fi; }
 fp "size-bytes aseqosc=$size_a m2o=$size_m ratio=$(ratio "$size_a" "$size_m") stripped=$(stripped /usr/bin/aseqosc),$(stripped /usr/bin/m2o)"
 
-# A standard MIDI file of note-ons and note-offs 5 ms apart for 40 s (500 ticks a quarter at
+# A standard MIDI file of note-ons and note-offs 25 ms apart for 200 s (500 ticks a quarter at
 # 120 bpm: a tick is 1 ms), played into Midi Through by aplaymidi: the kernel's queue times the
-# events, so the stimulus costs next to no CPU while a bridge starts.
+# events, so the stimulus costs next to no CPU while a bridge starts. Denser, the forwarded
+# stream itself would load the one emulated CPU and hold back what measures it.
 smf=$out/notes.mid
-printf '\x05\x90\x3c\x64\x05\x80\x3c\x00' > "$out/pair.bin"
+printf '\x19\x90\x3c\x64\x19\x80\x3c\x00' > "$out/pair.bin"
 for i in 1 2 3 4 5 6 7 8 9 10 11 12; do cat "$out/pair.bin" "$out/pair.bin" > "$out/pair2.bin"; mv "$out/pair2.bin" "$out/pair.bin"; done
 len=$(( $(stat -c %s "$out/pair.bin") + 4 ))
 { printf 'MThd\x00\x00\x00\x06\x00\x00\x00\x01\x01\xf4MTrk'
@@ -187,22 +201,21 @@ EOF
 for b in /usr/bin/aseqosc /usr/bin/m2o; do ldd "$b" | awk '/=> \// { print $3 }' | xargs cat "$b" > /dev/null; done
 
 # The start-up runs. A bridge runs as root from a shell (the service is stopped), on a config
-# that takes Midi Through and sends to 57140, where a timestamping oscdump listens: bash reads
-# its lines and stamps each with $EPOCHREALTIME, both under SCHED_FIFO 10 (chrt), above the
-# bridge's real-time threads, so that a busy bridge cannot hold the stamp back. The exec time is
-# taken in the forked shell just before exec.
+# that takes Midi Through and sends to 57140, where a timestamping oscdump listens (bash reads
+# its lines and stamps each with $EPOCHREALTIME). The exec time is taken in the forked shell
+# just before exec.
 #  - exec to ready: until the bridge's subscription to Midi Through shows in
 #    /proc/asound/seq/clients (read by bash itself every 5 ms: no process forked while it waits),
 #    i.e. from then on a note played is forwarded; VmRSS a second later (idle), then 20 notes
 #    (one aseqsend) and VmRSS once they are through.
-#  - exec to the first event: aplaymidi plays note-on/note-off 5 ms apart into Midi Through from
-#    before the exec; the first OSC packet out is timed. m2o gets one run: osmid 0.8.0 in
+#  - exec to the first event: aplaymidi plays note-on/note-off 25 ms apart into Midi Through
+#    from before the exec; the first OSC packet out is timed (so up to 25 ms late). m2o gets one run: osmid 0.8.0 in
 #    Debian 13 dies on a note that comes while it starts (amd64: SIGSEGV), and on arm64 on any
 #    note (oscpack's assertion sizeof(osc::int32) == 4: its int32 is a long on aarch64).
 never=$(mktemp -u /tmp/never.XXXXXX); mkfifo "$never"; exec 9<> "$never"   # `read -t` on it: a sleep without a fork
 capture_on() {  # FILE: the timestamping oscdump on 57140; its pid in $dump
   : > "$1"
-  chrt -f 10 bash -c 'oscdump -L 57140 2>/dev/null | while IFS= read -r line; do echo "$EPOCHREALTIME $line"; done > "$1"' _ "$1" &
+  bash -c 'oscdump -L 57140 2>/dev/null | while IFS= read -r line; do echo "$EPOCHREALTIME $line"; done > "$1"' _ "$1" &
   dump=$!
   wait_for 5 sh -c "ss -Hlun 'sport = :57140' | grep -q ."
 }
@@ -303,18 +316,24 @@ time_ms() {
     awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f\n", (b - a) * 1000 }'
   done | median
 }
+# `aseqosc send` against alsa-utils' senders, the same bytes (a note-on and its note-off) into the
+# same device: Midi Through by aseqsend; a raw MIDI device (virmidi's, the USB keyboard's gadget
+# side, read by aseqdump so that it drains) by amidi -S, there aseqosc send goes through the
+# device's sequencer client.
 bytes='90 3C 64 80 3C 00'
-send_seq=$(time_ms 10 aseqosc send --to 14:0 on C4 100 off C4)
-aseqsend_seq=$(time_ms 10 aseqsend -p 14:0 "$bytes")
-line="send-ms aseqosc-send=$send_seq aseqsend=$aseqsend_seq ratio-aseqsend=$(ratio "$send_seq" "$aseqsend_seq") target=14:0"
-if [ "$virmidi" = 1 ]; then
-  send_raw=$(time_ms 10 aseqosc send --to 16:0 on C4 100 off C4)
-  amidi_raw=$(time_ms 10 amidi -p hw:0,0 -S "$bytes")
-  line+=" aseqosc-send-16:0=$send_raw amidi=$amidi_raw ratio-amidi=$(ratio "$send_raw" "$amidi_raw")"
-else
-  line+=" amidi=n/a(no-rawmidi-device)"
+send_line() {  # WHAT ASEQOSC_TO OTHER...: one footprint line
+  local what=$1 to=$2 a b; shift 2
+  a=$(time_ms 10 aseqosc send --to "$to" on C4 100 off C4)
+  b=$(time_ms 10 "$@")
+  fp "send-ms $what aseqosc-send=$a $(basename "$1")=$b ratio=$(ratio "$(num "$a")" "$(num "$b")")"
+}
+send_line midi-through 14:0 aseqsend -p 14:0 "$bytes"
+[ "$virmidi" = 0 ] || send_line virmidi 16:0 amidi -p hw:0,0 -S "$bytes"
+if [ "$usb" = 1 ]; then
+  stdbuf -oL aseqdump -p "USB MIDI keyboard" > "$out/aseqdump-keyboard.txt" 2>&1 &
+  bg_pids+=($!)
+  send_line usb-keyboard f_midi amidi -p hw:fmidi,0 -S "$bytes"
 fi
-fp "$line"
 
 journalctl -q --no-pager -o short-monotonic -u 'aseqosc*' > "$out/journal.txt"
 note "checks took $(since "$t_start")s"

@@ -103,3 +103,21 @@ held_note_checks() {
   wait_for 5 in_file "$capture" "note_off .*$note"
   check "systemctl stop sends the held note's note-off" "$?" "oscdump saw: $(tail -n 3 "$capture" | oneline)"
 }
+
+# usb_midi_keyboard: a USB MIDI keyboard inside the VM. dummy_hcd is a USB host controller and a
+# device controller wired together; a configfs gadget with the MIDI function (f_midi) plugs into
+# it, and snd-usb-audio takes it as it takes any class-compliant keyboard: sequencer client
+# "USB MIDI keyboard" (a hardware port, which "*" binds). What is written to the gadget's own
+# raw MIDI device (card "fmidi": amidi -p hw:fmidi,0, or its sequencer client "f_midi") comes out
+# of the keyboard. Returns 0 once the keyboard's client shows, 1 when the kernel lacks a part.
+usb_midi_keyboard() {
+  local g=/sys/kernel/config/usb_gadget/keyboard i
+  modprobe -a dummy_hcd usb_f_midi snd-usb-audio 2>/dev/null || return 1
+  mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
+  mkdir -p "$g" "$g/strings/0x409" "$g/configs/c.1" "$g/functions/midi.usb0" || return 1
+  echo 0x1d6b > "$g/idVendor"; echo 0x0104 > "$g/idProduct"   # the Linux Foundation's multifunction gadget
+  echo aseqosc > "$g/strings/0x409/manufacturer"; echo "USB MIDI keyboard" > "$g/strings/0x409/product"
+  ln -s "$g/functions/midi.usb0" "$g/configs/c.1/"
+  ls /sys/class/udc | head -n 1 > "$g/UDC" || return 1
+  wait_for 20 grep -q '"USB MIDI keyboard"' /proc/asound/seq/clients
+}
