@@ -71,8 +71,8 @@ public final class OSCQueryServer: @unchecked Sendable {
             if error.call == "getaddrinfo" {
                 throw OSCQueryServerError(description: "'\(host)' is not a numeric address")
             }
-            throw OSCQueryServerError(
-                description: "cannot listen on \(error.endpoint) for OSCQuery: \(String(cString: strerror(error.code)))")
+            let reason = String(cString: strerror(error.code))
+            throw OSCQueryServerError(description: "cannot listen on \(error.endpoint) for OSCQuery: \(reason)")
         }
         var flags = UInt32(MHD_USE_AUTO_INTERNAL_THREAD.rawValue)
         if isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
