@@ -26,8 +26,10 @@ ctl=/run/aseqosc/control
 virmidi=0; [ -e /dev/snd/midiC0D0 ] && grep -q 'Virtual Raw MIDI' /proc/asound/seq/clients && virmidi=1
 
 note "$(. /etc/os-release; echo "$PRETTY_NAME"), kernel $(uname -r) $(uname -m), $(systemctl --version | head -n 1)"
-# A USB MIDI keyboard (lib.sh), there before the package comes, as one plugged in at boot.
-usb=0; usb_midi_keyboard && usb=1
+# A USB MIDI keyboard (lib.sh), there before the package comes, as one plugged in at boot; only
+# with TEST_DEBIAN13_USB=1: one amd64 boot of the gadget (dummy_hcd, f_midi) under emulation
+# ended in a kernel panic (slab corruption, in interrupt), which the suite cannot afford.
+usb=0; [ "${TEST_DEBIAN13_USB:-0}" = 1 ] && usb_midi_keyboard && usb=1
 note "sequencer clients: $(grep '^Client' /proc/asound/seq/clients | sed -E 's/Client +[0-9]+ : "([^"]*)".*/\1/' | paste -sd, )"
 
 # ---------------------------------------------------------------- apt install
@@ -66,8 +68,10 @@ note "StatusText: $status_text"
 osc_main=$out/oscdump-57120.txt
 oscdump_on 57120 "$osc_main"
 # The packaged default config takes every hardware port: the USB keyboard's, virmidi's.
-check "a USB MIDI keyboard shows as a sequencer client (dummy_hcd, f_midi gadget, snd-usb-audio)" \
-  "$([ "$usb" = 1 ]; echo $?)" "$(lsmod | grep -E 'dummy_hcd|usb_f_midi|snd_usb_audio' | oneline)"
+if [ "$usb" = 1 ] || [ "${TEST_DEBIAN13_USB:-0}" = 1 ]; then
+  check "a USB MIDI keyboard shows as a sequencer client (dummy_hcd, f_midi gadget, snd-usb-audio)" \
+    "$([ "$usb" = 1 ]; echo $?)" "$(lsmod | grep -E 'dummy_hcd|usb_f_midi|snd_usb_audio' | oneline)"
+fi
 if [ "$usb" = 1 ]; then
   midi_to=hw:fmidi,0
   play_until "$osc_main" 'note_on .*59 99' 10 '90 3B 63 80 3B 00'
