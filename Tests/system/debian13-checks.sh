@@ -224,7 +224,7 @@ capture_on() {  # FILE: the timestamping oscdump on 57140; its pid in $dump
   wait_for 5 sh -c "ss -Hlun 'sport = :57140' | grep -q ."
 }
 capture_off() { pkill -P "$dump" oscdump 2>/dev/null; wait "$dump" 2>/dev/null; }
-start_bridge() {  # NAME TAG: starts it in the background, its pid in $pid, exec time in $t_exec
+start_bridge() {  # NAME TAG: starts it in the background, its pid in $pid, exec time in $t_exec; 1 if no exec in 10 s
   local tfile=$out/exec-$1-$2.txt
   rm -f "$tfile"
   case "$1" in
@@ -233,8 +233,12 @@ start_bridge() {  # NAME TAG: starts it in the background, its pid in $pid, exec
     m2o)     ( echo "$EPOCHREALTIME" > "$tfile"; exec m2o -m 3 -i "Midi Through Port-0" -o 57140 ) > "$out/$1-$2.log" 2>&1 & ;;
   esac
   pid=$!
-  while [ ! -s "$tfile" ]; do read -t 0.005 -u 9; done
-  t_exec=$(< "$tfile")
+  local i=0
+  # Bounded: one emulated arm64 boot never saw the exec time written, and waited until the VM's
+  # timeout ended the whole boot.
+  while [ ! -s "$tfile" ] && [ $i -lt 2000 ]; do read -t 0.005 -u 9; i=$((i + 1)); done
+  t_exec=$(cat "$tfile" 2>/dev/null)
+  [ -n "$t_exec" ]
 }
 stop_bridge() {  # NAME: SIGINT to m2o (its way out), SIGTERM to aseqosc; 5 s, then SIGKILL
   local i
@@ -254,7 +258,7 @@ rss_of() { awk '/^VmRSS:/ { print $2 }' /proc/"$1"/status 2>/dev/null; }
 ready_run() {  # NAME RUN: prints "READY_MS RSS_IDLE_KB RSS_AFTER_KB" (a word instead of a number when it failed)
   local cap=$out/ready-$1-$2.txt ready=none idle=none after=none i=0 t
   capture_on "$cap"
-  start_bridge "$1" "ready-$2"
+  if ! start_bridge "$1" "ready-$2"; then stop_bridge "$1"; capture_off; echo "no-exec-time none none"; return; fi
   while [ $i -lt 6000 ]; do
     t=$EPOCHREALTIME
     if subscribed; then ready=$(awk -v a="$t_exec" -v b="$t" 'BEGIN { printf "%.0f", (b - a) * 1000 }'); break; fi
@@ -278,7 +282,9 @@ first_run() {  # NAME RUN: prints the ms from exec to the first OSC packet, or h
   aplaymidi -p 14:0 "$smf" > /dev/null 2>&1 &
   player=$!
   read -t 0.5 -u 9
-  start_bridge "$1" "first-$2"
+  if ! start_bridge "$1" "first-$2"; then
+    stop_bridge "$1"; kill "$player" 2>/dev/null; wait "$player" 2>/dev/null; capture_off; echo "no-exec-time"; return
+  fi
   wait_for 20 sh -c "test -s '$cap' || ! kill -0 $pid"
   [ ! -s "$cap" ] || first=$(awk -v t="$t_exec" 'NR == 1 { printf "%.0f", ($1 - t) * 1000 }' "$cap")
   [ "$first" != none ] || ! ended || first=$how
