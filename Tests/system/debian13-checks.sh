@@ -286,7 +286,11 @@ first_run() {  # NAME RUN: prints the ms from exec to the first OSC packet, or h
     stop_bridge "$1"; kill "$player" 2>/dev/null; wait "$player" 2>/dev/null; capture_off; echo "no-exec-time"; return
   fi
   wait_for 20 sh -c "test -s '$cap' || ! kill -0 $pid"
-  [ ! -s "$cap" ] || first=$(awk -v t="$t_exec" 'NR == 1 { printf "%.0f", ($1 - t) * 1000 }' "$cap")
+  # The first stamped line; NUL bytes stripped (one arm64 run's file began with a run of them, as
+  # the 9p share wrote it).
+  [ ! -s "$cap" ] || first=$(tr -d '\000' < "$cap" |
+    awk -v t="$t_exec" '$1 ~ /^[0-9]+\.[0-9]+$/ && $1 >= t { printf "%.0f", ($1 - t) * 1000; exit }')
+  [ -n "$first" ] || first=none
   [ "$first" != none ] || ! ended || first=$how
   stop_bridge "$1"; kill "$player" 2>/dev/null; wait "$player" 2>/dev/null; capture_off
   echo "$first"
