@@ -72,6 +72,19 @@ thread_schedules() {
 fifo_threads()   { echo "$1" | awk '$2 == 1 { print $1 "/" 99 - $3 }' | sort | paste -sd' '; }  # SCHEDULES
 normal_threads() { echo "$1" | awk '$2 != 1 { print $1 }' | sort -u | paste -sd' '; }         # SCHEDULES
 
+# fifo_threads_check PID FIFO NAME: PID's threads (kept in $out/threads.txt) are FIFO exactly
+# as listed ("aseqosc-input/4 aseqosc-pipe/4", sorted), the control thread among the others at
+# normal priority: one check called NAME.
+fifo_threads_check() {
+  local threads fifo others
+  threads=$(thread_schedules "$1")
+  echo "$threads" > "$out/threads.txt"
+  fifo=$(fifo_threads "$threads")
+  others=$(normal_threads "$threads")
+  check "$3" "$([ "$fifo" = "$2" ] && echo "$others" | grep -qw aseqosc-control; echo $?)" \
+    "FIFO: '$fifo'; normal: '$others'"
+}
+
 # refused_reload_checks UNIT CAPTURE HEX REGEX: with a broken config in place (the caller wrote
 # it), `systemctl reload UNIT` exits non-zero, `systemctl status` says why, the same main
 # process stays active, and MIDI (HEX, played until CAPTURE has REGEX) still reaches oscdump.

@@ -100,13 +100,8 @@ check "MIDI played into virmidi reaches oscdump on 57120" "$?" \
 # memory locking (LimitMEMLOCK=infinity) to its dynamic user: the input and pipeline threads run
 # FIFO at 4 (the default config has no OSC input), the others at normal priority (policy 0).
 main_pid=$(prop aseqosc MainPID)
-threads=$(thread_schedules "$main_pid")
-echo "$threads" > "$out/threads.txt"
-fifo=$(fifo_threads "$threads")
-others=$(normal_threads "$threads")
-check "the unit's input and pipeline threads run SCHED_FIFO 4, the others normal (/proc/PID/task/*/sched)" \
-  "$([ "$fifo" = "aseqosc-input/4 aseqosc-pipe/4" ] && echo "$others" | grep -qw aseqosc-control; echo $?)" \
-  "FIFO: '$fifo'; normal: '$others'"
+fifo_threads_check "$main_pid" "aseqosc-input/4 aseqosc-pipe/4" \
+  "the unit's input and pipeline threads run SCHED_FIFO 4, the others normal (/proc/PID/task/*/sched)"
 threads_line=$(aseqosc status --control /run/aseqosc/control 2>&1 | grep '^threads:')
 # The default config sends to 127.0.0.1: the two sending threads are kept on the VM's last CPU.
 last_cpu=$(cut -d- -f2 /sys/devices/system/cpu/online)
