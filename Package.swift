@@ -72,18 +72,20 @@ let package = Package(
         // The daemon's dealings with its service manager and clients: systemd's notify protocol
         // and the control socket (`aseqosc status`, `aseqosc reload`).
         .target(name: "Service", dependencies: ["Platform"]),
-        // The composition root: builds the runtime from a config, reloads it, reports its status.
+        // The composition root: builds the runtime from a config, with its OSCQuery server,
+        // announcement, control socket and service-manager notices; reloads it, reports its status.
         .target(
             name: "Bridge",
             dependencies: [
                 "Config", "BridgeRuntime", "Discovery", "Endpoints", "MIDI", "Pipeline", "OSCTransport", "Platform",
+                "Service", "OSCQuery", "OSCQueryHTTP", "JSON",
             ]),
-        // The command line: one type per subcommand.
+        // The command line: one type per subcommand; `run` parses its options and calls `Daemon`.
         .executableTarget(
             name: "aseqosc",
             dependencies: [
-                "Bridge", "Config", "Send", "BridgeRuntime", "Service", "Discovery", "OSCQuery", "OSCQueryHTTP",
-                "ALSASequencer", "Endpoints", "MIDI", "MIDIOSC", "JSON", "Platform",
+                "Bridge", "Config", "Send", "Service", "Discovery", "ALSASequencer", "Endpoints", "MIDI", "JSON",
+                "Platform",
             ],
             // Bind every symbol at start: lazy binding makes the first event down each path
             // wait for the dynamic linker (milliseconds under emulation), a played note.

@@ -6,7 +6,7 @@ import Synchronization
 
 /// The DNS-SD announcement of the OSC input: made when the config's input listens where other
 /// machines can reach it, changed or withdrawn when a reload changes that.
-final class Announcement: Sendable {
+final class InputAnnouncement: Sendable {
     private let announcer = Mutex<ServiceAnnouncer?>(nil)
     private let log: Logger
 
