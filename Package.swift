@@ -14,6 +14,8 @@ let package = Package(
         .systemLibrary(
             name: "CLiblo", pkgConfig: "liblo",
             providers: [.apt(["liblo-dev"])]),
+        // glibc's sendmmsg, recvmmsg and pthread_setname_np, declared as _GNU_SOURCE would.
+        .systemLibrary(name: "CGNUCalls"),
         // The system's mDNS responder (avahi-daemon), for announcing and browsing OSC services,
         // and an embedded HTTP server, for the OSCQuery namespace: their headers (Debian's
         // libavahi-client-dev, libmicrohttpd-dev), the libraries loaded on first use, so that
@@ -31,7 +33,7 @@ let package = Package(
         // JSON5 in (configs), JSON out (status, `ports --json`): what Foundation did, without it.
         .target(name: "JSON"),
         // Threads, environment, files, clocks, POSIX errors and the log for the daemon and its commands.
-        .target(name: "Platform", dependencies: ["CSyscall", "CAffinity"]),
+        .target(name: "Platform", dependencies: ["CAffinity", "CGNUCalls"]),
         .target(name: "Pipeline", dependencies: ["MIDI", "OSC", "Storage"]),
         // Both directions of the MIDI <-> OSC mapping: address schemes, templates, argument styles.
         .target(name: "MIDIOSC", dependencies: ["MIDI", "OSC", "Storage"]),
@@ -39,14 +41,12 @@ let package = Package(
         // addresses, OSC destinations, IP addresses, networks and allow-lists.
         .target(name: "Endpoints", dependencies: ["OSC"]),
 
-        // The system calls of a forwarded event (both directions), made without libc's wrappers.
-        .target(name: "CSyscall"),
         // CPU affinity, for keeping the threads that send to this machine on one CPU.
         .target(name: "CAffinity"),
 
         // The only modules that touch the C libraries.
-        .target(name: "ALSASequencer", dependencies: ["CALSA", "CSyscall", "Endpoints", "MIDI", "Platform", "Storage"]),
-        .target(name: "OSCTransport", dependencies: ["CSyscall", "Endpoints", "OSC", "Platform", "Storage"]),
+        .target(name: "ALSASequencer", dependencies: ["CALSA", "Endpoints", "MIDI", "Platform", "Storage"]),
+        .target(name: "OSCTransport", dependencies: ["CGNUCalls", "Endpoints", "OSC", "Platform", "Storage"]),
         // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
         .target(name: "Discovery", dependencies: ["CAvahi", "OSCTransport", "Platform"]),
         // OSCQuery: the namespace of what the OSC input accepts (pure), and its HTTP server.

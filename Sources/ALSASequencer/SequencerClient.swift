@@ -28,8 +28,8 @@ public final class SequencerClient: @unchecked Sendable {
     let handle: OpaquePointer
     /// This client's number, as other clients see it.
     public let clientID: UInt8
-    /// The kernel sequencer's descriptor behind the handle, which ``DirectOutput`` writes and
-    /// ``SequencerReader`` reads themselves, as libasound's `hw` backend does.
+    /// The kernel sequencer's descriptor behind the handle, whose blocking flag
+    /// ``setReadsWait(_:)`` sets for ``SequencerReader``'s waiting reads.
     let kernelDescriptor: Int32
     /// The port ``subscribeToAnnouncements()`` created, or -1: where ``SequencerReader`` sends
     /// the event that wakes its blocking `read`.

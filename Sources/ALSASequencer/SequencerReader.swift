@@ -1,5 +1,4 @@
 import CALSA
-import CSyscall
 import Endpoints
 import Glibc
 import MIDI
@@ -7,12 +6,12 @@ import Platform
 import Storage
 import Synchronization
 
-/// The input loop: waits for the sequencer, reads the pending events (one `read` per wake-up
-/// brings what the kernel holds, up to a buffer's worth: ``SequencerInputBuffer``), decodes
-/// each, stamps it with the monotonic clock and hands it to a handler, all on the thread that
-/// calls ``run(_:)``.
+/// The input loop: waits for the sequencer, takes the pending events through libasound
+/// (`snd_seq_event_input`, whose one `read` per wake-up brings what the kernel holds, up to its
+/// input buffer's worth), decodes each, stamps it with the monotonic clock and hands it to a
+/// handler, all on the thread that calls ``run(_:)``.
 ///
-/// With an announcements port, the wait is the `read` itself, which the kernel ends at the
+/// With an announcements port, the wait is that `read` itself, which the kernel ends at the
 /// first event and which then takes all that are waiting: one system call per wake-up where
 /// `poll()` and a `read` are two (docs/benchmark-history.md, sixth round). ``stop()`` ends that
 /// wait by sending our own client an event on the announcements port. Without one, and while
@@ -25,32 +24,26 @@ import Synchronization
 public final class SequencerReader: @unchecked Sendable {
     // @unchecked Sendable: everything but the wake-up pipe, the atomics and the counters is
     // touched only by the thread inside `run`; `stop()` writes to the pipe and, while a read
-    // waits, one fixed-size event on the client's descriptor.
+    // waits, one fixed-size event through the client.
 
     private let client: SequencerClient
-    /// What the input thread changes per event, in plain memory rather than stored `var`s: a
-    /// class `var` pays a dynamic exclusivity check on every access, several per event.
-    private let state: UncheckedCell<State>
-
-    private struct State {
-        var decoder: SequencerEventDecoder
-        /// The events read from the sequencer's descriptor.
-        var input: SequencerInputBuffer
-        var trackedSources = 0
-        /// The slot of the source tracked last.
-        var lastSource = 0
-        /// How many events `batchEvents` holds.
-        var batched = 0
-        /// A waiting `read` answered `-EAGAIN` (a scheduled write had made the descriptor
-        /// non-blocking for a moment): the next wait is in `poll()`.
-        var pollNext = false
-    }
-    /// What one `read` of the sequencer brings, for ``State/input``.
-    private let inputEvents = FixedBuffer(repeating: snd_seq_event_t(), count: SequencerInputBuffer.capacity)
+    // What the input thread changes per event: this class's, used by that thread alone.
+    private var decoder: SequencerEventDecoder
+    private var trackedSources = 0
+    /// The slot of the source tracked last.
+    private var lastSource = 0
+    /// How many events `batchEvents` holds.
+    private var batched = 0
+    /// A waiting `read` answered `-EAGAIN` (a scheduled write had made the descriptor
+    /// non-blocking for a moment): the next wait is in `poll()`.
+    private var pollNext = false
+    /// The size of libasound's input buffer, in events (28 bytes each): 64 KiB, where its
+    /// default of 500 events (14,000 bytes) could never take a longer SysEx.
+    static let inputBufferEvents = 2340
     /// The MIDI events of a batch being decoded, and the port each came from.
     private let batchEvents = FixedBuffer<MIDIEvent>(uninitializedCount: batchCapacity)
     private let batchSources = FixedBuffer(repeating: PortAddress(client: 0, port: 0), count: batchCapacity)
-    /// The notes each source holds on our ports, in slots `0..<State.trackedSources`.
+    /// The notes each source holds on our ports, in slots `0..<trackedSources`.
     private let heldBySource = FixedBuffer(
         repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()), count: 64)
     /// A self-pipe: `stop()` writes a byte to `wakeWriter`, `poll()` sees `wakeReader`.
@@ -89,15 +82,16 @@ public final class SequencerReader: @unchecked Sendable {
             pipe($0.baseAddress!.assumingMemoryBound(to: Int32.self))
         }
         guard created == 0 else { throw ALSAError(code: -errno, call: "pipe") }
+        // Allocated here once by libasound, and read into by every `snd_seq_event_input`.
+        try check(
+            snd_seq_set_input_buffer_size(client.handle, Self.inputBufferEvents * MemoryLayout<snd_seq_event_t>.size),
+            "snd_seq_set_input_buffer_size")
         (wakeReader, wakeWriter) = pipeEnds
         for end in [wakeReader, wakeWriter] {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
         }
-        state = UncheckedCell(
-            State(
-                decoder: SequencerEventDecoder(sysexStore: sysexStore),
-                input: SequencerInputBuffer(descriptor: client.kernelDescriptor, storage: inputEvents.baseAddress)))
+        decoder = SequencerEventDecoder(sysexStore: sysexStore)
     }
 
     deinit {
@@ -186,7 +180,7 @@ public final class SequencerReader: @unchecked Sendable {
         var timeout = afterBatch()
         // Pairs with the store in `stop()`.
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
-            if let wakeUpPort, timeout < 0 && !state.value.pollNext {
+            if let wakeUpPort, timeout < 0 && !pollNext {
                 wakePort.store(Int(wakeUpPort), ordering: .sequentiallyConsistent)
                 // Pairs with the store in `stop()`: a stop() from now on sends the wake-up.
                 if stopRequested.load(ordering: .sequentiallyConsistent) { break }
@@ -195,12 +189,12 @@ public final class SequencerReader: @unchecked Sendable {
                 timeout = afterBatch()
                 continue
             }
-            state.value.pollNext = false
-            // Made directly, not through libc: see CSyscall.
-            let ready = aseqosc_poll_now(descriptors.baseAddress, UInt(total), timeout)
-            if ready < 0 {
-                if ready == -Int(EINTR) { continue }
-                throw ALSAError(code: Int32(truncatingIfNeeded: ready), call: "poll")
+            pollNext = false
+            let ready: Int32
+            switch valueOrErrno(poll(descriptors.baseAddress, total, timeout)) {
+            case .success(let count): ready = count
+            case .failure(.interrupted): continue
+            case .failure(let error): throw ALSAError(code: -error.code, call: "poll")
             }
             // With reads that wait, only a sequencer with events may be read: the wake-up pipe
             // alone (a stop) would leave the read waiting for the next event.
@@ -249,7 +243,7 @@ public final class SequencerReader: @unchecked Sendable {
             } else if event.pointee.type == Self.wakeUpType && event.pointee.source.client == client.clientID {
                 read &-= 1  // our own, from stop(): nothing to hand over
             } else {
-                switch state.value.decoder.decode(event, timestamp: now) {
+                switch decoder.decode(event, timestamp: now) {
                 case .midi(let midi, let source):
                     trackHeldNotes(midi, from: source)
                     add(midi, source, midiBatch)
@@ -273,28 +267,35 @@ public final class SequencerReader: @unchecked Sendable {
     }
 
     /// The next event of this wake-up, or nil when there is none. The kernel is read once per
-    /// wake-up (`firstRead`); once that is taken, back to waiting (in the next `read` or in
-    /// `poll`), which sees whether it holds more: a played note costs one `read`, not a second
-    /// one answering EAGAIN.
+    /// wake-up (`firstRead`: `snd_seq_event_input` reads when libasound's buffer is empty, and
+    /// waits there when reads wait); after it, `snd_seq_event_input_pending(_, 0)` counts what
+    /// that read brought without reading again. Then back to waiting (in the next read or in
+    /// `poll`), which sees whether the kernel holds more: a played note costs one `read`, not a
+    /// second one answering EAGAIN. libasound's calls rather than our own read of the
+    /// descriptor: they parse the events (and attach a SysEx's data) as every ALSA client does.
     @inline(__always)
     private func nextEvent(firstRead: inout Bool) throws(ALSAError) -> UnsafeMutablePointer<snd_seq_event_t>? {
-        while true {
-            if let event = state.value.input.take() { return event }
-            guard firstRead else { return nil }
-            firstRead = false
-            let result = state.value.input.fill()
-            if result == -EAGAIN {
-                state.value.pollNext = true
-                return nil
-            }
-            if result == -EINTR { return nil }
-            if result == -ENOSPC {
-                // The kernel's input pool overflowed and it dropped events; reading resumes at
-                // the next wake-up.
-                overrunCount.add(1, ordering: .relaxed)
-                return nil
-            }
-            if result < 0 { throw ALSAError(code: result, call: "read") }
+        if !firstRead && snd_seq_event_input_pending(client.handle, 0) <= 0 { return nil }
+        firstRead = false
+        var event: UnsafeMutablePointer<snd_seq_event_t>?
+        let result = snd_seq_event_input(client.handle, &event)
+        if result >= 0 { return event }
+        switch -result {
+        case EAGAIN:
+            pollNext = true
+            return nil
+        case EINTR:
+            return nil
+        case ENOSPC:
+            // The kernel's input pool overflowed and it dropped events; reading resumes at
+            // the next wake-up.
+            overrunCount.add(1, ordering: .relaxed)
+            return nil
+        case EINVAL:
+            // A SysEx whose data runs past what was read: libasound dropped the rest.
+            return nil
+        default:
+            throw ALSAError(code: result, call: "snd_seq_event_input")
         }
     }
 
@@ -304,19 +305,19 @@ public final class SequencerReader: @unchecked Sendable {
         _ midi: MIDIEvent, _ source: PortAddress,
         _ midiBatch: (UnsafeBufferPointer<MIDIEvent>, UnsafeBufferPointer<PortAddress>) -> Void
     ) {
-        let batched = state.value.batched
+        let batched = self.batched
         batchEvents[batched] = midi
         batchSources[batched] = source
-        state.value.batched = batched &+ 1
+        self.batched = batched &+ 1
         if batched &+ 1 == Self.batchCapacity { handOver(midiBatch) }
     }
 
     private func handOver(
         _ midiBatch: (UnsafeBufferPointer<MIDIEvent>, UnsafeBufferPointer<PortAddress>) -> Void
     ) {
-        let batched = state.value.batched
+        let batched = self.batched
         guard batched > 0 else { return }
-        state.value.batched = 0
+        self.batched = 0
         midiBatch(
             UnsafeBufferPointer(start: batchEvents.baseAddress, count: batched),
             UnsafeBufferPointer(start: batchSources.baseAddress, count: batched))
@@ -327,8 +328,8 @@ public final class SequencerReader: @unchecked Sendable {
         guard event.kind == .noteOn || event.kind == .noteOff || event.kind == .controlChange else { return }
         if event.kind == .controlChange && event.data1 != 120 && event.data1 != 123 { return }
         // Most events come from the source of the one before.
-        let last = state.value.lastSource
-        if last < state.value.trackedSources && heldBySource[last].source == source
+        let last = self.lastSource
+        if last < trackedSources && heldBySource[last].source == source
             && heldBySource[last].port == event.port
         {
             heldBySource[last].notes.track(event)
@@ -339,28 +340,28 @@ public final class SequencerReader: @unchecked Sendable {
 
     private func trackHeldNotesSearching(_ event: MIDIEvent, from source: PortAddress) {
         var i = 0
-        while i < state.value.trackedSources {
+        while i < trackedSources {
             if heldBySource[i].source == source && heldBySource[i].port == event.port {
                 heldBySource[i].notes.track(event)
-                state.value.lastSource = i
+                lastSource = i
                 return
             }
             i += 1
         }
         guard event.kind == .noteOn, event.data2 > 0 else { return }
-        var slot = state.value.trackedSources
+        var slot = trackedSources
         if slot == heldBySource.count {
             // Reuse the slot of a source that holds nothing; with none, this note goes
             // untracked (64 sources each holding notes at once is past any real rig).
             slot = 0
-            while slot < state.value.trackedSources && !heldBySource[slot].notes.isEmpty { slot += 1 }
-            guard slot < state.value.trackedSources else { return }
+            while slot < trackedSources && !heldBySource[slot].notes.isEmpty { slot += 1 }
+            guard slot < trackedSources else { return }
         } else {
-            state.value.trackedSources += 1
+            trackedSources += 1
         }
         heldBySource[slot] = HeldBySource(source: source, port: event.port, notes: HeldNotes())
         heldBySource[slot].notes.track(event)
-        state.value.lastSource = slot
+        lastSource = slot
     }
 
     /// Hands the handler a note-off for every note still held by the sources that `matches`,
@@ -370,7 +371,7 @@ public final class SequencerReader: @unchecked Sendable {
     ) {
         let now = MonotonicClock.now()
         var i = 0
-        while i < state.value.trackedSources {
+        while i < trackedSources {
             let source = heldBySource[i].source
             let port = heldBySource[i].port
             if matches(source) && !heldBySource[i].notes.isEmpty {

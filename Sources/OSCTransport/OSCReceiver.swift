@@ -75,9 +75,9 @@ public final class OSCReceiver: @unchecked Sendable {
             }
             // Connections come and go between rounds, so the TCP part is written afresh.
             tcp?.fillPollDescriptors(descriptors + 2)
-            let ready = poll(descriptors, nfds_t(descriptorCount), timeout)
-            if ready < 0 && errno != EINTR { return }
-            if ready > 0 {
+            let ready = valueOrErrno(poll(descriptors, nfds_t(descriptorCount), timeout))
+            if case .failure(let error) = ready, error != .interrupted { return }
+            if case .success(let count) = ready, count > 0 {
                 if descriptors[0].revents != 0 { wakePipe.drain() }
                 if let udp, descriptors[1].revents != 0 {
                     udp.receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick)

@@ -1,5 +1,6 @@
-import CSyscall
+import CGNUCalls
 import Glibc
+import Platform
 import Storage
 
 /// Why an ``OSCSender`` could not set up a destination's socket.
@@ -325,9 +326,12 @@ public final class OSCSender {
         let descriptor = sockets[destination]
         var next = 0
         while next < count {
-            let sent = aseqosc_sendmmsg(descriptor, headers + next, UInt32(count - next), Int32(MSG_DONTWAIT))
+            let result = valueOrErrno(retryOnInterrupt: {
+                aseqosc_sendmmsg(descriptor, headers + next, UInt32(count - next), Int32(MSG_DONTWAIT))
+            })
             statistics.recordSendCall(destination)
-            if sent > 0 {
+            switch result {
+            case .success(let sent) where sent > 0:
                 if next == 0 && Int(sent) == count {
                     // All of them, the usual case: UDP sends a datagram whole or not at all.
                     statistics.recordSent(destination, bytes: bytes, packets: count)
@@ -341,38 +345,32 @@ public final class OSCSender {
                 }
                 statistics.recordSent(destination, bytes: sentBytes, packets: Int(sent))
                 next += Int(sent)
-                continue
+            case .success:
+                // None went, yet no error: count the first as failed and go on after it.
+                statistics.recordFailure(destination, UDPSendFailure(errno: 0))
+                next += 1
+            case .failure(let error):
+                // sendmmsg stops at the first message that fails and reports it only when it is
+                // the first of the call: count it and go on after it.
+                let reason = UDPSendFailure(errno: error.code)
+                if reason == .bufferFull {
+                    // The rest would only fail the same way; they are dropped, not waited for.
+                    statistics.recordFailure(destination, reason, count: count - next)
+                    return
+                }
+                statistics.recordFailure(destination, reason)
+                next += 1
             }
-            // sendmmsg stops at the first message that fails and reports it only when it is the
-            // first of the call: count it and go on after it.
-            let code = errno
-            if code == EINTR { continue }
-            let reason = UDPSendFailure(errno: code)
-            if reason == .bufferFull {
-                // The rest would only fail the same way; they are dropped, not waited for.
-                statistics.recordFailure(destination, reason, count: count - next)
-                return
-            }
-            statistics.recordFailure(destination, reason)
-            next += 1
         }
     }
 
     @inline(__always)
     private func sendNow(_ bytes: UnsafeRawPointer?, _ count: Int, to destination: Int) {
-        while true {
-            // Made directly, not through libc: see CSyscall.
-            let sent = aseqosc_send_now(
-                sockets[destination], bytes, UInt(count), Int32(MSG_DONTWAIT))
-            statistics.recordSendCall(destination)
-            if sent >= 0 {
-                statistics.recordSent(destination, bytes: sent)
-                return
-            }
-            let code = Int32(truncatingIfNeeded: -sent)
-            if code == EINTR { continue }
-            statistics.recordFailure(destination, UDPSendFailure(errno: code))
-            return
+        let result = valueOrErrno(retryOnInterrupt: { send(sockets[destination], bytes, count, Int32(MSG_DONTWAIT)) })
+        statistics.recordSendCall(destination)
+        switch result {
+        case .success(let sent): statistics.recordSent(destination, bytes: sent)
+        case .failure(let error): statistics.recordFailure(destination, UDPSendFailure(errno: error.code))
         }
     }
 

@@ -1,4 +1,4 @@
-import CSyscall
+import CGNUCalls
 import Glibc
 import OSC
 import Platform
@@ -376,14 +376,13 @@ public final class TCPLink: @unchecked Sendable {
     private func discardIncoming(_ socket: Int32) -> Int32 {
         var buffer = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         while true {
-            let count = withUnsafeMutableBytes(of: &buffer) {
-                recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            let received = withUnsafeMutableBytes(of: &buffer) { buffer in
+                valueOrErrno(retryOnInterrupt: { recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) })
             }
-            if count > 0 { continue }
-            if count == 0 { return EPIPE }
-            let code = errno
-            if code == EINTR { continue }
-            return code == EAGAIN || code == EWOULDBLOCK ? 0 : code
+            switch received {
+            case .success(let count): if count == 0 { return EPIPE }
+            case .failure(let error): return error == .wouldBlock ? 0 : error.code
+            }
         }
     }
 
@@ -397,11 +396,12 @@ public final class TCPLink: @unchecked Sendable {
                 outPackets = 0
                 guard fillOut() else { return (0, false) }
             }
-            let sent = send(socket, out + outStart, outEnd - outStart, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
-            if sent < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                return code == EAGAIN || code == EWOULDBLOCK ? (0, true) : (code, false)
+            let sent: Int
+            switch valueOrErrno(retryOnInterrupt: {
+                send(socket, out + outStart, outEnd - outStart, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+            }) {
+            case .success(let count): sent = count
+            case .failure(let error): return error == .wouldBlock ? (0, true) : (error.code, false)
             }
             outStart += sent
             if outStart == outEnd {

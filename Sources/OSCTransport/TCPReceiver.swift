@@ -1,4 +1,3 @@
-import CSyscall
 import Endpoints
 import Glibc
 import OSC
@@ -409,10 +408,11 @@ public final class TCPReceiver: @unchecked Sendable {
         var reads = 0
         while reads < 4 {
             reads += 1
-            let count = recv(connection.pointee.descriptor, readBuffer, readSize, 0)
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { break }
+            let received = valueOrErrno(retryOnInterrupt: {
+                recv(connection.pointee.descriptor, readBuffer, readSize, 0)
+            })
+            guard case .success(let count) = received else {
+                if received == .failure(.wouldBlock) { break }
                 end(slot, nil)  // ECONNRESET and the like: the peer is gone
                 return
             }

@@ -1,6 +1,7 @@
-import CSyscall
+import CGNUCalls
 import Endpoints
 import Glibc
+import Platform
 import Storage
 import Synchronization
 
@@ -155,9 +156,9 @@ public final class UDPReceiver: @unchecked Sendable {
                 continue
             }
             let ready = withUnsafeMutableBytes(of: &descriptors) {
-                poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, timeout)
+                valueOrErrno(poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, timeout))
             }
-            if ready < 0 && errno != EINTR { return }
+            if case .failure(let error) = ready, error != .interrupted { return }
             if descriptors.1.revents != 0 { wakePipe.drain() }
             if descriptors.0.revents != 0 { receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick) }
             timeout = tick()
@@ -203,15 +204,16 @@ public final class UDPReceiver: @unchecked Sendable {
     /// nothing was (an error, or ``stop()``).
     private func receiveOne(_ handler: (UnsafeRawBufferPointer, PacketSource) -> Void, beforeBatch: () -> Void) -> Bool
     {
-        // `recvfrom`, not `recvmsg`: the kernel reads no header and no vector from us; and made
-        // directly, not through libc (CSyscall.h). With MSG_TRUNC it answers a datagram's
-        // whole length, larger than the slot if it was cut.
-        let length = aseqosc_recvfrom_now(
-            socket, slots, UInt(slotSize), Int32(MSG_TRUNC),
-            UnsafeMutableRawPointer(senders).assumingMemoryBound(to: sockaddr.self), &headers[0].msg_hdr.msg_namelen)
-        // -EINTR and ICMP reports: the caller waits again. Acquiring: pairs with the releasing
+        // `recvfrom`, not `recvmsg`: the kernel reads no header and no vector from us. With
+        // MSG_TRUNC it answers a datagram's whole length, larger than the slot if it was cut.
+        let received = valueOrErrno(
+            recvfrom(
+                socket, slots, slotSize, Int32(MSG_TRUNC),
+                UnsafeMutableRawPointer(senders).assumingMemoryBound(to: sockaddr.self),
+                &headers[0].msg_hdr.msg_namelen))
+        // EINTR and ICMP reports: the caller waits again. Acquiring: pairs with the releasing
         // store in `stop()`, whose shutdown ends the wait with an empty "datagram".
-        guard length >= 0, !stopRequested.load(ordering: .acquiring) else { return false }
+        guard case .success(let length) = received, !stopRequested.load(ordering: .acquiring) else { return false }
         headers[0].msg_len = UInt32(min(length, slotSize))
         headers[0].msg_hdr.msg_flags = length > slotSize ? Int32(MSG_TRUNC) : 0
         beforeBatch()
@@ -231,11 +233,11 @@ public final class UDPReceiver: @unchecked Sendable {
         var flags = firstFlags
         var first = -1
         while true {
-            let count = aseqosc_recvmmsg(socket, headers, UInt32(batchCapacity), flags, nil)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return first  // EAGAIN: nothing more; other errors (ICMP reports) are not ours to act on
-            }
+            let received = valueOrErrno(retryOnInterrupt: {
+                aseqosc_recvmmsg(socket, headers, UInt32(batchCapacity), flags, nil)
+            })
+            // EAGAIN: nothing more; other errors (ICMP reports) are not ours to act on.
+            guard case .success(let count) = received else { return first }
             // Acquiring: pairs with the releasing store in `stop()`, whose shutdown ends a
             // receive with an empty "datagram" that is not one.
             if stopRequested.load(ordering: .acquiring) { return first }

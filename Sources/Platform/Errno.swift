@@ -26,6 +26,10 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
 
     public static let permissionDenied = Errno(EACCES)
     public static let noSuchFile = Errno(ENOENT)
+    /// `EINTR`: a signal arrived before the call did anything.
+    public static let interrupted = Errno(EINTR)
+    /// `EAGAIN` (the same number as `EWOULDBLOCK`): a non-blocking call found nothing to do.
+    public static let wouldBlock = Errno(EAGAIN)
 }
 
 /// A system call that failed: what was called (with what it was given) and the `errno` it left.

@@ -1,4 +1,4 @@
-import CSyscall
+import CGNUCalls
 import Glibc
 
 /// A named POSIX thread that runs a closure once; ``join()`` waits for it to end.

@@ -85,7 +85,7 @@ final class OutputALSATests: XCTestCase {
         XCTAssertEqual(received, Self.wireBytes.filter(\.isHexDigit) + sysexHex + "B101462128" + "904001")
     }
 
-    /// Staged events leave in one write as the same bytes as one at a time.
+    /// Staged events leave as the same bytes as one at a time.
     func testStagedEventsReachTheRawMIDISideAsTheRightBytes() throws {
         let (client, port, dump) = try connectedToRawMIDIDump(clientName: "aseqosc-staged-test")
 
@@ -99,10 +99,11 @@ final class OutputALSATests: XCTestCase {
         XCTAssertEqual(result.standardOutput.filter(\.isHexDigit), Self.wireBytes.filter(\.isHexDigit))
     }
 
-    /// A subscriber whose input pool fills part-way through a staged write: the kernel answers
-    /// how many went out (not the refusal), and writing the rest answers `EAGAIN`, which is
-    /// what PacedMIDIOutput's flush relies on. (The subscriber cannot show which ones it got: on
-    /// its next read, the kernel reports the overflow and empties its queue.)
+    /// A subscriber whose input pool fills part-way through a staged write: the answer is how
+    /// many went out and the refusal (`EAGAIN`) that stopped the next, and writing the rest
+    /// answers `EAGAIN` again, which is what PacedMIDIOutput's flush relies on. (The subscriber
+    /// cannot show which ones it got: on its next read, the kernel reports the overflow and
+    /// empties its queue.)
     func testAStagedWriteCutShortByAFullSubscriberSaysHowManyWentOut() throws {
         let receiver = try SequencerClient(name: "aseqosc-small-pool")
         try receiver.setInputPool(8)
@@ -114,7 +115,8 @@ final class OutputALSATests: XCTestCase {
         let output = DirectOutput(client: sender)
         for note in 0..<12 { output.stage(.noteOn(channel: 0, note: UInt8(note), velocity: 1), from: port, at: note) }
         let first = output.writeStaged(0..<12)
-        XCTAssertNil(first.error)
+        XCTAssertEqual(first.error?.code, -EAGAIN)
+        XCTAssertEqual(first.error?.call, "snd_seq_event_output_direct")
         // The 8-event pool takes 7 here (6.1): some, not all.
         XCTAssertTrue((1...8).contains(first.written), "\(first.written)")
         let rest = output.writeStaged(first.written..<12)
