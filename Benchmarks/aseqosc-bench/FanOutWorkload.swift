@@ -6,8 +6,8 @@ import OSCTransport
 import Pipeline
 
 /// `routes` routes, each fanning out to `destinations` OSC/UDP destinations, as the pipeline
-/// thread runs them (`MIDIToOSCWorker`, `RouteRuntime.run`): each route forwards (no operators)
-/// or runs `operators` operators, each output is formatted (default scheme) straight into the
+/// thread runs them (`MIDIToOSCWorker`, `RouteRuntime.run`): each route runs `operators`
+/// operators (none: it forwards), each output is formatted (default scheme) straight into the
 /// route's `OSCSender` batch slot (a SysEx too long for a slot through a packet buffer, sent on
 /// its own), a flush of every sender every `flushEvery` events and at the end. The packets
 /// really go to loopback sockets bound here (never read: the kernel drops what does not fit,
@@ -123,10 +123,7 @@ final class FanOutWorkload {
         let routes = hotRoutes.baseAddress.unsafelyUnwrapped
         var index = 0
         while index < hotRoutes.count {
-            routes[index]._withUnsafeGuaranteedRef { route in
-                route.sender.flush()
-                route.route.publishForwarded()
-            }
+            routes[index]._withUnsafeGuaranteedRef { $0.sender.flush() }
             index &+= 1
         }
     }
@@ -136,8 +133,6 @@ final class FanOutWorkload {
         let route: Route
         private let formatters: [OSCEventFormatter]
         private let hotFormatters: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>
-        /// The destination indices of a route that only forwards; empty for any other.
-        private let forwardTo: UnsafeMutableBufferPointer<Int>
         let sender: OSCSender
         private let receivers: [Int32]
 
@@ -148,10 +143,6 @@ final class FanOutWorkload {
             }
             hotFormatters = .allocate(capacity: destinations)
             _ = hotFormatters.initialize(from: formatters.map(\.unretained))
-            let forwarding = route.forwardingDestinations ?? []
-            let buffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(forwarding.count, 1))
-            _ = buffer.initialize(from: forwarding)
-            forwardTo = UnsafeMutableBufferPointer(rebasing: buffer[..<forwarding.count])
             var bound: [Int32] = []
             var resolved: [ResolvedOSCDestination] = []
             for _ in 0..<destinations {
@@ -165,31 +156,12 @@ final class FanOutWorkload {
 
         deinit {
             hotFormatters.deallocate()
-            forwardTo.deallocate()
             for descriptor in receivers { close(descriptor) }
         }
 
-        /// `RouteRuntime.run`: the forward path without a sink for a route that only forwards,
-        /// else the route's `process` with one.
+        /// `RouteRuntime.run`: the route's `process`, each output sent.
         @inline(__always)
         func run(_ event: MIDIEvent, packet: UnsafeMutableRawBufferPointer) {
-            if !forwardTo.isEmpty {
-                var output = event
-                switch route.forward(&output) {
-                case .notTaken:
-                    return
-                case .send:
-                    let destinations = forwardTo.baseAddress.unsafelyUnwrapped
-                    var index = 0
-                    while index < forwardTo.count {
-                        send(output, to: destinations[index], packet: packet)
-                        index &+= 1
-                    }
-                    return
-                case .needsProcess:
-                    break
-                }
-            }
             route.process(event, now: event.timestamp) { output, destination in
                 send(output, to: destination, packet: packet)
             }

@@ -32,9 +32,6 @@ public final class RouteRuntime: @unchecked Sendable {
     let sender: OSCSender
     /// The addresses its destinations resolved to, by destination index.
     public let resolved: [ResolvedOSCDestination]
-    /// The destination indices of a route that only forwards (``Route/forwardingDestinations``),
-    /// in plain memory; empty for any other route.
-    private let forwardTo: FixedBuffer<Int>
     /// Each destination's note recovery, by destination index (nil: `recovery: false`); kept
     /// across a re-resolve with the held notes.
     let announcers: [RecoveryAnnouncer?]
@@ -67,7 +64,6 @@ public final class RouteRuntime: @unchecked Sendable {
                 scheme: $0.resolvedScheme, portNames: portNames, sysex: sysexStore, mappings: $0.mappings)
         }
         hotFormatters = Self.pin(formatters)
-        forwardTo = Self.forwardingDestinations(route)
         announcers = destinations.map { $0.recovery == .off ? nil : RecoveryAnnouncer(mode: $0.recovery) }
         hasRecovery = announcers.contains { $0 != nil }
         latencies = destinations.map { $0.latencyMilliseconds.map { UInt64($0) * 1_000_000 } }
@@ -93,14 +89,8 @@ public final class RouteRuntime: @unchecked Sendable {
         realtime = old.realtime
         self.resolved = resolved
         hotFormatters = Self.pin(formatters)
-        forwardTo = Self.forwardingDestinations(route)
         sender = try Self.sender(resolved, old.realtime)
         bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
-    }
-
-    private static func forwardingDestinations(_ route: Route) -> FixedBuffer<Int> {
-        let destinations = route.forwardingDestinations ?? []
-        return FixedBuffer(count: destinations.count) { destinations[$0] }
     }
 
     /// Runs a note and a controller through a copy of the chain and formats every kind for
@@ -191,23 +181,6 @@ public final class RouteRuntime: @unchecked Sendable {
     @inline(__always)
     func run(_ event: MIDIEvent, packet: UnsafeMutableRawBufferPointer) -> Int {
         var unformatted = 0
-        if forwardTo.count > 0 {
-            var output = event
-            switch route.forward(&output) {
-            case .notTaken:
-                return 0
-            case .send:
-                // No sink closure per output: the commonest route, a straight forward.
-                var index = 0
-                while index < forwardTo.count {
-                    if !send(output, to: forwardTo[index], packet: packet) { unformatted &+= 1 }
-                    index &+= 1
-                }
-                return unformatted
-            case .needsProcess:
-                break
-            }
-        }
         route.process(event, now: event.timestamp) { output, destination in
             if !send(output, to: destination, packet: packet) { unformatted &+= 1 }
         }
