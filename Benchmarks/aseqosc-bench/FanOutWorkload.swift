@@ -132,7 +132,6 @@ final class FanOutWorkload {
     private final class RouteUnderTest {
         let route: Route
         private let formatters: [OSCEventFormatter]
-        private let hotFormatters: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>
         let sender: OSCSender
         private let receivers: [Int32]
 
@@ -141,8 +140,6 @@ final class FanOutWorkload {
             formatters = (0..<destinations).map { _ in
                 OSCEventFormatter(scheme: .default, portNames: ["keyboard"], sysex: sysex)
             }
-            hotFormatters = .allocate(capacity: destinations)
-            _ = hotFormatters.initialize(from: formatters.map(\.unretained))
             var bound: [Int32] = []
             var resolved: [ResolvedOSCDestination] = []
             for _ in 0..<destinations {
@@ -155,7 +152,6 @@ final class FanOutWorkload {
         }
 
         deinit {
-            hotFormatters.deallocate()
             for descriptor in receivers { close(descriptor) }
         }
 
@@ -170,13 +166,13 @@ final class FanOutWorkload {
         /// `RouteRuntime.send`: into the batch slot, or a long message through `packet`.
         @inline(__always)
         private func send(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) {
-            let formatter = hotFormatters.baseAddress.unsafelyUnwrapped + destination
-            let size = formatter.pointee.write(event, into: sender.nextSlot())
+            let formatter = formatters[destination]
+            let size = formatter.write(event, into: sender.nextSlot())
             if size > 0 {
                 sender.commit(size, to: destination)
                 return
             }
-            let long = formatter.pointee.write(event, into: packet)
+            let long = formatter.write(event, into: packet)
             if long > 0 { sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination) }
         }
     }

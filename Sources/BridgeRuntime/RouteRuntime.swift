@@ -26,9 +26,6 @@ public final class RouteRuntime: @unchecked Sendable {
     // pay a dynamic exclusivity check each time. A reload that re-resolves to new addresses
     // makes a new runtime around the same route instead (`refreshed()`).
     let formatters: [OSCEventFormatter]
-    /// `formatters`, unretained, in plain memory, which the pipeline thread reads per output
-    /// without the bounds check, retain and release that an array element costs.
-    private let hotFormatters: FixedBuffer<OSCEventFormatter.Unretained>
     let sender: OSCSender
     /// The addresses its destinations resolved to, by destination index.
     public let resolved: [ResolvedOSCDestination]
@@ -63,7 +60,6 @@ public final class RouteRuntime: @unchecked Sendable {
             OSCEventFormatter(
                 scheme: $0.resolvedScheme, portNames: portNames, sysex: sysexStore, mappings: $0.mappings)
         }
-        hotFormatters = Self.pin(formatters)
         announcers = destinations.map { $0.recovery == .off ? nil : RecoveryAnnouncer(mode: $0.recovery) }
         hasRecovery = announcers.contains { $0 != nil }
         latencies = destinations.map { $0.latencyMilliseconds.map { UInt64($0) * 1_000_000 } }
@@ -88,7 +84,6 @@ public final class RouteRuntime: @unchecked Sendable {
         hasTCP = old.hasTCP
         realtime = old.realtime
         self.resolved = resolved
-        hotFormatters = Self.pin(formatters)
         sender = try Self.sender(resolved, old.realtime)
         bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
     }
@@ -113,10 +108,6 @@ public final class RouteRuntime: @unchecked Sendable {
                 _ = formatter.write(MIDIEvent(kind, channel: 0), into: scratch.bytes)
             }
         }
-    }
-
-    private static func pin(_ formatters: [OSCEventFormatter]) -> FixedBuffer<OSCEventFormatter.Unretained> {
-        FixedBuffer(count: formatters.count) { formatters[$0].unretained }
     }
 
     /// Resolves the destinations' names again: this runtime if every address is the same, else
@@ -226,7 +217,7 @@ public final class RouteRuntime: @unchecked Sendable {
         if hasTimeTags, let latency = latencies[destination] {
             return sendBundled(event, to: destination, ahead: latency, packet: packet)
         }
-        let formatter = hotFormatters[destination]
+        let formatter = formatters[destination]
         // Straight into the sender's batch; only a message too long for a batch slot (a long
         // SysEx) takes the detour through `packet` and is sent on its own.
         let size = formatter.write(event, into: sender.nextSlot())
@@ -256,7 +247,7 @@ public final class RouteRuntime: @unchecked Sendable {
     private func sendBundled(
         _ event: MIDIEvent, to destination: Int, ahead: UInt64, packet: UnsafeMutableRawBufferPointer
     ) -> Bool {
-        let formatter = hotFormatters[destination]
+        let formatter = formatters[destination]
         let tag = OSCTimeTag.wallClock(atMonotonic: event.timestamp, ahead: ahead)
         let appended = bundles.append(
             to: destination, stamp: event.timestamp, tag: tag, kind: packetKind(event), sender: sender
