@@ -6,8 +6,8 @@ import OSCTransport
 import Pipeline
 
 /// `routes` routes, each fanning out to `destinations` OSC/UDP destinations, as the pipeline
-/// thread runs them (`MIDIToOSCWorker`, `RouteRuntime.run`): each route forwards (no operators)
-/// or runs `operators` operators, each output is formatted (default scheme) straight into the
+/// thread runs them (`MIDIToOSCWorker`, `RouteRuntime.run`): each route runs `operators`
+/// operators (none: it forwards), each output is formatted (default scheme) straight into the
 /// route's `OSCSender` batch slot (a SysEx too long for a slot through a packet buffer, sent on
 /// its own), a flush of every sender every `flushEvery` events and at the end. The packets
 /// really go to loopback sockets bound here (never read: the kernel drops what does not fit,
@@ -123,10 +123,7 @@ final class FanOutWorkload {
         let routes = hotRoutes.baseAddress.unsafelyUnwrapped
         var index = 0
         while index < hotRoutes.count {
-            routes[index]._withUnsafeGuaranteedRef { route in
-                route.sender.flush()
-                route.route.publishForwarded()
-            }
+            routes[index]._withUnsafeGuaranteedRef { $0.sender.flush() }
             index &+= 1
         }
     }
@@ -135,9 +132,6 @@ final class FanOutWorkload {
     private final class RouteUnderTest {
         let route: Route
         private let formatters: [OSCEventFormatter]
-        private let hotFormatters: UnsafeMutableBufferPointer<OSCEventFormatter.Unretained>
-        /// The destination indices of a route that only forwards; empty for any other.
-        private let forwardTo: UnsafeMutableBufferPointer<Int>
         let sender: OSCSender
         private let receivers: [Int32]
 
@@ -146,12 +140,6 @@ final class FanOutWorkload {
             formatters = (0..<destinations).map { _ in
                 OSCEventFormatter(scheme: .default, portNames: ["keyboard"], sysex: sysex)
             }
-            hotFormatters = .allocate(capacity: destinations)
-            _ = hotFormatters.initialize(from: formatters.map(\.unretained))
-            let forwarding = route.forwardingDestinations ?? []
-            let buffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(forwarding.count, 1))
-            _ = buffer.initialize(from: forwarding)
-            forwardTo = UnsafeMutableBufferPointer(rebasing: buffer[..<forwarding.count])
             var bound: [Int32] = []
             var resolved: [ResolvedOSCDestination] = []
             for _ in 0..<destinations {
@@ -164,32 +152,12 @@ final class FanOutWorkload {
         }
 
         deinit {
-            hotFormatters.deallocate()
-            forwardTo.deallocate()
             for descriptor in receivers { close(descriptor) }
         }
 
-        /// `RouteRuntime.run`: the forward path without a sink for a route that only forwards,
-        /// else the route's `process` with one.
+        /// `RouteRuntime.run`: the route's `process`, each output sent.
         @inline(__always)
         func run(_ event: MIDIEvent, packet: UnsafeMutableRawBufferPointer) {
-            if !forwardTo.isEmpty {
-                var output = event
-                switch route.forward(&output) {
-                case .notTaken:
-                    return
-                case .send:
-                    let destinations = forwardTo.baseAddress.unsafelyUnwrapped
-                    var index = 0
-                    while index < forwardTo.count {
-                        send(output, to: destinations[index], packet: packet)
-                        index &+= 1
-                    }
-                    return
-                case .needsProcess:
-                    break
-                }
-            }
             route.process(event, now: event.timestamp) { output, destination in
                 send(output, to: destination, packet: packet)
             }
@@ -198,13 +166,13 @@ final class FanOutWorkload {
         /// `RouteRuntime.send`: into the batch slot, or a long message through `packet`.
         @inline(__always)
         private func send(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) {
-            let formatter = hotFormatters.baseAddress.unsafelyUnwrapped + destination
-            let size = formatter.pointee.write(event, into: sender.nextSlot())
+            let formatter = formatters[destination]
+            let size = formatter.write(event, into: sender.nextSlot())
             if size > 0 {
                 sender.commit(size, to: destination)
                 return
             }
-            let long = formatter.pointee.write(event, into: packet)
+            let long = formatter.write(event, into: packet)
             if long > 0 { sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination) }
         }
     }

@@ -267,7 +267,6 @@ public final class MIDIToOSCWorker: @unchecked Sendable {
         while index < count {
             hotRoutes[index]._withUnsafeGuaranteedRef { runtime in
                 runtime.flush()
-                runtime.route.publishForwarded()
             }
             index += 1
         }

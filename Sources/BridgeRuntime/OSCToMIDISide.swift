@@ -288,9 +288,8 @@ public final class OSCToMIDISide: @unchecked Sendable {
     /// timeout until the next of them.
     private func tick() -> Int32 {
         // After every batch: the events staged from it (a bundle's chord) go to the kernel in
-        // one write, and what the quick path forwarded reaches the route's counters.
+        // one write.
         output.flush(now: now)
-        route.publishForwarded()
         // Nothing timed, the usual case: no clock to read and nothing more to call on a
         // message's way back to the wait.
         guard !output.isIdle || route.nextDeadline != nil || !recovery.isEmpty else { return -1 }
@@ -323,24 +322,20 @@ public final class OSCToMIDISide: @unchecked Sendable {
         // One look at an empty table for every packet when no sender uses recovery.
         let followed = recovery.isEmpty ? nil : recovery.index(of: sender, now: now)
         // The commonest message: one event at an address seen before, to one output, never
-        // SysEx, never scheduled; through a route without operators (the default), it is
-        // forwarded without a sink closure to the route's one destination.
-        if var event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
+        // SysEx, never scheduled.
+        if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
             // Decided here, not through `recording`: the quick path stores no recording state.
             if let followed {
                 recovery.record(event, sender: followed, now: now)
             } else {
                 recovery.remember(event, from: sender, now: now)
             }
-            // `forward` changes the event only when it says `.send`.
-            if route.forward(&event) == .send {
-                // A plain message is one event: written at once, unless a bundle before it in
-                // this receive left events staged. The bookkeeping comes after the write, which
-                // is what the port's listener waits for.
-                output.send(event, now: now, moreToCome: false)
-                ledger.record(event, at: now, now: now)
-            } else {
-                runThroughRoute(event)
+            // A plain message: what the route makes of it is written at once, unless a bundle
+            // before it in this receive left events staged. The bookkeeping comes after the
+            // write, which is what the port's listener waits for.
+            route.process(event, now: now) { output, _ in
+                self.output.send(output, now: now, moreToCome: false)
+                ledger.record(output, at: now, now: now)
             }
             counters.messages.add(1, ordering: .relaxed)
             counters.translated.add(1, ordering: .relaxed)

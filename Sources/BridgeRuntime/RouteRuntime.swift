@@ -26,15 +26,9 @@ public final class RouteRuntime: @unchecked Sendable {
     // pay a dynamic exclusivity check each time. A reload that re-resolves to new addresses
     // makes a new runtime around the same route instead (`refreshed()`).
     let formatters: [OSCEventFormatter]
-    /// `formatters`, unretained, in plain memory, which the pipeline thread reads per output
-    /// without the bounds check, retain and release that an array element costs.
-    private let hotFormatters: FixedBuffer<OSCEventFormatter.Unretained>
     let sender: OSCSender
     /// The addresses its destinations resolved to, by destination index.
     public let resolved: [ResolvedOSCDestination]
-    /// The destination indices of a route that only forwards (``Route/forwardingDestinations``),
-    /// in plain memory; empty for any other route.
-    private let forwardTo: FixedBuffer<Int>
     /// Each destination's note recovery, by destination index (nil: `recovery: false`); kept
     /// across a re-resolve with the held notes.
     let announcers: [RecoveryAnnouncer?]
@@ -66,8 +60,6 @@ public final class RouteRuntime: @unchecked Sendable {
             OSCEventFormatter(
                 scheme: $0.resolvedScheme, portNames: portNames, sysex: sysexStore, mappings: $0.mappings)
         }
-        hotFormatters = Self.pin(formatters)
-        forwardTo = Self.forwardingDestinations(route)
         announcers = destinations.map { $0.recovery == .off ? nil : RecoveryAnnouncer(mode: $0.recovery) }
         hasRecovery = announcers.contains { $0 != nil }
         latencies = destinations.map { $0.latencyMilliseconds.map { UInt64($0) * 1_000_000 } }
@@ -92,15 +84,8 @@ public final class RouteRuntime: @unchecked Sendable {
         hasTCP = old.hasTCP
         realtime = old.realtime
         self.resolved = resolved
-        hotFormatters = Self.pin(formatters)
-        forwardTo = Self.forwardingDestinations(route)
         sender = try Self.sender(resolved, old.realtime)
         bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
-    }
-
-    private static func forwardingDestinations(_ route: Route) -> FixedBuffer<Int> {
-        let destinations = route.forwardingDestinations ?? []
-        return FixedBuffer(count: destinations.count) { destinations[$0] }
     }
 
     /// Runs a note and a controller through a copy of the chain and formats every kind for
@@ -123,10 +108,6 @@ public final class RouteRuntime: @unchecked Sendable {
                 _ = formatter.write(MIDIEvent(kind, channel: 0), into: scratch.bytes)
             }
         }
-    }
-
-    private static func pin(_ formatters: [OSCEventFormatter]) -> FixedBuffer<OSCEventFormatter.Unretained> {
-        FixedBuffer(count: formatters.count) { formatters[$0].unretained }
     }
 
     /// Resolves the destinations' names again: this runtime if every address is the same, else
@@ -191,23 +172,6 @@ public final class RouteRuntime: @unchecked Sendable {
     @inline(__always)
     func run(_ event: MIDIEvent, packet: UnsafeMutableRawBufferPointer) -> Int {
         var unformatted = 0
-        if forwardTo.count > 0 {
-            var output = event
-            switch route.forward(&output) {
-            case .notTaken:
-                return 0
-            case .send:
-                // No sink closure per output: the commonest route, a straight forward.
-                var index = 0
-                while index < forwardTo.count {
-                    if !send(output, to: forwardTo[index], packet: packet) { unformatted &+= 1 }
-                    index &+= 1
-                }
-                return unformatted
-            case .needsProcess:
-                break
-            }
-        }
         route.process(event, now: event.timestamp) { output, destination in
             if !send(output, to: destination, packet: packet) { unformatted &+= 1 }
         }
@@ -253,7 +217,7 @@ public final class RouteRuntime: @unchecked Sendable {
         if hasTimeTags, let latency = latencies[destination] {
             return sendBundled(event, to: destination, ahead: latency, packet: packet)
         }
-        let formatter = hotFormatters[destination]
+        let formatter = formatters[destination]
         // Straight into the sender's batch; only a message too long for a batch slot (a long
         // SysEx) takes the detour through `packet` and is sent on its own.
         let size = formatter.write(event, into: sender.nextSlot())
@@ -283,7 +247,7 @@ public final class RouteRuntime: @unchecked Sendable {
     private func sendBundled(
         _ event: MIDIEvent, to destination: Int, ahead: UInt64, packet: UnsafeMutableRawBufferPointer
     ) -> Bool {
-        let formatter = hotFormatters[destination]
+        let formatter = formatters[destination]
         let tag = OSCTimeTag.wallClock(atMonotonic: event.timestamp, ahead: ahead)
         let appended = bundles.append(
             to: destination, stamp: event.timestamp, tag: tag, kind: packetKind(event), sender: sender

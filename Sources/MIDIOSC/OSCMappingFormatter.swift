@@ -110,7 +110,7 @@ struct OSCReverseRule {
 }
 
 /// The compiled rules, allocated once and never changed; reached through raw pointers on the
-/// hot path like ``OSCFormatterTables``.
+/// hot path.
 final class OSCMappingTables: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the buffers are owned here and freed in deinit.
 

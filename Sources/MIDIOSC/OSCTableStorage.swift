@@ -1,8 +1,8 @@
 import Storage
 
-/// What the compiled tables of both formatters (``OSCFormatterTables``, ``OSCMappingTables``)
-/// are made of: runs into byte stores, arrays frozen into fixed buffers the hot path reaches
-/// through pointers, and decimals written into a message without building a string.
+/// What the compiled formats of the formatters (``OSCEventFormatter``, ``OSCMappingTables``)
+/// are made of: runs into byte stores, arrays frozen into fixed buffers, and decimals written
+/// into a message without building a string.
 
 /// A run of bytes in one of the tables' byte stores.
 struct OSCByteRange: BitwiseCopyable {

@@ -168,73 +168,20 @@ public struct Chain: Sendable {
         releaseAll(inherited: nil, sink: sink)
     }
 
+    /// The one way an event runs through a chain: a note-end goes where its note-on went, and
+    /// everything else through the operators (none, for a route that only forwards) to the
+    /// destinations and branches.
     @inline(__always)
     mutating func process(_ event: MIDIEvent, now: UInt64, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {
-        if operators.isEmpty && branches.isEmpty {
-            processWithoutOperators(event, tally: &tally, sink: sink)
-            return
-        }
-        if event.endsNote {
-            if !endNote(event, key: NoteTable.key(of: event), inherited: nil, tally: &tally, sink: sink) {
-                // A note-off for a note this chain never sent: it may have started before the
-                // bridge did (a restart, or a kill and restart), so it goes through the operators
-                // like any event rather than being dropped, and a synth is never left hanging.
-                tally.unmatchedNoteOffs += 1
-                run(event, key: NoteTable.key(of: event), from: 0, now: now, inherited: nil, tally: &tally, sink: sink)
-            }
-        } else {
-            run(event, key: NoteTable.key(of: event), from: 0, now: now, inherited: nil, tally: &tally, sink: sink)
-        }
-    }
-
-    /// What ``process(_:now:tally:sink:)`` does for a chain that only has destinations (a route
-    /// that forwards everything, the commonest kind), without the general path's operator loop,
-    /// branch handling and inherited note-off style, which the event pays for on every hop.
-    @inline(__always)
-    private func processWithoutOperators(_ event: MIDIEvent, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {
-        // Such a chain has no note-off style of its own, and at the top no inherited one.
         let key = NoteTable.key(of: event)
         if event.endsNote {
-            if !endEmitted(event, key: key, style: nil, tally: &tally, sink: sink) {
-                // Never sent by this chain (see `process`): it goes out as it came.
-                tally.unmatchedNoteOffs += 1
-                deliver(event, tally: &tally, sink: sink)
-            }
-            return
+            if endNote(event, key: key, inherited: nil, tally: &tally, sink: sink) { return }
+            // A note-off for a note this chain never sent: it may have started before the
+            // bridge did (a restart, or a kill and restart), so it goes through the operators
+            // like any event rather than being dropped, and a synth is never left hanging.
+            tally.unmatchedNoteOffs += 1
         }
-        // No operator changes a note here, but a held key struck again may first need the end of
-        // what an earlier config sent for it.
-        if event.kind == .noteOn, !destinations.isEmpty {
-            recordNoteOn(event, key: key, style: nil, tally: &tally, sink: sink)
-        }
-        deliver(event, tally: &tally, sink: sink)
-    }
-
-    /// Whether the chain only has destinations: no operators, no branches, at least one
-    /// destination. Every event it takes then goes out once to each destination.
-    var onlyForwards: Bool { operators.isEmpty && branches.isEmpty && !destinations.isEmpty }
-
-    /// For a chain that ``onlyForwards``: records what `event` does to the held notes, as
-    /// ``process(_:now:tally:sink:)`` would, and turns it into the one event that goes to every
-    /// destination. `false`, with nothing changed, when a note-on's key still holds a different
-    /// note sent under earlier operators: the general path ends that one first.
-    @inline(__always)
-    mutating func forward(_ event: inout MIDIEvent, unmatchedNoteOffs: inout Int) -> Bool {
-        let key = NoteTable.key(of: event)
-        if event.endsNote {
-            guard let emitted = notes.remove(key) else {
-                // Never sent by this chain (see `process`): it goes out as it came.
-                unmatchedNoteOffs &+= 1
-                return true
-            }
-            NoteTable.aim(&event, at: emitted)
-            return true
-        }
-        if event.kind == .noteOn {
-            if notes.otherNote(for: key, than: event) != nil { return false }
-            notes.record(key, channel: event.channel, note: event.data1, port: event.port)
-        }
-        return true
+        run(event, key: key, from: 0, now: now, inherited: nil, tally: &tally, sink: sink)
     }
 
     /// Records that the note-on `event` (velocity > 0) goes out for `key`; if the key still holds

@@ -17,11 +17,8 @@ final class NoteTable: @unchecked Sendable {
     /// Index `channel << 7 | note` of the route's input; value `port << 11 | channel << 7 | note`
     /// emitted (the port, so that a note-off made up on release names the input it ends).
     private let emitted = FixedBuffer(repeating: none, count: entries)
-    /// The number of keys held, in plain memory: a class `var` pays a dynamic exclusivity check
-    /// on every change, and this one changes with every note.
-    private let held = UncheckedCell(0)
     /// The number of keys held.
-    var count: Int { held.value }
+    private(set) var count = 0
 
     /// The key of `event`'s (channel, note) as it arrives at the route; packed as an emitted
     /// value is without its port.
@@ -38,7 +35,7 @@ final class NoteTable: @unchecked Sendable {
 
     /// Records that the note-on for `key`, from input `port`, went out as (`channel`, `note`).
     func record(_ key: Int, channel: UInt8, note: UInt8, port: UInt16) {
-        if emitted[key] == Self.none { held.value += 1 }
+        if emitted[key] == Self.none { count += 1 }
         emitted[key] = UInt32(port) << 11 | UInt32(channel & 15) << 7 | UInt32(note & 127)
     }
 
@@ -70,7 +67,7 @@ final class NoteTable: @unchecked Sendable {
         let value = emitted[key]
         guard value != Self.none else { return nil }
         emitted[key] = Self.none
-        held.value -= 1
+        count -= 1
         return Int(value)
     }
 

@@ -46,14 +46,6 @@ public final class RouteCounters: Sendable {
         bump(unmatchedNoteOffs, tally.unmatchedNoteOffs)
     }
 
-    /// Adds `events` inputs that each reached every destination of a route that only forwards,
-    /// `unmatchedNoteOffs` of them note-ends for notes it never sent. Pipeline thread only.
-    func publishForwarded(_ events: Int, unmatchedNoteOffs count: Int) {
-        bump(eventsIn, events)
-        bump(passed, events)
-        bump(unmatchedNoteOffs, count)
-    }
-
     @inline(__always)
     private func bump(_ counter: borrowing Atomic<Int>, _ amount: Int) {
         guard amount != 0 else { return }

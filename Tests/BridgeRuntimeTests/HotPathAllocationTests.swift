@@ -45,7 +45,7 @@ final class HotPathAllocationTests: XCTestCase {
                 + "\(delivered) packets received, \(allocations) allocations")
     }
 
-    /// The commonest config: one route of destinations only (``Route/forward(_:)``, no operators)
+    /// The commonest config: one route of destinations only (no operators)
     /// and one destination (one `sendmmsg` per batch without gathering).
     func testAForwardingRouteToOneDestinationAllocatesNothingAndSendsEveryEvent() throws {
         try requireOptimizedBuild()
@@ -53,7 +53,7 @@ final class HotPathAllocationTests: XCTestCase {
             config: """
                 { inputs: [{ name: "keys" }], routes: [{ destinations: [{ host: "127.0.0.1", port: PORT1 }] }] }
                 """, destinations: 1)
-        XCTAssertEqual(path.worker.routes[0].route.forwardingDestinations, [0])
+        XCTAssertEqual(path.worker.routes[0].route.chain.operators.count, 0)
         path.pump(2_000)
 
         let events = 100_000

@@ -135,11 +135,11 @@ struct SwapCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-/// A chain with no operators, no branches and one destination runs a shorter path; it must do
-/// exactly what the general path does.
+/// A chain without operators treats notes, held keys and counters exactly as one whose
+/// operators change nothing.
 @Suite struct PlainChainTests {
-    @Test func aPlainChainAgreesWithTheGeneralPathEventForEvent() {
-        // A transpose by 0 changes nothing but takes the general path.
+    @Test func aChainWithoutOperatorsAgreesWithOneOfNoOpOperatorsEventForEvent() {
+        // A transpose by 0 changes nothing.
         let plain = route([])
         let general = route([.transpose(Transpose(semitones: 0))])
         var seed: UInt64 = 0x5EED
@@ -163,76 +163,10 @@ struct SwapCase: Sendable, CustomTestStringConvertible {
         #expect(plain.released() == general.released())
     }
 
-    /// `forward`, the pipeline thread's way through a plain route, with `process` where it says so.
-    private func forwarded(_ route: Route, _ event: MIDIEvent) -> [Output] {
-        var output = event
-        switch route.forward(&output) {
-        case .notTaken:
-            return []
-        case .send:
-            return (route.forwardingDestinations ?? []).map { Output(output, to: $0) }
-        case .needsProcess:
-            #expect(output == event, "nothing changed before the general path")
-            return route.outputs(event)
-        }
-    }
-
-    @Test func forwardAgreesWithProcessEventForEventAcrossPortsAndDestinations() {
-        let chain = Chain([], destinations: [0, 2])
-        let forwarding = Route(inputPorts: PortSet([0, 1]), chain: chain)
-        let processing = Route(inputPorts: PortSet([0, 1]), chain: chain)
-        #expect(forwarding.forwardingDestinations == [0, 2])
-        var random = SplitMix64(seed: 0xF0_57A7)
-        for _ in 0..<5_000 {
-            let channel = UInt8(random.next() % 3)
-            let note = UInt8(60 + random.next() % 4)
-            // Port 2 is not the route's: not taken, and not counted.
-            let port = UInt16(random.next() % 3)
-            let event: MIDIEvent =
-                switch random.next() % 6 {
-                case 0, 1: on(channel, note, UInt8(random.next() % 3 * 60), port: port)
-                case 2, 3: off(channel, note, UInt8(random.next() % 128), port: port)
-                case 4: cc(channel, UInt8(random.next() % 128), UInt8(random.next() % 128))
-                default: MIDIEvent(.pitchBend, channel: channel, port: port)
-                }
-            #expect(forwarded(forwarding, event) == processing.outputs(event), "\(event)")
-        }
-        forwarding.publishForwarded()
-        #expect(forwarding.counters.snapshot == processing.counters.snapshot)
-        #expect(forwarding.counters.snapshot.eventsIn > 3_000)
-        #expect(forwarding.counters.snapshot.unmatchedNoteOffs > 0)
-        #expect(forwarding.heldNoteCount == processing.heldNoteCount)
-        #expect(forwarding.released() == processing.released())
-    }
-
-    @Test func forwardCountsReachTheCountersOnlyWhenPublished() {
-        let route = route([])
-        var event = on(0, 60)
-        #expect(route.forward(&event) == .send)
-        #expect(route.counters.snapshot.eventsIn == 0)
-        route.publishForwarded()
-        #expect(route.counters.snapshot == RouteCounts(eventsIn: 1, passed: 1))
-        route.publishForwarded()
-        #expect(route.counters.snapshot == RouteCounts(eventsIn: 1, passed: 1), "published once")
-    }
-
-    @Test func forwardLeavesARetriggerOfAKeyHeldAsAnotherNoteToTheGeneralPath() {
-        let route = route([.transpose(Transpose(semitones: 1))])
-        #expect(route.forwardingDestinations == nil, "operators: not a plain route")
-        _ = route.outputs(on(0, 62))
-        route.replaceOperators([])
-        #expect(route.forwardingDestinations == [0])
-        #expect(forwarded(route, on(0, 62, 90)) == [Output(off(0, 63)), Output(on(0, 62, 90))])
-        #expect(forwarded(route, off(0, 62)) == [Output(off(0, 62))])
-        #expect(route.heldNoteCount == 0)
-    }
-
-    /// The operators a note-on went through, then the operators its end meets: through the
-    /// general path, a plain route's `process`, or `forward`.
-    static let notePaths: [(name: String, after: [Operator], forwards: Bool)] = [
-        ("general path", [.transpose(Transpose(semitones: 0))], false),
-        ("plain process", [], false),
-        ("forward", [], true),
+    /// The operators a note-on went through, then the operators its end meets: some, or none.
+    static let notePaths: [(name: String, after: [Operator])] = [
+        ("operators", [.transpose(Transpose(semitones: 0))]),
+        ("no operators", []),
     ]
 
     /// The note table packs port, channel and note in one word; every path that ends a note
@@ -241,9 +175,7 @@ struct SwapCase: Sendable, CustomTestStringConvertible {
     @Test(arguments: notePaths.indices)
     func aNoteSentOnChannel16FromAHighPortEndsOnChannel16OnEveryPath(_ index: Int) {
         let path = Self.notePaths[index]
-        func send(_ route: Route, _ event: MIDIEvent) -> [Output] {
-            path.forwards ? forwarded(route, event) : route.outputs(event)
-        }
+        func send(_ route: Route, _ event: MIDIEvent) -> [Output] { route.outputs(event) }
         let toChannel16: [Operator] = [.channelMap(ChannelMap([(0, 15)]))]
 
         let ending = route(toChannel16)
@@ -258,15 +190,6 @@ struct SwapCase: Sendable, CustomTestStringConvertible {
             send(retriggered, on(0, 60, 90, port: 5))
                 == [Output(off(15, 60, port: 5)), Output(on(0, 60, 90, port: 5))], "\(path.name)")
         #expect(retriggered.released() == [Output(off(0, 60, port: 5))], "\(path.name)")
-    }
-
-    @Test func onlyAChainOfDestinationsForwards() {
-        #expect(route(Chain([], destinations: [])).forwardingDestinations == nil)
-        #expect(
-            route(Chain([], destinations: [0], then: .fork([Chain([], destinations: [1])])))
-                .forwardingDestinations == nil)
-        var event = on(0, 60)
-        #expect(route(Chain([], destinations: [])).forward(&event) == .needsProcess)
     }
 
     @Test func operatorsRemovedWhileANoteSoundsStillEndItAsSent() {
