@@ -54,12 +54,13 @@ public final class Bridge: @unchecked Sendable {
         session = try SequencerSession(name: config.clientName, log: log)
         ring = SPSCRing(capacity: config.ringCapacity)
         sysexStore = SysExStore(slots: 16, capacity: config.sysexCapacity)
-        let wake = try WakeSignal()
+        let wake: WakeSignal
+        do { wake = try WakeSignal() } catch { throw .system(error) }
         worker = MIDIToOSCWorker(
             ring: ring, routes: [], sysexStore: sysexStore, wake: wake, idleWakeMilliseconds: idleWakeMilliseconds)
         do {
             input = try MIDIInputSide(
-                session: session, ring: ring, sysexStore: sysexStore, wake: wake, consumer: worker)
+                session: session, ring: ring, sysexStore: sysexStore, wake: wake)
         } catch {
             throw .alsa(error)
         }

@@ -17,54 +17,41 @@ import Synchronization
 /// hanging downstream.
 public final class MIDIInputSide: @unchecked Sendable {
     // @unchecked Sendable: while the input thread runs, only it touches the state below; the
-    // owner changes ports (`apply`) only while the thread is paused.
+    // owner changes ports (`apply`) only while the thread is paused (`names` has its own lock).
 
     let session: SequencerSession
     let client: SequencerClient
     let reader: SequencerReader
     let ring: SPSCRing<MIDIEvent>
     let sysexStore: SysExStore
+    /// Wakes the pipeline thread, the ring's consumer.
     let wake: WakeSignal
-    /// The ring's consumer, which this thread runs itself for a small batch when it is idle.
-    let consumer: MIDIToOSCWorker
-    /// The largest batch the input thread runs through the pipeline itself; a bigger one goes to
-    /// the pipeline thread, so that reading ALSA goes on while it is processed.
-    static let inlineBatchLimit = 64
     /// Our input ports by name, as ALSA numbered them.
     private(set) var portsByName: [String: UInt8] = [:]
     /// The specs each input port is bound by, to tell a changed binding on reload.
     private var specsByName: [String: [PortSpec]] = [:]
     private let names = Mutex<[UInt8: String]>([:])
-    /// Per-event state of the input thread, in plain memory: a class `var` would pay a dynamic
-    /// exclusivity check on every access.
-    private let hot: UncheckedCell<HotState>
-
-    private struct HotState: ~Copyable {
-        let isInputPort = FixedBuffer(repeating: false, count: 256)
-        /// Pushes onto the ring; owes the note-offs that do not fit.
-        var feeder: RingFeeder
-        /// Events pushed since the last batch ended.
-        var pushed = 0
-    }
+    /// Whether each ALSA port number is one of our input ports.
+    private let isInputPort = FixedBuffer(repeating: false, count: 256)
+    /// Pushes onto the ring; owes the note-offs that do not fit.
+    private var feeder: RingFeeder
 
     private var thread: SystemThread?
     /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
     public var realtime: RealtimeScheduler?
 
-    /// The input side of `session`'s client, pushing onto `ring` for `consumer`; no ports until
-    /// ``apply(_:)``.
+    /// The input side of `session`'s client, pushing onto `ring` and waking its consumer with
+    /// `wake`; no ports until ``apply(_:)``.
     public init(
-        session: SequencerSession, ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, wake: WakeSignal,
-        consumer: MIDIToOSCWorker
+        session: SequencerSession, ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, wake: WakeSignal
     ) throws(ALSAError) {
         self.session = session
         client = session.client
         self.ring = ring
         self.sysexStore = sysexStore
         self.wake = wake
-        self.consumer = consumer
+        feeder = RingFeeder(ring: ring)
         reader = try SequencerReader(client: client, sysexStore: sysexStore)
-        hot = UncheckedCell(HotState(feeder: RingFeeder(ring: ring)))
     }
 
     /// Makes our input ports match `inputs`: ports whose name stays keep their number and their
@@ -76,7 +63,7 @@ public final class MIDIInputSide: @unchecked Sendable {
         for (name, port) in portsByName where !wanted.contains(name) {
             session.bindings.unbind(ourPort: port)
             try client.deletePort(port)
-            hot.value.isInputPort[Int(port)] = false
+            isInputPort[Int(port)] = false
             portsByName[name] = nil
             specsByName[name] = nil
             session.log.info("input '\(name)' removed")
@@ -95,7 +82,7 @@ public final class MIDIInputSide: @unchecked Sendable {
             let port = try client.createPort(name: input.name, direction: .input)
             portsByName[input.name] = port
             specsByName[input.name] = input.from
-            hot.value.isInputPort[Int(port)] = true
+            isInputPort[Int(port)] = true
             for spec in input.from { session.bindings.bind(spec, to: port, direction: .source) }
             numbers.append(port)
         }
@@ -143,13 +130,11 @@ public final class MIDIInputSide: @unchecked Sendable {
     @inline(__always)
     private func handle(_ event: MIDIEvent) {
         let port = Int(event.port & 0xFF)
-        guard hot.value.isInputPort[port] else {
+        guard isInputPort[port] else {
             if event.kind == .sysex { sysexStore.release(event.sysex) }
             return
         }
-        if hot.value.feeder.push(event, now: event.timestamp) {
-            hot.value.pushed &+= 1
-        } else if event.kind == .sysex {
+        if !feeder.push(event, now: event.timestamp) && event.kind == .sysex {
             sysexStore.release(event.sysex)
         }
     }
@@ -166,16 +151,13 @@ public final class MIDIInputSide: @unchecked Sendable {
     }
 
     /// Before the first wait and after each batch read from the sequencer: pays owed note-offs,
-    /// runs a small batch through the pipeline here or wakes the pipeline thread for it, and
+    /// wakes the pipeline thread for what was pushed (a system call only if it sleeps), and
     /// returns how long the reader may wait for the next event: while note-offs are still owed,
     /// 1 ms, so they go out as soon as the pipeline makes room even if no other event ever comes.
     private func afterBatch() -> Int32 {
-        if hot.value.feeder.isOwing { hot.value.feeder.payOwed(now: MonotonicClock.now()) }
-        let pushed = hot.value.pushed
-        hot.value.pushed = 0
-        if pushed == 0 || pushed > Self.inlineBatchLimit || hot.value.feeder.isOwing || !consumer.runInline() {
-            wake.notify()
-        }
-        return hot.value.feeder.isOwing ? 1 : -1
+        if feeder.isOwing { feeder.payOwed(now: MonotonicClock.now()) }
+        // Also when nothing new came: paying owed note-offs may have pushed some.
+        wake.notify()
+        return feeder.isOwing ? 1 : -1
     }
 }

@@ -27,7 +27,7 @@ extension PacedMIDIOutput {
                 trackScheduled(event, port: port)
                 return
             }
-            kernel.value.retryAt = now + Self.kernelRetryInterval
+            kernel.retryAt = now + Self.kernelRetryInterval
         }
         hold(event, at: time, port: port)
     }
@@ -53,7 +53,7 @@ extension PacedMIDIOutput {
         }
         release(event)
         counters[port].sent.add(1, ordering: .relaxed)
-        kernel.value.until = max(kernel.value.until ?? 0, time)
+        kernel.until = max(kernel.until ?? 0, time)
         // A note-on counts as gone out; a scheduled note-off does not count as silencing
         // anything yet, so a note-off sent now for the same note still gets its reserve slot.
         if event.kind == .noteOn && event.data2 > 0 { track(event, port: port) }
@@ -132,7 +132,7 @@ extension PacedMIDIOutput {
     /// kernel's queue are removed alongside) and forgets what went to the kernel's queue.
     func discardScheduled() {
         backlog.removeAll { release($0.event) }
-        kernel.value.until = nil
+        kernel.until = nil
     }
 
     /// Writes the scheduled events that waited for room and are due now, as events sent now; when
@@ -149,7 +149,7 @@ extension PacedMIDIOutput {
             port += 1
         }
         flush(now: now)
-        if backlog.total > 0 && now >= kernel.value.retryAt {
+        if backlog.total > 0 && now >= kernel.retryAt {
             var blocked = false
             port = 0
             while port < ports.count && !blocked {
@@ -163,10 +163,10 @@ extension PacedMIDIOutput {
                 }
                 port += 1
             }
-            if blocked { kernel.value.retryAt = now + Self.kernelRetryInterval }
+            if blocked { kernel.retryAt = now + Self.kernelRetryInterval }
         }
         guard backlog.total > 0 else { return .max }
-        var earliest = kernel.value.retryAt
+        var earliest = kernel.retryAt
         port = 0
         while port < ports.count {
             if backlog.count(port) > 0 { earliest = min(earliest, backlog.first(port).time) }

@@ -44,9 +44,6 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     let queueCapacity: Int
     /// Counters per output index.
     let counters: [OutputPortCounters]
-    /// ``counters`` again, unretained (the array keeps them alive): reading a class out of an
-    /// array retains and releases it, on every event.
-    let unretainedCounters: FixedBuffer<Unmanaged<OutputPortCounters>>
     let writer: Writer
     let sysexStore: SysExStore?
     private let bytesPerSecond: Int
@@ -62,10 +59,8 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     let backlog: ScheduledBacklog
     /// Scheduled events a port's scheduled queue holds before only needed note-offs get in.
     let scheduledCapacity: Int
-    /// The kernel's queue as this output last left it, in a cell: the scheduled side in the
-    /// other file reads it, and a class `var` it reads from there pays a dynamic exclusivity
-    /// check on every message.
-    let kernel = UncheckedCell(KernelQueue())
+    /// The kernel's queue as this output last left it.
+    var kernel = KernelQueue()
 
     struct KernelQueue {
         /// The latest time (monotonic ns) of what went to the kernel's queue since it started;
@@ -122,7 +117,6 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         self.queueCapacity = queueCapacity
         let counters = ports.map { _ in OutputPortCounters() }
         self.counters = counters
-        unretainedCounters = FixedBuffer(count: counters.count) { .passUnretained(counters[$0]) }
         queues = PortRings(ports: ports.count, capacity: queueCapacity + Self.releaseReserve)
         perPort = FixedBuffer(repeating: PortState(), count: max(ports.count, 1))
         self.scheduledCapacity = scheduledCapacity
@@ -131,7 +125,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
 
     /// Whether nothing is staged, no port holds events back, nothing scheduled waits for room
     /// and the kernel's queue is stopped (or has nothing of ours in it).
-    var isIdle: Bool { queues.total == 0 && stagedCount == 0 && backlog.total == 0 && kernel.value.until == nil }
+    var isIdle: Bool { queues.total == 0 && stagedCount == 0 && backlog.total == 0 && kernel.until == nil }
 
     /// Scheduled events waiting in our scheduled queues (the kernel had no room), over all ports.
     var scheduledWaiting: Int { backlog.total }
@@ -160,7 +154,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         }
         do {
             try writer.send(event, from: ports[port], sysexBytes: nil)
-            unretainedCounters[port]._withUnsafeGuaranteedRef { _ = $0.sent.add(1, ordering: .relaxed) }
+            counters[port].sent.add(1, ordering: .relaxed)
             perPort[port].toSilence.track(event)
         } catch {
             if case .blocked = refusal(error, port: port, now: now) { push(event, port: port, offset: 0) }
@@ -238,9 +232,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
             let (written, error) = writer.writeStaged(next..<stagedCount)
             var index = next
             while index < next + written {
-                unretainedCounters[Int(staged[index].port)]._withUnsafeGuaranteedRef {
-                    _ = $0.sent.add(1, ordering: .relaxed)
-                }
+                counters[Int(staged[index].port)].sent.add(1, ordering: .relaxed)
                 index += 1
             }
             next += written
@@ -293,14 +285,14 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         flush(now: now)
         var earliest = UInt64.max
         if backlog.total > 0 { earliest = serviceScheduled(now: now) }
-        if let until = kernel.value.until {
-            let checkAt = max(until + Self.queueStopDelay, kernel.value.checkAt)
+        if let until = kernel.until {
+            let checkAt = max(until + Self.queueStopDelay, kernel.checkAt)
             if now >= checkAt {
                 if writer.stopQueueIfEmpty() {
-                    kernel.value.until = nil
+                    kernel.until = nil
                 } else {
-                    kernel.value.checkAt = now + Self.queueStopDelay
-                    earliest = min(earliest, kernel.value.checkAt)
+                    kernel.checkAt = now + Self.queueStopDelay
+                    earliest = min(earliest, kernel.checkAt)
                 }
             } else {
                 earliest = min(earliest, checkAt)
@@ -376,7 +368,7 @@ final class PacedMIDIOutput<Writer: MIDIPortWriter> {
                 // 14-bit controllers and (N)RPN go out as their control changes (see
                 // SequencerClient.send): ALSA's raw MIDI converters drop the assembled events.
                 try writer.send(event, from: ports[port], sysexBytes: nil)
-                unretainedCounters[port]._withUnsafeGuaranteedRef { _ = $0.sent.add(1, ordering: .relaxed) }
+                counters[port].sent.add(1, ordering: .relaxed)
             } catch {
                 return refusal(error, port: port, now: now)
             }

@@ -11,9 +11,7 @@ final class PortRings<Element: BitwiseCopyable> {
     /// Slots per port.
     let capacity: Int
     /// Elements held over all ports.
-    var total: Int { held.value }
-    // In a cell, not a class `var`: read and changed per message, from other files.
-    private let held = UncheckedCell(0)
+    private(set) var total = 0
     private let ports: Int
     private let slots: FixedBuffer<Element>
     private let heads: FixedBuffer<Int>
@@ -65,7 +63,7 @@ final class PortRings<Element: BitwiseCopyable> {
         }
         slots[slot(index, port: port)] = element
         counts[port] = count + 1
-        held.value += 1
+        total += 1
         return true
     }
 
@@ -73,7 +71,7 @@ final class PortRings<Element: BitwiseCopyable> {
     func removeFirst(_ port: Int) {
         heads[port] = heads[port] + 1 == capacity ? 0 : heads[port] + 1
         counts[port] -= 1
-        held.value -= 1
+        total -= 1
     }
 
     /// Removes and returns the element `index` places after `port`'s head.
@@ -85,7 +83,7 @@ final class PortRings<Element: BitwiseCopyable> {
             position += 1
         }
         counts[port] -= 1
-        held.value -= 1
+        total -= 1
         return removed
     }
 

@@ -15,6 +15,7 @@ import Synchronization
 /// The messages go five times a period, so only ten lost in a row look like silence to a
 /// receiver (which waits two periods).
 final class RecoveryAnnouncer {
+    // Not Sendable: the pipeline thread's, and the owner's while that thread is paused.
     let mode: NoteRecovery
 
     /// How often the held notes (or a repeated note-off) go out while due.
@@ -28,21 +29,17 @@ final class RecoveryAnnouncer {
     /// The note-offs waiting to be repeated; an older one gives way to a newer one.
     static let repeatCapacity = 64
 
-    private struct State {
-        /// The channels played in this phase (bit `c`), each sent its held notes while it lasts.
-        var inPlay: UInt16 = 0
-        /// When the phase ends: `.max` while notes are held.
-        var phaseEnds: UInt64 = .max
-        /// When messages are due next; `.max` when quiet.
-        var nextDue: UInt64 = .max
-        var repeatCount = 0
-        var nextRepeat = 0
-    }
-
-    // Plain memory: a class's stored `var`s would pay an exclusivity check per note.
-    private let state = UncheckedCell(State())
-    /// The notes held, per channel.
-    private let held = FixedBuffer(repeating: NoteSet(), count: 16)
+    /// The channels played in this phase (bit `c`), each sent its held notes while it lasts.
+    private var inPlay: UInt16 = 0
+    /// When the phase ends: `.max` while notes are held.
+    private var phaseEnds: UInt64 = .max
+    /// When messages are due next; `.max` when quiet.
+    private(set) var nextDue: UInt64 = .max
+    /// The note-offs in `pendingRepeats` still to be repeated, and the slot the next one takes.
+    private var repeatCount = 0
+    private var nextRepeat = 0
+    /// The notes held.
+    private var held = HeldNotes()
     private let pendingRepeats = FixedBuffer<(event: MIDIEvent, remaining: UInt8)>(
         repeating: (MIDIEvent(.noteOff), 0), count: repeatCapacity)
 
@@ -53,13 +50,10 @@ final class RecoveryAnnouncer {
         self.mode = mode
     }
 
-    /// When something is due next (monotonic ns), `.max` when nothing is.
-    var nextDue: UInt64 { state.value.nextDue }
-
     /// The held-notes message that must go before `event`, if it starts a note after a quiet
     /// time (the receiver then knows this sender before the note arrives).
     func opening(_ event: MIDIEvent) -> HeldNotesMessage? {
-        guard mode == .heldNotes, event.kind == .noteOn, event.velocity > 0, state.value.nextDue == .max else {
+        guard mode == .heldNotes, event.kind == .noteOn, event.velocity > 0, nextDue == .max else {
             return nil
         }
         sentCount.add(1, ordering: .relaxed)
@@ -67,8 +61,9 @@ final class RecoveryAnnouncer {
     }
 
     private func message(channel: UInt8) -> HeldNotesMessage {
-        HeldNotesMessage(
-            periodMilliseconds: Self.periodMilliseconds, channel: channel, notes: held[Int(channel & 15)])
+        var notes = NoteSet()
+        held.forEachHeld(channel: channel) { notes.insert($0) }
+        return HeldNotesMessage(periodMilliseconds: Self.periodMilliseconds, channel: channel, notes: notes)
     }
 
     /// Records an event that went to the destination, at `now`.
@@ -80,44 +75,34 @@ final class RecoveryAnnouncer {
         case .off:
             return
         case .heldNotes:
+            held.track(event)
             if event.endsNote {
-                held[channel].remove(note)
-                if state.value.phaseEnds == .max && allReleased { state.value.phaseEnds = now &+ Self.tail }
+                if phaseEnds == .max && held.isEmpty { phaseEnds = now &+ Self.tail }
             } else {
-                held[channel].insert(note)
-                state.value.inPlay |= 1 << UInt16(channel)
-                state.value.phaseEnds = .max
-                if state.value.nextDue == .max { state.value.nextDue = now &+ Self.interval }
+                inPlay |= 1 << UInt16(channel)
+                phaseEnds = .max
+                if nextDue == .max { nextDue = now &+ Self.interval }
             }
         case .repeatedNoteOffs:
             cancelRepeats(channel: UInt8(channel), note: note)
             guard event.endsNote else { return }
-            let slot = state.value.nextRepeat
-            if pendingRepeats[slot].remaining == 0 { state.value.repeatCount += 1 }
+            let slot = nextRepeat
+            if pendingRepeats[slot].remaining == 0 { repeatCount += 1 }
             pendingRepeats[slot] = (event, Self.repeats)
-            state.value.nextRepeat = (slot + 1) % Self.repeatCapacity
-            if state.value.nextDue == .max { state.value.nextDue = now &+ Self.interval }
+            nextRepeat = (slot + 1) % Self.repeatCapacity
+            if nextDue == .max { nextDue = now &+ Self.interval }
         }
-    }
-
-    private var allReleased: Bool {
-        var channel = 0
-        while channel < 16 {
-            if !held[channel].isEmpty { return false }
-            channel += 1
-        }
-        return true
     }
 
     /// A note played again is not ended by a note-off repeated from before.
     private func cancelRepeats(channel: UInt8, note: UInt8) {
-        guard state.value.repeatCount > 0 else { return }
+        guard repeatCount > 0 else { return }
         var slot = 0
         while slot < Self.repeatCapacity {
             let pending = pendingRepeats[slot]
             if pending.remaining > 0 && pending.event.channel & 15 == channel && pending.event.note & 127 == note {
                 pendingRepeats[slot].remaining = 0
-                state.value.repeatCount -= 1
+                repeatCount -= 1
             }
             slot += 1
         }
@@ -126,31 +111,31 @@ final class RecoveryAnnouncer {
     /// Sends what is due at `now`: the held notes of every channel in play (`message`), or the
     /// note-offs to repeat (`noteOff`, which must not come back through ``sent(_:now:)``).
     func sendDue(now: UInt64, message: (HeldNotesMessage) -> Void, noteOff: (MIDIEvent) -> Void) {
-        guard state.value.nextDue <= now else { return }
+        guard nextDue <= now else { return }
         switch mode {
         case .off:
-            state.value.nextDue = .max
+            nextDue = .max
         case .heldNotes:
             sendHeld(message)
-            if state.value.phaseEnds <= now {
-                state.value.inPlay = 0
-                state.value.phaseEnds = .max
-                state.value.nextDue = .max
+            if phaseEnds <= now {
+                inPlay = 0
+                phaseEnds = .max
+                nextDue = .max
             } else {
-                state.value.nextDue = now &+ Self.interval
+                nextDue = now &+ Self.interval
             }
         case .repeatedNoteOffs:
             var slot = 0
-            while slot < Self.repeatCapacity && state.value.repeatCount > 0 {
+            while slot < Self.repeatCapacity && repeatCount > 0 {
                 if pendingRepeats[slot].remaining > 0 {
                     noteOff(pendingRepeats[slot].event)
                     sentCount.add(1, ordering: .relaxed)
                     pendingRepeats[slot].remaining -= 1
-                    if pendingRepeats[slot].remaining == 0 { state.value.repeatCount -= 1 }
+                    if pendingRepeats[slot].remaining == 0 { repeatCount -= 1 }
                 }
                 slot += 1
             }
-            state.value.nextDue = state.value.repeatCount > 0 ? now &+ Self.interval : .max
+            nextDue = repeatCount > 0 ? now &+ Self.interval : .max
         }
     }
 
@@ -160,7 +145,7 @@ final class RecoveryAnnouncer {
         guard mode == .heldNotes else { return }
         var channel: UInt8 = 0
         while channel < 16 {
-            if state.value.inPlay & (1 << UInt16(channel)) != 0 {
+            if inPlay & (1 << UInt16(channel)) != 0 {
                 message(self.message(channel: channel))
                 sentCount.add(1, ordering: .relaxed)
             }

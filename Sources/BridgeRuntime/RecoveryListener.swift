@@ -22,12 +22,11 @@ final class RecoveryListener {
     /// How long a note-on must have arrived before a held-notes message that does not list it.
     static let grace: UInt64 = 30_000_000
 
-    /// A class: its two tables are ~Copyable, freed with it when the sender is forgotten. Its
-    /// times are cells, as a class's `var` would pay an exclusivity check on every packet.
+    /// A class: its two tables are ~Copyable, freed with it when the sender is forgotten.
     private final class Sender {
         let source: PacketSource
-        let period: UncheckedCell<UInt64>
-        let lastHeard: UncheckedCell<UInt64>
+        var period: UInt64
+        var lastHeard: UInt64
         /// By `channel * 128 + note`: the output the note sounds on, or `silent`.
         let outputs = FixedBuffer(repeating: RecoveryListener.silent, count: 16 * 128)
         /// By `channel * 128 + note`: when its note-on arrived.
@@ -35,18 +34,13 @@ final class RecoveryListener {
 
         init(source: PacketSource, period: UInt64, lastHeard: UInt64) {
             self.source = source
-            self.period = UncheckedCell(period)
-            self.lastHeard = UncheckedCell(lastHeard)
+            self.period = period
+            self.lastHeard = lastHeard
         }
     }
     static let silent = UInt16.max
 
-    // In a cell: a class `var` array would pay an exclusivity check on every access.
-    private let followed = UncheckedCell([Sender]())
-    private var senders: [Sender] {
-        @inline(__always) _read { yield followed.value }
-        @inline(__always) _modify { yield &followed.value }
-    }
+    private var senders: [Sender] = []
 
     /// A note-on or note-off of a sender not followed, remembered in ``recent`` as it came (what
     /// it means is worked out only if its sender is followed); a slot never written holds a
@@ -63,8 +57,8 @@ final class RecoveryListener {
     private let recent = FixedBuffer(
         repeating: HeardNote(source: PacketSource(address: .v4(0), port: 0), event: MIDIEvent(.controlChange), at: 0),
         count: recentCapacity)
-    // Plain memory: a class's stored `var` would pay an exclusivity check per note.
-    private let nextRecent = UncheckedCell(0)
+    /// The slot of ``recent`` the next note takes.
+    private var nextRecent = 0
 
     /// Held-notes messages handled (well-formed; ``malformed`` counts the others).
     let messages = Atomic<Int>(0)
@@ -91,7 +85,7 @@ final class RecoveryListener {
         var index = 0
         while index < senders.count {
             if senders[index].source == source {
-                senders[index].lastHeard.value = now
+                senders[index].lastHeard = now
                 return index
             }
             index += 1
@@ -122,9 +116,9 @@ final class RecoveryListener {
     @inline(__always)
     func remember(_ event: MIDIEvent, from source: PacketSource, now: UInt64) {
         guard event.kind == .noteOn || event.kind == .noteOff else { return }
-        let slot = nextRecent.value
+        let slot = nextRecent
         recent[slot] = HeardNote(source: source, event: event, at: now)
-        nextRecent.value = (slot + 1) & (Self.recentCapacity - 1)
+        nextRecent = (slot + 1) & (Self.recentCapacity - 1)
     }
 
     /// Handles a held-notes message from `source` at `now`: follows the sender if it is new, and
@@ -134,7 +128,7 @@ final class RecoveryListener {
         messages.add(1, ordering: .relaxed)
         let period = UInt64(message.periodMilliseconds) * 1_000_000
         guard let index = index(of: source, now: now) ?? follow(source, period: period, now: now) else { return }
-        senders[index].period.value = period
+        senders[index].period = period
         let channel = message.channel & 15
         let base = Int(channel) << 7
         var note = 0
@@ -155,7 +149,7 @@ final class RecoveryListener {
     /// with none followed.
     var nextDeadline: UInt64 {
         var earliest = UInt64.max
-        for sender in senders { earliest = min(earliest, sender.lastHeard.value &+ 2 &* sender.period.value) }
+        for sender in senders { earliest = min(earliest, sender.lastHeard &+ 2 &* sender.period) }
         return earliest
     }
 
@@ -164,7 +158,7 @@ final class RecoveryListener {
         var index = senders.count - 1
         while index >= 0 {
             let sender = senders[index]
-            if sender.lastHeard.value &+ 2 &* sender.period.value < now {
+            if sender.lastHeard &+ 2 &* sender.period < now {
                 var key = 0
                 while key < 16 * 128 {
                     if sender.outputs[key] != Self.silent {
@@ -200,11 +194,11 @@ final class RecoveryListener {
     /// Gives a newly followed sender what it played in the two periods before, oldest first:
     /// the notes still sounding of it, which its first message then repairs like any other.
     private func adoptRecent(of sender: Sender, now: UInt64) {
-        let first = nextRecent.value
+        let first = nextRecent
         var slot = first
         repeat {
             let heard = recent[slot]
-            if heard.source == sender.source && heard.at &+ 2 &* sender.period.value >= now {
+            if heard.source == sender.source && heard.at &+ 2 &* sender.period >= now {
                 record(heard.event, in: sender, now: heard.at)
             }
             slot = (slot + 1) & (Self.recentCapacity - 1)

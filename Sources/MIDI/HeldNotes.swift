@@ -81,6 +81,19 @@ public struct HeldNotes: Sendable, Equatable {
         }
     }
 
+    /// Calls `body` with each held note of `channel` (0...15), lowest first.
+    public func forEachHeld(channel: UInt8, _ body: (UInt8) -> Void) {
+        var half = 0
+        while half < 2 {
+            var remaining = bits[Int(channel & 15) * 2 + half]
+            while remaining != 0 {
+                body(UInt8(half * 64 + remaining.trailingZeroBitCount))
+                remaining &= remaining - 1
+            }
+            half += 1
+        }
+    }
+
     @usableFromInline
     mutating func releaseChannel(_ channel: UInt8) {
         guard channel < 16 else { return }

@@ -50,10 +50,8 @@ public final class TCPLink: @unchecked Sendable {
     private let ringCapacity: Int
     private let head = Atomic<Int>(0)
     private let tail = Atomic<Int>(0)
-    // A pipe the link thread polls, written only while it sleeps (`sleeping`, Dekker's pattern
-    // as in the pipeline's wake signal), so a busy stream costs no system call per flush.
-    private let wakePipe: WakePipe?
-    private let sleeping = Atomic<Bool>(false)
+    // Written only while the link thread sleeps, so a busy stream costs no system call per flush.
+    private let wakeSignal: WakeSignal?
     private let stopping = Atomic<Bool>(false)
     private let stopDeadline = Atomic<UInt64>(0)
     private var thread: SystemThread?
@@ -106,14 +104,13 @@ public final class TCPLink: @unchecked Sendable {
         outCapacity = framing.maximumFramedSize(of: Self.maximumPacketSize)
         outBytes = FixedBytes(count: outCapacity, alignment: 8)
         // Without a pipe (out of descriptors) the link still works, polling every 10 ms.
-        wakePipe = try? WakePipe(endpoint: destination.destination.description)
+        wakeSignal = try? WakeSignal()
         // A service that moved: the thread leaves the old address at once.
         service?.observe { [weak self] in self?.wake() }
     }
 
     deinit {
         stop()
-        wakePipe?.close()
     }
 
     /// Starts the link's thread, which connects and keeps the connection up until ``stop()``.
@@ -174,11 +171,7 @@ public final class TCPLink: @unchecked Sendable {
 
     /// Tells the link thread that packets are waiting (a system call only if it sleeps).
     public func wake() {
-        // Pairs with the fence in the link thread's sleep: our records are visible to it, or
-        // its `sleeping = true` is visible to us.
-        atomicMemoryFence(ordering: .sequentiallyConsistent)
-        guard sleeping.load(ordering: .relaxed) || stopping.load(ordering: .relaxed) else { return }
-        wakePipe?.wake()
+        if stopping.load(ordering: .relaxed) { wakeSignal?.wake() } else { wakeSignal?.notify() }
     }
 
     // MARK: Statistics
@@ -277,7 +270,7 @@ public final class TCPLink: @unchecked Sendable {
                 }
             }
 
-            descriptors[0] = pollfd(fd: wakePipe?.reader ?? -1, events: Int16(POLLIN), revents: 0)
+            descriptors[0] = pollfd(fd: wakeSignal?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)
             var events = Int16(POLLIN)
             if connecting || outEnd > outStart || queue.count > 0 { events |= Int16(POLLOUT) }
             descriptors[1] = pollfd(fd: socket, events: events, revents: 0)
@@ -287,10 +280,9 @@ public final class TCPLink: @unchecked Sendable {
                 let until = socket < 0 ? retryAt : connectDeadline
                 timeout = until > now ? Int32(clamping: (until - now + 999_999) / 1_000_000) : 0
             }
-            if wakePipe == nil && (timeout < 0 || timeout > 10) { timeout = 10 }
-            sleeping.store(true, ordering: .relaxed)
-            atomicMemoryFence(ordering: .sequentiallyConsistent)
-            // A move of the service after the check at the top found `sleeping` still false.
+            if wakeSignal == nil && (timeout < 0 || timeout > 10) { timeout = 10 }
+            wakeSignal?.announceSleep()
+            // A move of the service after the check at the top found the link awake.
             let moved = service.map { $0.generation != connectedGeneration } ?? false
             if head.load(ordering: .relaxed) != tail.load(ordering: .relaxed)
                 || (stopping.load(ordering: .relaxed) && !ending) || moved
@@ -299,14 +291,14 @@ public final class TCPLink: @unchecked Sendable {
             }
             if ending { timeout = 10 }
             let ready = poll(&descriptors, socket >= 0 ? 2 : 1, timeout)
-            sleeping.store(false, ordering: .relaxed)
+            wakeSignal?.endSleep()
             if ready < 0 { continue }
             if connecting && ready == 0 && MonotonicClock.now() >= connectDeadline {
                 disconnect(ETIMEDOUT)
                 continue
             }
             if descriptors[0].revents != 0 {
-                wakePipe?.drain()
+                wakeSignal?.drain()
             }
             guard socket >= 0, descriptors[1].revents != 0 else { continue }
             let revents = Int32(descriptors[1].revents)

@@ -14,7 +14,7 @@ import Synchronization
 public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     // @unchecked Sendable: `storage` is written only by the producer at slots the consumer cannot
     // read yet, and read only by the consumer at slots the producer published; the atomics below
-    // order those accesses.
+    // order those accesses. Each side's cached index is touched by that side alone.
 
     @usableFromInline let storage: FixedBuffer<Element>
     @usableFromInline let mask: Int
@@ -30,12 +30,10 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     /// The highest fill level seen by the producer.
     @usableFromInline let highWaterMark = Atomic<Int>(0)
 
-    // Producer-private cache of `tail`; consumer-private cache of `head`. Plain memory rather
-    // than stored `var`s: each side touches only its own, and a class `var` would pay for a
-    // dynamic exclusivity check on every push and pop.
-    // Each cache on a line of its own (16 words), away from the other side's; only [0] is used.
-    @usableFromInline let cachedTail = FixedBuffer(repeating: 0, count: 16)
-    @usableFromInline let cachedHead = FixedBuffer(repeating: 0, count: 16)
+    /// The producer's copy of `tail`: the consumer's index as last seen.
+    @usableFromInline var cachedTail = 0
+    /// The consumer's copy of `head`: the producer's index as last seen.
+    @usableFromInline var cachedHead = 0
 
     /// Creates a ring holding `capacity` elements, rounded up to a power of two (at least 2).
     public init(capacity requested: Int) {
@@ -56,11 +54,11 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     public func push(_ element: Element) -> Bool {
         // Relaxed: only this thread writes `head`.
         let writeIndex = head.load(ordering: .relaxed)
-        if writeIndex &- cachedTail[0] >= capacity {
+        if writeIndex &- cachedTail >= capacity {
             // Acquiring: pairs with the consumer's releasing store of `tail` in `pop`, so the
             // slot it freed is no longer being read when we overwrite it.
-            cachedTail[0] = tail.load(ordering: .acquiring)
-            if writeIndex &- cachedTail[0] >= capacity {
+            cachedTail = tail.load(ordering: .acquiring)
+            if writeIndex &- cachedTail >= capacity {
                 dropCount.add(1, ordering: .relaxed)
                 return false
             }
@@ -71,10 +69,10 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         head.store(writeIndex &+ 1, ordering: .releasing)
         // The cached tail is refreshed only when the ring looks full, so it may be far behind:
         // a fill past the mark is measured again against the consumer's tail before it counts.
-        var fill = writeIndex &+ 1 &- cachedTail[0]
+        var fill = writeIndex &+ 1 &- cachedTail
         if fill > highWaterMark.load(ordering: .relaxed) {
-            cachedTail[0] = tail.load(ordering: .acquiring)
-            fill = writeIndex &+ 1 &- cachedTail[0]
+            cachedTail = tail.load(ordering: .acquiring)
+            fill = writeIndex &+ 1 &- cachedTail
             if fill > highWaterMark.load(ordering: .relaxed) { highWaterMark.store(fill, ordering: .relaxed) }
         }
         return true
@@ -85,10 +83,10 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     @inlinable
     public func hasRoom() -> Bool {
         let writeIndex = head.load(ordering: .relaxed)
-        if writeIndex &- cachedTail[0] < capacity { return true }
+        if writeIndex &- cachedTail < capacity { return true }
         // Acquiring: pairs with the consumer's releasing store of `tail` in `pop`, as in `push`.
-        cachedTail[0] = tail.load(ordering: .acquiring)
-        return writeIndex &- cachedTail[0] < capacity
+        cachedTail = tail.load(ordering: .acquiring)
+        return writeIndex &- cachedTail < capacity
     }
 
     /// Counts an element the producer refuses without offering it (one that must wait behind
@@ -104,11 +102,11 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     public func pop() -> Element? {
         // Relaxed: only this thread writes `tail`.
         let readIndex = tail.load(ordering: .relaxed)
-        if readIndex == cachedHead[0] {
+        if readIndex == cachedHead {
             // Acquiring: pairs with the producer's releasing store of `head` in `push`, so the
             // element in the slot is fully written before we read it.
-            cachedHead[0] = head.load(ordering: .acquiring)
-            if readIndex == cachedHead[0] { return nil }
+            cachedHead = head.load(ordering: .acquiring)
+            if readIndex == cachedHead { return nil }
         }
         let element = storage[readIndex & mask]
         // Releasing: pairs with the producer's acquiring load of `tail` in `push`, handing the

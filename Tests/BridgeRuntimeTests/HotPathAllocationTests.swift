@@ -7,6 +7,7 @@ import MIDI
 import MIDIOSC
 import OSCTransport
 import Pipeline
+import Platform
 import TestSupport
 import XCTest
 
@@ -70,24 +71,6 @@ final class HotPathAllocationTests: XCTestCase {
                 + "\(path.delivered[0]) packets received, \(allocations) allocations")
     }
 
-    /// A played note or chord while the pipeline thread is idle: the input thread runs the batch
-    /// off the ring itself (``MIDIToOSCWorker/runInline()``).
-    func testABatchRunOnTheInputThreadAllocatesNothing() throws {
-        try requireOptimizedBuild()
-        let path = try HotPath(config: Self.config, destinations: 3, onInputThread: true)
-        path.pump(2_000)
-
-        let events = 100_000
-        let allocations = path.allocations(pumping: events)
-
-        XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
-        XCTAssertEqual(path.worker.eventsIn.load(ordering: .relaxed), events + 2_000)
-        XCTAssertGreaterThan(path.delivered.reduce(0, +), events, "packets reached the loopback sockets")
-        print(
-            "allocation test: ALSA decode -> ring -> operators -> OSC x3 -> UDP, on the input thread, \(events) "
-                + "events, \(path.delivered.reduce(0, +)) packets received, \(allocations) allocations")
-    }
-
     /// A varied stream of sequencer events: notes (some off as note-on 0), controllers, bends,
     /// pressure, program changes and clocks.
     static func fill(_ raw: inout snd_seq_event_t, sequence: Int) {
@@ -122,12 +105,9 @@ final class HotPathAllocationTests: XCTestCase {
 /// The MIDI -> OSC hot path on the calling thread, for the allocation tests: synthetic sequencer
 /// events (``HotPathAllocationTests/fill(_:sequence:)``) through the decoder and the ring feeder,
 /// the worker every 16 events, and loopback sockets, one per destination, drained as it goes.
-/// `onInputThread`: each batch of 16 is run by ``MIDIToOSCWorker/runInline()``, as the input
-/// thread runs a small batch when the pipeline thread is idle (which then runs, asleep, beside it).
 final class HotPath {
     let receivers: [UDPReceiverSocket]
     let worker: MIDIToOSCWorker
-    private let onInputThread: Bool
     /// Datagrams each receiver got since the last ``resetDelivered()``.
     private(set) var delivered: [Int]
     private var decoder: SequencerEventDecoder
@@ -135,8 +115,7 @@ final class HotPath {
     private var raw = snd_seq_event_t()
 
     /// `config` names its destination ports `PORT1`, `PORT2`, ...: `destinations` of them.
-    init(config: String, destinations: Int, onInputThread: Bool = false) throws {
-        self.onInputThread = onInputThread
+    init(config: String, destinations: Int) throws {
         receivers = try (0..<destinations).map { _ in try UDPReceiverSocket() }
         var text = config
         for (index, receiver) in receivers.enumerated() {
@@ -152,12 +131,6 @@ final class HotPath {
         decoder = SequencerEventDecoder(sysexStore: store)
         feeder = RingFeeder(ring: ring)
         delivered = [Int](repeating: 0, count: destinations)
-        // The input thread runs a batch only while the pipeline thread runs and is idle.
-        if onInputThread { worker.start() }
-    }
-
-    deinit {
-        worker.pause()
     }
 
     /// Zeroes ``delivered`` in place: a new array (even a literal) would be copied on its first
@@ -188,12 +161,7 @@ final class HotPath {
                 _ = feeder.push(event, now: event.timestamp)
             }
             if i & 15 == 15 {
-                if onInputThread {
-                    // The pipeline thread takes its turn now and then (it wakes once a second).
-                    while !worker.runInline() { sched_yield() }
-                } else {
-                    worker.processPending()
-                }
+                worker.processPending()
                 var r = 0
                 while r < receivers.count {
                     delivered[r] += receivers[r].drain()
