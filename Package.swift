@@ -35,8 +35,9 @@ let package = Package(
         // Threads, environment, files, clocks, POSIX errors and the log for the daemon and its commands.
         .target(name: "Platform", dependencies: ["CAffinity", "CGNUCalls"]),
         .target(name: "Pipeline", dependencies: ["MIDI", "OSC", "Storage"]),
-        // Both directions of the MIDI <-> OSC mapping: address schemes, templates, argument styles.
-        .target(name: "MIDIOSC", dependencies: ["MIDI", "OSC", "Storage"]),
+        // How MIDI and OSC name each other, both ways: address schemes, templates, argument
+        // styles, mapping rules, the built-in address families (pure).
+        .target(name: "OSCMapping", dependencies: ["MIDI", "OSC", "Storage"]),
         // What the bridge connects to, as values parsed from text: ALSA port specs and
         // addresses, OSC destinations, IP addresses, networks and allow-lists.
         .target(name: "Endpoints", dependencies: ["OSC"]),
@@ -50,7 +51,7 @@ let package = Package(
         // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
         .target(name: "Discovery", dependencies: ["CAvahi", "OSCTransport", "Platform"]),
         // OSCQuery: the namespace of what the OSC input accepts (pure), and its HTTP server.
-        .target(name: "OSCQuery", dependencies: ["MIDI", "MIDIOSC", "JSON"]),
+        .target(name: "OSCQuery", dependencies: ["MIDI", "OSCMapping", "JSON"]),
         .target(name: "OSCQueryHTTP", dependencies: ["CMicroHTTPD", "Endpoints", "OSCQuery", "OSCTransport"]),
 
         // The bridge, one module per job. Configuration: read a config, validate it, summarise
@@ -58,15 +59,45 @@ let package = Package(
         // client, no socket.
         .target(
             name: "Config",
-            dependencies: ["MIDI", "OSC", "MIDIOSC", "Pipeline", "Endpoints", "JSON", "Platform"]),
+            dependencies: ["MIDI", "OSC", "OSCMapping", "Pipeline", "Endpoints", "JSON", "Platform"]),
         // `aseqosc send`: the SendMIDI vocabulary, its scripts and the player that paces them out.
         .target(name: "Send", dependencies: ["MIDI", "ALSASequencer", "Platform"]),
-        // The running bridge: the two directions (MIDI -> OSC, OSC -> MIDI), their threads, the
-        // routes and destinations, paced MIDI output, and the status their counters make.
+        // The running bridge, one module per direction and job. What both directions share: the
+        // one ALSA client and its bindings, and the errors of starting.
         .target(
-            name: "BridgeRuntime",
+            name: "BridgeSession", dependencies: ["ALSASequencer", "Endpoints", "OSCTransport", "Platform"]),
+        // Note recovery across a lossy network: the held-notes message, its sender's and its
+        // receiver's sides.
+        .target(
+            name: "Recovery",
+            dependencies: ["Config", "Endpoints", "MIDI", "OSC", "OSCMapping", "OSCTransport", "Storage"]),
+        // MIDI -> OSC: where a MIDI event becomes an OSC message, for each destination's scheme
+        // and mapping rules (pure).
+        .target(name: "MIDIToOSC", dependencies: ["MIDI", "OSC", "OSCMapping", "Storage"]),
+        // OSC -> MIDI: where an OSC message becomes MIDI events (pure).
+        .target(name: "OSCToMIDI", dependencies: ["MIDI", "OSC", "OSCMapping", "Storage"]),
+        // MIDI -> OSC as it runs: the input thread, the ring, the pipeline thread, the routes
+        // with their destinations' formatters and senders, time-tagged bundles.
+        .target(
+            name: "MIDIToOSCRuntime",
             dependencies: [
-                "Config", "Endpoints", "MIDI", "OSC", "MIDIOSC", "Pipeline", "ALSASequencer", "OSCTransport",
+                "MIDIToOSC", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "OSCMapping", "Pipeline",
+                "ALSASequencer", "OSCTransport", "Platform", "Storage",
+            ]),
+        // OSC -> MIDI as it runs: the OSC thread, the translator, the routes, paced and scheduled
+        // MIDI output.
+        .target(
+            name: "OSCToMIDIRuntime",
+            dependencies: [
+                "OSCToMIDI", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "OSCMapping", "Pipeline",
+                "ALSASequencer", "OSCTransport", "Platform", "Storage",
+            ]),
+        // What `aseqosc status` shows: the running parts' counters read into values, with their
+        // text and JSON forms.
+        .target(
+            name: "Status",
+            dependencies: [
+                "MIDIToOSCRuntime", "OSCToMIDIRuntime", "ALSASequencer", "MIDI", "OSC", "OSCTransport", "Pipeline",
                 "Platform", "Storage",
             ]),
         // The daemon's dealings with its service manager and clients: systemd's notify protocol
@@ -77,8 +108,9 @@ let package = Package(
         .target(
             name: "Bridge",
             dependencies: [
-                "Config", "BridgeRuntime", "Discovery", "Endpoints", "MIDI", "Pipeline", "OSCTransport", "Platform",
-                "Service", "OSCQuery", "OSCQueryHTTP", "JSON",
+                "Config", "BridgeSession", "MIDIToOSCRuntime", "OSCToMIDIRuntime", "Recovery", "Status", "Discovery", "Endpoints",
+                "MIDI", "Pipeline", "ALSASequencer", "OSCTransport", "Platform", "Service", "OSCQuery", "OSCQueryHTTP",
+                "JSON",
             ]),
         // The command line: one type per subcommand; `run` parses its options and calls `Daemon`.
         .executableTarget(
@@ -98,7 +130,8 @@ let package = Package(
         .executableTarget(
             name: "aseqosc-bench",
             dependencies: [
-                "MIDI", "OSC", "MIDIOSC", "Pipeline", "Endpoints", "OSCTransport", "CLiblo", "CAllocationCounter",
+                "MIDI", "OSC", "OSCMapping", "MIDIToOSC", "OSCToMIDI", "Pipeline", "Endpoints", "OSCTransport",
+                "CLiblo", "CAllocationCounter",
             ],
             path: "Benchmarks/aseqosc-bench"),
 
@@ -115,12 +148,16 @@ let package = Package(
         .testTarget(
             name: "OSCQueryTests",
             dependencies: [
-                "OSCQuery", "OSCQueryHTTP", "Endpoints", "OSCTransport", "MIDIOSC", "MIDI", "JSON", "TestSupport",
+                "OSCQuery", "OSCQueryHTTP", "Endpoints", "OSCTransport", "OSCMapping", "MIDI", "JSON", "TestSupport",
             ]),
         .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
+        // Both translations and their shared vocabulary: formatting, translating, rules, templates.
         .testTarget(
-            name: "MIDIOSCTests",
-            dependencies: ["MIDIOSC", "MIDI", "OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
+            name: "TranslationTests",
+            dependencies: [
+                "OSCMapping", "MIDIToOSC", "OSCToMIDI", "MIDI", "OSC", "Storage", "CLiblo", "CAllocationCounter",
+                "TestSupport",
+            ]),
         .testTarget(
             name: "OSCTransportTests",
             dependencies: ["OSCTransport", "Endpoints", "OSC", "CLiblo", "TestSupport", "CAllocationCounter"]),
@@ -131,19 +168,21 @@ let package = Package(
             name: "ALSASequencerTests",
             dependencies: ["ALSASequencer", "Endpoints", "MIDI", "Platform", "Storage", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "Endpoints", "MIDI", "MIDIOSC"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "Endpoints", "MIDI", "OSCMapping"]),
         .testTarget(name: "SendTests", dependencies: ["Send", "MIDI"]),
+        // The directions as they run, in process: routes, senders, paced output, recovery, status.
         .testTarget(
-            name: "BridgeRuntimeTests",
+            name: "RuntimeTests",
             dependencies: [
-                "BridgeRuntime", "Config", "ALSASequencer", "Endpoints", "MIDI", "MIDIOSC", "OSCTransport", "Pipeline", "Platform",
-                "CALSA", "TestSupport", "CAllocationCounter",
+                "MIDIToOSCRuntime", "OSCToMIDIRuntime", "Recovery", "Status", "BridgeSession", "MIDIToOSC", "OSCToMIDI",
+                "Config", "ALSASequencer", "Endpoints", "MIDI", "OSC", "OSCMapping", "OSCTransport", "Pipeline",
+                "Platform", "Storage", "CALSA", "TestSupport", "CAllocationCounter",
             ]),
         // End to end: the built binary against the kernel sequencer and peer tools.
         .testTarget(
             name: "BridgeTests",
             dependencies: [
-                "BridgeRuntime", "ALSASequencer", "MIDI", "OSC", "Platform", "CLiblo", "TestSupport", "CAllocationCounter",
+                "Status", "ALSASequencer", "MIDI", "OSC", "Platform", "CLiblo", "TestSupport", "CAllocationCounter",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -8,7 +8,8 @@
 // what a scan of all the rules finds; the translator's resolution through the index must be the
 // scanning one's; and a message at the address must translate to the same outcome and events
 // with and without an address cache (a small one, so entries are evicted).
-@testable import MIDIOSC
+@testable import OSCMapping
+@testable import OSCToMIDI
 import MIDI
 import OSC
 import Storage

@@ -1,4 +1,8 @@
-import BridgeRuntime
+import BridgeSession
+import MIDIToOSCRuntime
+import OSCToMIDIRuntime
+import Recovery
+import Status
 import Config
 
 extension Bridge {
@@ -18,12 +22,18 @@ extension Bridge {
     func reloadOSCInput(from old: BridgeConfig, to new: BridgeConfig) throws(BridgeError) {
         if old.oscInput == new.oscInput && old.outputs == new.outputs { return }
         if let side = oscInput {
-            side.stop()
+            stopOSCInput(side)
             side.removePorts()
             oscInput = nil
             log.info("osc input: settings or output ports changed; restarting it")
         }
         oscInput = try makeOSCInput(new)
         oscInput?.start()
+    }
+
+    /// Stops the OSC -> MIDI side (its held notes get their note-offs) and logs its counters.
+    func stopOSCInput(_ side: OSCToMIDISide) {
+        side.stop()
+        log.notice("osc input: \(BridgeStatus.OSCInput(side).summary)")
     }
 }

@@ -1,4 +1,8 @@
-import BridgeRuntime
+import BridgeSession
+import MIDIToOSCRuntime
+import OSCToMIDIRuntime
+import Recovery
+import Status
 import Platform
 
 extension Bridge {

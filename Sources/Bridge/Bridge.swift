@@ -1,4 +1,8 @@
-import BridgeRuntime
+import BridgeSession
+import MIDIToOSCRuntime
+import OSCToMIDIRuntime
+import Recovery
+import Status
 import Config
 import Discovery
 import MIDI
@@ -140,7 +144,7 @@ public final class Bridge: @unchecked Sendable {
     /// Stops reading, lets the pipeline finish what is queued, sends every owed note-off, and
     /// flushes: after this returns, nothing is left sounding.
     public func stop() {
-        oscInput?.stop()
+        if let oscInput { stopOSCInput(oscInput) }
         input.pause()
         worker.pause()
         worker.releaseAllNotes()

@@ -1,6 +1,6 @@
 import Endpoints
 import MIDI
-import MIDIOSC
+import OSCMapping
 
 /// Everything a config file says, checked as a whole before anything starts.
 public struct BridgeConfig: Sendable {

@@ -1,7 +1,7 @@
 import Endpoints
 import Glibc
 import MIDI
-import MIDIOSC
+import OSCMapping
 import Platform
 
 /// Reads a config file into a ``BridgeConfig``, checking everything and naming the key path of

@@ -1,6 +1,6 @@
 import Endpoints
 import MIDI
-import MIDIOSC
+import OSCMapping
 import OSC
 
 /// The OSC destinations of routes: host, port, scheme or custom messages, and what else a

@@ -1,4 +1,4 @@
-import MIDIOSC
+import OSCMapping
 
 /// The named mapping sets of the top-level `mappings` key, which `osc.mappings` and a
 /// destination's `mappings` use by name, so that one set describes a layout both ways.

@@ -1,6 +1,6 @@
 import Endpoints
 import MIDI
-import MIDIOSC
+import OSCMapping
 
 /// The OSC -> MIDI direction as a config sets it up (the top-level `osc` key): where to listen,
 /// who may send, what is accepted, the operators, and the mapping rules.
@@ -37,7 +37,7 @@ public struct OSCInputConfig: Sendable, Equatable {
     /// How fast SysEx leaves per output port (MIDI's wire speed is 3125 bytes/s); 0: no pacing.
     public var sysexBytesPerSecond = 3125
     /// Which built-in address families are accepted.
-    public var families: Set<OSCToMIDITranslator.Family> = Set(OSCToMIDITranslator.Family.allCases)
+    public var families: Set<OSCAddressFamily> = Set(OSCAddressFamily.allCases)
     /// Operators every translated event runs through (`ports` names output ports here).
     public var operators: [OperatorConfig] = []
     /// The user's mapping rules, tried before the built-in addresses.
@@ -119,9 +119,9 @@ extension ConfigParser {
         if let accept = object["accept"] {
             config.families = []
             for (index, name) in try accept.strings().enumerated() {
-                guard let family = OSCToMIDITranslator.Family(rawValue: name) else {
+                guard let family = OSCAddressFamily(rawValue: name) else {
                     let path = if case .array = accept.value { "\(accept.path)[\(index)]" } else { accept.path }
-                    let known = OSCToMIDITranslator.Family.allCases.map(\.rawValue).joined(separator: ", ")
+                    let known = OSCAddressFamily.allCases.map(\.rawValue).joined(separator: ", ")
                     throw ConfigError(path: path, message: "unknown address family '\(name)'; expected one of \(known)")
                 }
                 config.families.insert(family)

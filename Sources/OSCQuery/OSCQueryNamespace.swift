@@ -1,5 +1,5 @@
 import MIDI
-import MIDIOSC
+import OSCMapping
 
 /// The OSCQuery address space of everything the OSC input accepts: each mapping rule, then the
 /// built-in families the config accepts, one method per address with its type tags and ranges.
@@ -18,7 +18,7 @@ public struct OSCQueryNamespace: Sendable, Equatable {
     /// The namespace of an input with outputs `outputNames` accepting `families`, `mappings`
     /// first, with SysEx addresses only when `sysex` is on.
     public init(
-        outputNames: [String], families: Set<OSCToMIDITranslator.Family>, mappings: [OSCMappingRule], sysex: Bool
+        outputNames: [String], families: Set<OSCAddressFamily>, mappings: [OSCMappingRule], sysex: Bool
     ) {
         let quoted = outputNames.map { "'\($0)'" }.joined(separator: ", ")
         root = OSCQueryNode(fullPath: "/", containerDescription: "aseqosc: OSC to MIDI for output ports \(quoted)")

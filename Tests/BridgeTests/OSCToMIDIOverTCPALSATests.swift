@@ -1,4 +1,4 @@
-import BridgeRuntime
+import Status
 import CLiblo
 import Foundation
 import Glibc

@@ -1,7 +1,7 @@
 import Config
 import Foundation
 import MIDI
-import MIDIOSC
+import OSCMapping
 import Testing
 
 /// Mappings both ways: the top-level named sets, `osc.mappings` and a destination's `mappings`

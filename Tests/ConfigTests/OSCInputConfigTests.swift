@@ -1,7 +1,7 @@
 import Config
 import Foundation
 import MIDI
-import MIDIOSC
+import OSCMapping
 import Testing
 
 /// The `osc` key: defaults, what it sets up, and every mistake named with its key path.
@@ -19,7 +19,7 @@ import Testing
         #expect(osc.allow.isEmpty)
         #expect(!osc.sysex)
         #expect(osc.sysexBytesPerSecond == 3125)
-        #expect(osc.families == Set(OSCToMIDITranslator.Family.allCases))
+        #expect(osc.families == Set(OSCAddressFamily.allCases))
         #expect(osc.transports == [.udp])
         #expect(try Self.parse(nil, outputs: "inputs: []").oscInput == nil)
         #expect(try Self.parse("{ enabled: false }").oscInput == nil)

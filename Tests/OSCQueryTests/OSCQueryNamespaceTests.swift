@@ -1,6 +1,6 @@
 import JSON
 import MIDI
-import MIDIOSC
+import OSCMapping
 import OSCQuery
 import Testing
 
@@ -8,7 +8,7 @@ import Testing
     static let hostInfo = OSCQueryHostInfo(name: "Studio", oscAddress: nil, oscPort: 57200, oscTransport: "UDP")
 
     static func namespace(
-        families: Set<OSCToMIDITranslator.Family> = Set(OSCToMIDITranslator.Family.allCases),
+        families: Set<OSCAddressFamily> = Set(OSCAddressFamily.allCases),
         mappings: [OSCMappingRule] = [], sysex: Bool = false
     ) -> OSCQueryNamespace {
         OSCQueryNamespace(outputNames: ["Synth A", "thru"], families: families, mappings: mappings, sysex: sysex)

@@ -1,7 +1,7 @@
 import Endpoints
 import Glibc
 import JSON
-import MIDIOSC
+import OSCMapping
 import OSCQuery
 import OSCQueryHTTP
 import OSCTransport
@@ -12,7 +12,7 @@ import Testing
 /// byte, and what comes back.
 @Suite(.serialized) struct OSCQueryServerTests {
     static let namespace = OSCQueryNamespace(
-        outputNames: ["Synth A"], families: Set(OSCToMIDITranslator.Family.allCases), mappings: [], sysex: false)
+        outputNames: ["Synth A"], families: Set(OSCAddressFamily.allCases), mappings: [], sysex: false)
     static let hostInfo = OSCQueryHostInfo(name: "Studio", oscAddress: "127.0.0.1", oscPort: 57200, oscTransport: "UDP")
 
     static func server(allow: [IPNetwork] = [], limits: OSCQueryServer.Limits = .init()) throws -> OSCQueryServer {

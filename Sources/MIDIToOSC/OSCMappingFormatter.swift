@@ -1,0 +1,395 @@
+import MIDI
+import OSC
+import OSCMapping
+import Storage
+
+/// Sends MIDI events as the OSC messages of mapping rules: the way back of
+/// ``OSCToMIDITranslator``'s rules, as OSC2MIDI's maps work both ways.
+///
+/// An event matches a rule of its kind (a note-off that matches no note-off rule is also tried
+/// as a note-on with velocity 0) when every field the rule sets from a constant has that value
+/// and the channel is the rule's (1 when not given). Each field read from an argument or a
+/// capture fills it in, scaled back (``OSCLinearScale/invert(_:)``, clamped): `i`, `h` and
+/// captures are rounded, halves away from zero. A scaled capture names which control, so a value
+/// outside its `out` range matches nothing rather than being clamped onto the last control. When
+/// a value fills the same argument or capture twice, the two must agree. The first matching rule
+/// wins.
+///
+/// Built once; matching and writing allocate nothing. The address and type tags of a rule
+/// without captures are laid out at build time as one prefix, and the type tags of the rest.
+public struct OSCMappingFormatter: Sendable {
+    /// The most arguments a sent message may have.
+    public static let maximumArguments = OSCMappingRule.maximumSentArguments
+
+    private let tables: OSCMappingTables
+
+    /// The rules, in the order they are tried; rules that fail ``OSCMappingRule/checkSendable()``
+    /// are left out (the config reader reports them).
+    public var rules: [OSCMappingRule] { tables.rules }
+
+    public init(rules: [OSCMappingRule]) {
+        tables = OSCMappingTables(rules: rules.filter { (try? $0.checkSendable()) != nil })
+    }
+
+    /// The first rule that matches `event`, with the values it sends; nil when none matches.
+    public func match(_ event: MIDIEvent) -> OSCMappingMatch? {
+        tables.match(event)
+    }
+
+    /// Writes the message of `match` at `start`, which has room for `match.size` bytes.
+    public func write(_ match: OSCMappingMatch, at start: UnsafeMutableRawPointer) {
+        tables.write(match, at: start)
+    }
+
+    /// Writes the message for `event` at the start of `buffer`: its size, 0 when it does not
+    /// fit, nil when no rule matches.
+    public func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let match = tables.match(event) else { return nil }
+        guard match.size <= buffer.count, let start = buffer.baseAddress else { return 0 }
+        tables.write(match, at: start)
+        return match.size
+    }
+}
+
+/// A rule that matched an event, and what it will send: kept on the stack between matching and
+/// writing, so that a caller can claim exactly `size` bytes first.
+public struct OSCMappingMatch {
+    /// The index of the rule in ``OSCMappingFormatter/rules``.
+    public let rule: Int
+    /// The message's size in bytes.
+    public fileprivate(set) var size = 0
+    fileprivate var addressLength = 0
+    fileprivate var arguments = TupleArray16<Double>(repeating: 0)
+    fileprivate var captures = TupleArray8<Int64>(repeating: 0)
+
+    fileprivate init(rule: Int) {
+        self.rule = rule
+    }
+}
+
+/// How one field of an event is compared with or fills in a rule's message.
+package struct OSCReverseField {
+    enum Role: UInt8 {
+        /// Not compared (a note-off's velocity the rule does not set).
+        case ignored
+        /// Must equal ``expected``.
+        case equals
+        /// Fills in argument ``index``.
+        case argument
+        /// Fills in capture ``index``.
+        case capture
+    }
+
+    var target: OSCMappingTarget
+    var role: Role
+    package var index = 0
+    var expected = 0
+    var low: Int
+    var high: Int
+    var isScaled = false
+    var scale = OSCLinearScale(input: (0, 1), output: (0, 1))
+}
+
+/// One piece of an address built from an event: literal bytes, or a capture in decimal.
+package enum OSCMappingSegment {
+    case literal(OSCByteRange)
+    case capture(Int)
+}
+
+/// How one rule is matched and written.
+package struct OSCReverseRule {
+    var fields: OSCByteRange
+    /// Empty when the address has no captures: ``head`` then holds the whole padded address.
+    var segments: OSCByteRange
+    /// Into the text: the padded address (rules without captures) and the padded type tag string.
+    var head: OSCByteRange
+    /// Into the text: the type tags, without the comma.
+    var tags: OSCByteRange
+    var argumentBytes: Int
+    /// The bytes of the address's literal segments.
+    var literalBytes: Int
+}
+
+/// The compiled rules, allocated once and never changed; reached through raw pointers on the
+/// hot path.
+package final class OSCMappingTables: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init; the buffers are owned here and freed in deinit.
+
+    let rules: [OSCMappingRule]
+    private let compiled: FixedBuffer<OSCReverseRule>
+    private let fields: FixedBuffer<OSCReverseField>
+    private let segments: FixedBuffer<OSCMappingSegment>
+    private let text: FixedBytes
+    /// Rule indices grouped by kind: the rules of kind `k` are `order[byKind[k]]`, in config order.
+    private let order: FixedBuffer<Int>
+    private let byKind: FixedBuffer<OSCByteRange>
+
+    init(rules: [OSCMappingRule]) {
+        self.rules = rules
+        var compiled: [OSCReverseRule] = []
+        var fields: [OSCReverseField] = []
+        var segments: [OSCMappingSegment] = []
+        var text: [UInt8] = []
+        func store(_ bytes: [UInt8]) -> OSCByteRange {
+            defer { text += bytes }
+            return OSCByteRange(offset: text.count, count: bytes.count)
+        }
+        for rule in rules {
+            let kindFields = OSCMappingRule.fields(for: rule.kind)
+            let fieldStart = fields.count
+            for (field, value) in zip(kindFields, rule.values) {
+                var reverse = OSCReverseField(
+                    target: field.target, role: .ignored, low: field.range.lowerBound, high: field.range.upperBound)
+                if let value {
+                    if let scale = value.scale {
+                        reverse.isScaled = true
+                        reverse.scale = scale
+                    }
+                    switch value.source {
+                    case .constant(let constant):
+                        reverse.role = .equals
+                        // Not finite once scaled: the translator never sends such a rule; the start stands in.
+                        reverse.expected = value.result(constant, for: field) ?? field.range.lowerBound
+                    case .argument(let index):
+                        reverse.role = .argument
+                        reverse.index = index
+                    case .capture(let index):
+                        reverse.role = .capture
+                        reverse.index = index
+                    }
+                } else if field.target == .channel {
+                    // The translator sends a rule that names no channel on the unset one.
+                    reverse.role = .equals
+                    reverse.expected = field.unsetResult
+                }
+                fields.append(reverse)
+            }
+
+            var pieces: [OSCMappingSegment] = []
+            var literal: [UInt8] = []
+            func flush() {
+                if !literal.isEmpty { pieces.append(.literal(store(literal))) }
+                literal = []
+            }
+            for part in rule.address.parts {
+                literal.append(UInt8(ascii: "/"))
+                switch part {
+                case .literal(let bytes): literal += bytes
+                case .any: break  // refused by checkSendable
+                case .capture(let prefix, let index, let suffix):
+                    literal += prefix
+                    flush()
+                    pieces.append(.capture(index))
+                    literal = suffix
+                }
+            }
+            let types = rule.argumentTypes ?? []
+            var tagString = [UInt8(ascii: ",")] + types
+            tagString += repeatElement(0, count: OSCWriter.padded(tagString.count + 1) - tagString.count)
+            var literalBytes = 0
+            let head: OSCByteRange
+            let segmentStart = segments.count
+            if rule.address.captureNames.isEmpty {
+                literal += repeatElement(0, count: OSCWriter.padded(literal.count + 1) - literal.count)
+                head = store(literal + tagString)
+            } else {
+                flush()
+                for piece in pieces {
+                    if case .literal(let range) = piece { literalBytes += range.count }
+                }
+                segments += pieces
+                head = store(tagString)
+            }
+            let tags = store(types)
+            var argumentBytes = 0
+            for tag in types { argumentBytes += Self.dataSize(tag) }
+            compiled.append(
+                OSCReverseRule(
+                    fields: OSCByteRange(offset: fieldStart, count: fields.count - fieldStart),
+                    segments: OSCByteRange(offset: segmentStart, count: segments.count - segmentStart),
+                    head: head, tags: tags, argumentBytes: argumentBytes, literalBytes: literalBytes))
+        }
+
+        var order: [Int] = []
+        var byKind: [OSCByteRange] = []
+        for kind in MIDIEventKind.allCases {
+            let start = order.count
+            order += rules.indices.filter { rules[$0].kind == kind }
+            byKind.append(OSCByteRange(offset: start, count: order.count - start))
+        }
+        self.compiled = .frozen(compiled)
+        self.fields = .frozen(fields)
+        self.segments = .frozen(segments)
+        self.order = .frozen(order)
+        self.byKind = .frozen(byKind)
+        self.text = .frozen(text)
+    }
+
+    private static func dataSize(_ tag: UInt8) -> Int {
+        switch tag {
+        case OSCTypeTag.int32, OSCTypeTag.float32: 4
+        case OSCTypeTag.int64, OSCTypeTag.double: 8
+        default: 0
+        }
+    }
+
+    // MARK: Matching
+
+    func match(_ event: MIDIEvent) -> OSCMappingMatch? {
+        let kind = Int(event.kind.rawValue)
+        guard kind < byKind.count else { return nil }
+        if let found = firstMatch(byKind[kind], event) { return found }
+        guard event.kind == .noteOff else { return nil }
+        var asNoteOn = event
+        asNoteOn.kind = .noteOn
+        asNoteOn.data2 = 0
+        return firstMatch(byKind[Int(MIDIEventKind.noteOn.rawValue)], asNoteOn)
+    }
+
+    private func firstMatch(_ range: OSCByteRange, _ event: MIDIEvent) -> OSCMappingMatch? {
+        var i = range.offset
+        while i < range.offset &+ range.count {
+            if let found = match(order[i], event) { return found }
+            i &+= 1
+        }
+        return nil
+    }
+
+    private func match(_ index: Int, _ event: MIDIEvent) -> OSCMappingMatch? {
+        let rule = compiled.baseAddress + index
+        var result = OSCMappingMatch(rule: index)
+        var argumentsSet: UInt32 = 0
+        var capturesSet: UInt32 = 0
+        let fieldBase = fields.baseAddress + rule.pointee.fields.offset
+        var f = 0
+        while f < rule.pointee.fields.count {
+            let field = fieldBase + f
+            f &+= 1
+            let value = min(max(Self.value(field.pointee.target, event), field.pointee.low), field.pointee.high)
+            switch field.pointee.role {
+            case .ignored:
+                continue
+            case .equals:
+                guard value == field.pointee.expected else { return nil }
+            case .argument:
+                let number = field.pointee.isScaled ? field.pointee.scale.invert(Double(value)) : Double(value)
+                let index = field.pointee.index
+                let tag = text.bytes.load(fromByteOffset: rule.pointee.tags.offset &+ index, as: UInt8.self)
+                let bit: UInt32 = 1 << UInt32(index)
+                if argumentsSet & bit != 0 {
+                    guard Self.sameOnTheWire(result.arguments[index], number, tag) else { return nil }
+                } else {
+                    result.arguments[index] = number
+                    argumentsSet |= bit
+                }
+            case .capture:
+                var number = Double(value)
+                if field.pointee.isScaled {
+                    // A capture names which control: a value no control maps to matches none,
+                    // rather than being clamped onto the last one.
+                    let scale = field.pointee.scale
+                    guard number >= min(scale.outputFrom, scale.outputTo),
+                        number <= max(scale.outputFrom, scale.outputTo)
+                    else { return nil }
+                    number = scale.invert(number)
+                }
+                // As many digits as the translator reads back.
+                let whole = Int64(min(max(number.rounded(), -999_999_999), 999_999_999))
+                let index = field.pointee.index
+                let bit: UInt32 = 1 << UInt32(index)
+                if capturesSet & bit != 0 {
+                    guard result.captures[index] == whole else { return nil }
+                } else {
+                    result.captures[index] = whole
+                    capturesSet |= bit
+                }
+            }
+        }
+        var addressLength = rule.pointee.literalBytes
+        let segmentBase = segments.baseAddress + rule.pointee.segments.offset
+        var s = 0
+        while s < rule.pointee.segments.count {
+            if case .capture(let index) = segmentBase[s] {
+                addressLength &+= decimalLength(result.captures[index])
+            }
+            s &+= 1
+        }
+        result.addressLength = addressLength
+        let addressArea = rule.pointee.segments.count == 0 ? 0 : OSCWriter.padded(addressLength &+ 1)
+        result.size = addressArea &+ rule.pointee.head.count &+ rule.pointee.argumentBytes
+        return result
+    }
+
+    /// The value of a rule's field in `event`, as the translator sets it.
+    @inline(__always)
+    private static func value(_ target: OSCMappingTarget, _ event: MIDIEvent) -> Int {
+        switch target {
+        case .channel: Int(event.channel & 0x0F) &+ 1
+        case .data1: Int(event.data1 & 0x7F)
+        case .data2: Int(event.data2 & 0x7F)
+        case .value: Int(event.value)
+        case .parameter: Int(event.parameter)
+        }
+    }
+
+    private static func sameOnTheWire(_ a: Double, _ b: Double, _ tag: UInt8) -> Bool {
+        switch tag {
+        case OSCTypeTag.int32, OSCTypeTag.int64: a.rounded() == b.rounded()
+        case OSCTypeTag.float32: Float(a) == Float(b)
+        default: a == b
+        }
+    }
+
+    // MARK: Writing
+
+    func write(_ match: OSCMappingMatch, at start: UnsafeMutableRawPointer) {
+        let rule = compiled.baseAddress + match.rule
+        let base = text.baseAddress
+        var offset = 0
+        if rule.pointee.segments.count > 0 {
+            let segmentBase = segments.baseAddress + rule.pointee.segments.offset
+            var s = 0
+            while s < rule.pointee.segments.count {
+                switch segmentBase[s] {
+                case .literal(let range):
+                    (start + offset).copyMemory(from: base + range.offset, byteCount: range.count)
+                    offset &+= range.count
+                case .capture(let index):
+                    writeDecimal(match.captures[index], to: start, at: &offset)
+                }
+                s &+= 1
+            }
+            let end = OSCWriter.padded(offset &+ 1)
+            (start + offset).initializeMemory(as: UInt8.self, repeating: 0, count: end &- offset)
+            offset = end
+        }
+        let head = rule.pointee.head
+        (start + offset).copyMemory(from: base + head.offset, byteCount: head.count)
+        offset &+= head.count
+        var i = 0
+        while i < rule.pointee.tags.count {
+            let tag = base.load(fromByteOffset: rule.pointee.tags.offset &+ i, as: UInt8.self)
+            let number = match.arguments[i]
+            switch tag {
+            case OSCTypeTag.int32:
+                let whole = Int32(min(max(number.rounded(), Double(Int32.min)), Double(Int32.max)))
+                start.storeBytes(of: UInt32(bitPattern: whole).bigEndian, toByteOffset: offset, as: UInt32.self)
+                offset &+= 4
+            case OSCTypeTag.float32:
+                start.storeBytes(of: Float(number).bitPattern.bigEndian, toByteOffset: offset, as: UInt32.self)
+                offset &+= 4
+            case OSCTypeTag.int64:
+                // ±2^53: every whole Double in it converts exactly.
+                let whole = Int64(min(max(number.rounded(), -9_007_199_254_740_992), 9_007_199_254_740_992))
+                start.storeBytes(of: UInt64(bitPattern: whole).bigEndian, toByteOffset: offset, as: UInt64.self)
+                offset &+= 8
+            case OSCTypeTag.double:
+                start.storeBytes(of: number.bitPattern.bigEndian, toByteOffset: offset, as: UInt64.self)
+                offset &+= 8
+            default:
+                break  // T F N I carry no data
+            }
+            i &+= 1
+        }
+    }
+}

@@ -1,0 +1,306 @@
+import BridgeSession
+import Config
+import Endpoints
+import MIDI
+import MIDIToOSC
+import OSC
+import OSCMapping
+import OSCTransport
+import Pipeline
+import Platform
+import Recovery
+import Storage
+
+/// One configured route as it runs: the pipeline's route (operators, held notes) with the
+/// formatters and sockets of its own destinations. A reload keeps a route whose config did not
+/// change (with its held notes) and releases the notes of one that did.
+public final class RouteRuntime: @unchecked Sendable {
+    // @unchecked Sendable: built on the starting thread, then used only by the pipeline thread
+    // (or by the reloading thread while the pipeline thread is paused).
+
+    /// The route as configured.
+    public let config: RouteConfig
+    /// The ALSA port numbers of the route's inputs, part of its identity across reloads.
+    public let inputPorts: [UInt8]
+    /// The pipeline route: operators and held notes, kept across reloads while the config stays.
+    public let route: Route
+    package let destinations: [DestinationConfig]
+    // `let`s, not `var`s: the pipeline thread reads them per event, and a class `var` would
+    // pay a dynamic exclusivity check each time. A reload that re-resolves to new addresses
+    // makes a new runtime around the same route instead (`refreshed()`).
+    let formatters: [OSCEventFormatter]
+    package let sender: OSCSender
+    /// The addresses its destinations resolved to, by destination index.
+    public let resolved: [ResolvedOSCDestination]
+    /// Each destination's note recovery, by destination index (nil: `recovery: false`); kept
+    /// across a re-resolve with the held notes.
+    package let announcers: [RecoveryAnnouncer?]
+    /// Whether any destination has recovery: the per-output check of a route without any.
+    let hasRecovery: Bool
+    /// Each destination's `latency` in nanoseconds (nil: plain messages), by destination index.
+    let latencies: [UInt64?]
+    /// Whether any destination sends time-tagged bundles: the per-output check of a route without.
+    let hasTimeTags: Bool
+    /// The bundles the time-tagged destinations are filling in this batch.
+    let bundles: OpenBundles
+    /// Whether any destination is TCP, whose queue needs to know a note-on from a note-off.
+    let hasTCP: Bool
+    /// Where TCP destinations' threads take their scheduling from.
+    let realtime: RealtimeScheduler?
+
+    /// A runtime for `config`, its destinations resolved and their sockets open.
+    public init(
+        config: RouteConfig, inputPorts: [UInt8], portNames: [String], sysexStore: SysExStore,
+        realtime: RealtimeScheduler? = nil
+    ) throws(BridgeError) {
+        self.config = config
+        self.realtime = realtime
+        self.inputPorts = inputPorts
+        var builder = RouteBuilder(inputPorts: inputPorts)
+        route = builder.build(config)
+        destinations = builder.destinations
+        formatters = destinations.map {
+            OSCEventFormatter(
+                scheme: $0.resolvedScheme, portNames: portNames, sysex: sysexStore, mappings: $0.mappings)
+        }
+        announcers = destinations.map { $0.recovery == .off ? nil : RecoveryAnnouncer(mode: $0.recovery) }
+        hasRecovery = announcers.contains { $0 != nil }
+        latencies = destinations.map { $0.latencyMilliseconds.map { UInt64($0) * 1_000_000 } }
+        hasTimeTags = latencies.contains { $0 != nil }
+        hasTCP = destinations.contains { $0.tcp != nil }
+        Self.warmUp(route.chain, formatters)
+        resolved = try Self.resolve(destinations)
+        sender = try Self.sender(resolved, realtime)
+        bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
+    }
+
+    private init(keeping old: RouteRuntime, resolved: [ResolvedOSCDestination]) throws(BridgeError) {
+        config = old.config
+        inputPorts = old.inputPorts
+        route = old.route
+        destinations = old.destinations
+        formatters = old.formatters
+        announcers = old.announcers
+        hasRecovery = old.hasRecovery
+        latencies = old.latencies
+        hasTimeTags = old.hasTimeTags
+        hasTCP = old.hasTCP
+        realtime = old.realtime
+        self.resolved = resolved
+        sender = try Self.sender(resolved, old.realtime)
+        bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
+    }
+
+    /// Runs a note and a controller through a copy of the chain and formats every kind for
+    /// every destination into scratch memory, sending nothing: the first event a user plays
+    /// then finds the code and tables in memory instead of waiting for page faults.
+    private static func warmUp(_ chain: Chain, _ formatters: [OSCEventFormatter]) {
+        let scratch = FixedBytes(count: 1_536)
+        var copy = chain.withFreshState()
+        let events: [MIDIEvent] = [
+            .noteOn(channel: 0, note: 60, velocity: 100), .controlChange(channel: 0, controller: 1, value: 64),
+            .noteOff(channel: 0, note: 60),
+        ]
+        for event in events {
+            copy.process(event, now: 0) { output, destination in
+                if destination < formatters.count { _ = formatters[destination].write(output, into: scratch.bytes) }
+            }
+        }
+        for formatter in formatters {
+            for kind in MIDIEventKind.allCases where kind != .sysex {
+                _ = formatter.write(MIDIEvent(kind, channel: 0), into: scratch.bytes)
+            }
+        }
+    }
+
+    /// Resolves the destinations' names again: this runtime if every address is the same, else
+    /// a new one with new sockets around the same route (its held notes stay).
+    public func refreshed() throws(BridgeError) -> RouteRuntime {
+        let now = try Self.resolve(destinations)
+        return now == resolved ? self : try RouteRuntime(keeping: self, resolved: now)
+    }
+
+    /// Sends a note-off for every note this route holds, to its own destinations.
+    func releaseAll(packet: UnsafeMutableRawBufferPointer) {
+        route.releaseAll { event, destination in
+            send(event, to: destination, packet: packet)
+        }
+        // At once, not at the next turn: a receiver repairs a lost one of those note-offs now,
+        // and this may be the bridge's last word (a stop).
+        for (destination, announcer) in announcers.enumerated() {
+            announcer?.sendHeld { queue($0, to: destination) }
+        }
+        flush()
+    }
+
+    /// Sends what the route has queued: the open bundles, then every destination's packets.
+    @inline(__always)
+    func flush() {
+        if hasTimeTags { bundles.closeAll(onto: sender) }
+        sender.flush()
+    }
+
+    /// Stops the route's TCP links once they have written what is queued (see
+    /// ``OSCSender/stopLinks()``): after ``releaseAll(packet:)`` at a stop.
+    public func stopLinks() { sender.stopLinks() }
+
+    /// Where the destinations named by service are, for a ``ServiceFollower`` to move.
+    public var serviceTargets: [ServiceTarget] { sender.serviceTargets.compactMap { $0 } }
+
+    /// When a destination's recovery is due next (monotonic ns), `.max` if none is.
+    var recoveryDue: UInt64 {
+        var earliest = UInt64.max
+        for announcer in announcers { if let due = announcer?.nextDue, due < earliest { earliest = due } }
+        return earliest
+    }
+
+    /// Sends what recovery has due at `now` to the route's destinations.
+    func sendDueRecovery(now: UInt64, packet: UnsafeMutableRawBufferPointer) {
+        for (destination, announcer) in announcers.enumerated() {
+            announcer?.sendDue(
+                now: now, message: { queue($0, to: destination) },
+                noteOff: { _ = sendEvent($0, to: destination, packet: packet) })
+        }
+    }
+
+    private func queue(_ message: HeldNotesMessage, to destination: Int) {
+        // After the events before it, as it was recorded.
+        if hasTimeTags { bundles.close(destination, onto: sender) }
+        let size = message.write(into: sender.nextSlot())
+        if size > 0 { sender.commit(size, to: destination) }
+    }
+
+    /// Runs `event` through the route and queues what comes out for the route's destinations;
+    /// returns how many outputs could not be formatted (see ``send(_:to:packet:)``).
+    @inline(__always)
+    func run(_ event: MIDIEvent, packet: UnsafeMutableRawBufferPointer) -> Int {
+        var unformatted = 0
+        route.process(event, now: event.timestamp) { output, destination in
+            if !send(output, to: destination, packet: packet) { unformatted &+= 1 }
+        }
+        return unformatted
+    }
+
+    /// Emits the throttled values due at `now` to the route's destinations; returns how many
+    /// could not be formatted.
+    func flushDue(now: UInt64, packet: UnsafeMutableRawBufferPointer) -> Int {
+        var unformatted = 0
+        route.flushDue(now: now) { output, destination in
+            if !send(output, to: destination, packet: packet) { unformatted &+= 1 }
+        }
+        return unformatted
+    }
+
+    /// Formats `event` for `destination` into `packet` and queues it; false if the scheme does
+    /// not send this kind (or it did not fit).
+    @inline(__always)
+    @discardableResult
+    func send(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) -> Bool {
+        if hasRecovery, let announcer = announcers[destination] {
+            return sendRecovering(event, to: destination, announcer, packet: packet)
+        }
+        return sendEvent(event, to: destination, packet: packet)
+    }
+
+    /// ``send(_:to:packet:)`` to a destination with recovery: a note that starts a phase goes
+    /// after a held-notes message, and what was sent is recorded.
+    @inline(never)
+    private func sendRecovering(
+        _ event: MIDIEvent, to destination: Int, _ announcer: RecoveryAnnouncer, packet: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        if let opening = announcer.opening(event) { queue(opening, to: destination) }
+        guard sendEvent(event, to: destination, packet: packet) else { return false }
+        announcer.sent(event, now: MonotonicClock.now())
+        return true
+    }
+
+    /// Formats `event` for `destination` and queues it (see ``send(_:to:packet:)``).
+    @inline(__always)
+    private func sendEvent(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) -> Bool {
+        if hasTimeTags, let latency = latencies[destination] {
+            return sendBundled(event, to: destination, ahead: latency, packet: packet)
+        }
+        let formatter = formatters[destination]
+        // Straight into the sender's batch; only a message too long for a batch slot (a long
+        // SysEx) takes the detour through `packet` and is sent on its own.
+        let size = formatter.write(event, into: sender.nextSlot())
+        if size > 0 {
+            sender.commit(size, to: destination, kind: packetKind(event))
+            return true
+        }
+        let long = formatter.write(event, into: packet)
+        guard long > 0 else { return false }
+        sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination, kind: packetKind(event))
+        return true
+    }
+
+    /// What a TCP destination's queue needs to know of `event`: `.other` for a route without one.
+    @inline(__always)
+    private func packetKind(_ event: MIDIEvent) -> OSCPacketKind {
+        guard hasTCP else { return .other }
+        if event.endsNote { return .noteOff(channel: event.channel, note: event.note) }
+        if event.kind == .noteOn { return .noteOn(channel: event.channel, note: event.note) }
+        return .other
+    }
+
+    /// ``sendEvent(_:to:packet:)`` to a destination with `latency`: the message in a bundle
+    /// whose time tag is when the event was read, in wall-clock time, plus `ahead`, shared by
+    /// the other events of the same read to the same destination (``OpenBundles``).
+    @inline(never)
+    private func sendBundled(
+        _ event: MIDIEvent, to destination: Int, ahead: UInt64, packet: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        let formatter = formatters[destination]
+        let tag = OSCTimeTag.wallClock(atMonotonic: event.timestamp, ahead: ahead)
+        let appended = bundles.append(
+            to: destination, stamp: event.timestamp, tag: tag, kind: packetKind(event), sender: sender
+        ) { room in formatter.write(event, into: room) }
+        if appended { return true }
+        // Too long for a bundle slot (a long SysEx): on its own, after the bundle before it.
+        bundles.close(destination, onto: sender)
+        let header = OSCTimeTag.bundleHeaderSize
+        let long = formatter.write(event, into: UnsafeMutableRawBufferPointer(rebasing: packet[header...]))
+        guard long > 0 else { return false }
+        tag.writeBundleHeader(elementSize: long, into: packet.baseAddress!)
+        sender.queue(
+            UnsafeRawBufferPointer(rebasing: packet[0..<header + long]), to: destination, kind: packetKind(event))
+        return true
+    }
+
+    /// Resolves every destination's host name (at start, and again on reload); a service's
+    /// address comes from its ``ServiceTarget``.
+    public static func resolve(_ destinations: [DestinationConfig]) throws(BridgeError) -> [ResolvedOSCDestination] {
+        var resolved: [ResolvedOSCDestination] = []
+        for config in destinations {
+            do {
+                if let service = config.service {
+                    var destination = OSCDestination(service: service)
+                    destination.tcp = config.tcp
+                    resolved.append(try destination.resolve())
+                    continue
+                }
+                var destination = try OSCDestination(
+                    host: config.host, port: config.port, broadcast: config.broadcast,
+                    multicastTTL: config.multicastTTL.map { UInt8($0) }, multicastInterface: config.multicastInterface,
+                    multicastLoopback: config.multicastLoop)
+                destination.tcp = config.tcp
+                resolved.append(try destination.resolve())
+            } catch {
+                throw .destination(endpoint: config.endpoint, error)
+            }
+        }
+        return resolved
+    }
+
+    private static func sender(
+        _ resolved: [ResolvedOSCDestination], _ realtime: RealtimeScheduler?
+    ) throws(BridgeError) -> OSCSender {
+        do {
+            var setup: (@Sendable () -> Void)? = nil
+            if let realtime { setup = { realtime.enter(.tcp) } }
+            return try OSCSender(destinations: resolved, linkThreadSetup: setup)
+        } catch {
+            throw .sender(error)
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import BridgeSession
+import Glibc
+import OSC
+import Recovery
+
+extension OSCTimeTag {
+    /// The wall-clock (CLOCK_REALTIME) time of `monotonic` nanoseconds (CLOCK_MONOTONIC) plus
+    /// `ahead` nanoseconds: what a sender stamps on an event it read at `monotonic` for a
+    /// receiver to play `ahead` later. The two clocks are read once each, side by side.
+    public static func wallClock(atMonotonic monotonic: UInt64, ahead: UInt64) -> OSCTimeTag {
+        var real = timespec()
+        var mono = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &mono)
+        clock_gettime(CLOCK_REALTIME, &real)
+        let monoNow = UInt64(mono.tv_sec) &* 1_000_000_000 &+ UInt64(mono.tv_nsec)
+        let realNow = UInt64(real.tv_sec) &* 1_000_000_000 &+ UInt64(real.tv_nsec)
+        // An event read before now is that much earlier in wall-clock time (0: unknown, now).
+        let before = monotonic > 0 && monotonic <= monoNow ? monoNow - monotonic : 0
+        return OSCTimeTag(unixNanoseconds: realNow - before + ahead)
+    }
+}

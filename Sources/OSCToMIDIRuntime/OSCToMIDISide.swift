@@ -1,0 +1,430 @@
+import ALSASequencer
+import BridgeSession
+import Config
+import Endpoints
+import Glibc
+import MIDI
+import OSC
+import OSCMapping
+import OSCToMIDI
+import OSCTransport
+import Pipeline
+import Platform
+import Recovery
+import Storage
+import Synchronization
+
+/// Counters of the OSC -> MIDI direction, readable from any thread (relaxed: statistics only).
+package final class OSCInputCounters: Sendable {
+    /// OSC messages read (a bundle counts its messages).
+    package let messages = Atomic<Int>(0)
+    /// Messages that became at least one MIDI event.
+    package let translated = Atomic<Int>(0)
+    /// Datagrams that are not valid OSC, by ``MalformedOSC`` reason.
+    nonisolated(unsafe) package let malformed = FixedBuffer(count: 16) { _ in Atomic<Int>(0) }
+    /// Messages at a known address whose arguments do not fit it.
+    package let malformedMessages = Atomic<Int>(0)
+    /// Messages no rule or built-in address matches.
+    package let unknownAddress = Atomic<Int>(0)
+    /// SysEx messages refused because `osc.sysex` is off.
+    package let sysexDisabled = Atomic<Int>(0)
+    /// SysEx messages with no room in the store.
+    package let sysexDropped = Atomic<Int>(0)
+    /// Bundles whose time tag had passed on arrival (sent at once).
+    package let late = Atomic<Int>(0)
+    /// Bundles scheduled on the sequencer queue for later.
+    package let scheduled = Atomic<Int>(0)
+}
+
+/// The OSC -> MIDI direction: our ALSA output ports and their bindings, the UDP and TCP
+/// receivers, the translator, the operator pipeline, and the thread that runs them.
+///
+/// One thread does everything, in order, per packet (a UDP datagram or a TCP frame alike):
+/// validate, translate, run the operators, write to ALSA (or schedule on the queue for a future
+/// bundle). Nothing there allocates, locks or blocks; only a debug log line for an unknown or
+/// malformed message allocates, and only when debug logging is on (and a log line when a TCP
+/// client comes or goes).
+public final class OSCToMIDISide: @unchecked Sendable {
+    // @unchecked Sendable: after `start`, everything but the counters is touched only by the
+    // OSC thread; `stop()` waits for that thread before touching anything else.
+
+    let config: OSCInputConfig
+    package let counters = OSCInputCounters()
+    package let receiver: OSCReceiver
+    package let output: PacedMIDIOutput<SequencerPortWriter>
+    /// What each output's notes do over time, to silence them on stop.
+    private let ledger: OutputNoteLedger
+    /// For bundles with a future time tag; it runs (and its kernel timer with it) only while
+    /// something is scheduled on it.
+    private let queue: SequencerQueue
+    private let translator: OSCToMIDITranslator
+    /// What each recent address resolved to, sized to the mapping rules; lives and dies with
+    /// this side (a reload that changes the OSC settings or the outputs builds a new side).
+    private let addressCache: OSCAddressCache
+    private let route: Route
+    private let sysexStore: SysExStore?
+    private let log: Logger
+    package let outputNames: [String]
+    private let session: SequencerSession
+    private let ports: [UInt8]
+    private var thread: SystemThread?
+    /// The senders that announce their held notes (`recovery: true` on an aseqosc destination).
+    package let recovery = RecoveryListener()
+    /// Whose events ``process(_:)`` records for note recovery: the sender of the packet being
+    /// handled, or nobody.
+    private var recording = Recording.nobody
+    /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
+    public var realtime: RealtimeScheduler?
+
+    // Per message being handled: its arrival time (read once per receive batch), and the time
+    // (monotonic) its bundle asks for.
+    private var now: UInt64 = 0
+    private var scheduleAt: UInt64?
+    private var consumedSysEx = false
+
+    /// Creates the output ports on `session`'s client (bound through its bindings, which the
+    /// input thread keeps reconciled, and tells which wait for a port), the queue and the socket;
+    /// nothing runs until ``start()``.
+    public init(
+        session: SequencerSession, config: OSCInputConfig, outputs: [OutputPortConfig], sysexCapacity: Int
+    ) throws(BridgeError) {
+        self.config = config
+        self.session = session
+        log = session.log
+        let client = session.client
+        outputNames = outputs.map(\.name)
+        var ports: [UInt8] = []
+        do {
+            for output in outputs {
+                let port = try client.createPort(name: output.name, direction: .output)
+                ports.append(port)
+                for spec in output.to { session.bindings.bind(spec, to: port, direction: .destination) }
+            }
+            queue = try SequencerQueue(client: client, name: "aseqosc osc")
+        } catch {
+            throw .alsa(error)
+        }
+        self.ports = ports
+        sysexStore = config.sysex ? SysExStore(slots: 16, capacity: sysexCapacity) : nil
+        output = PacedMIDIOutput(
+            writer: SequencerPortWriter(client: client, queue: queue), ports: ports, sysexStore: sysexStore,
+            bytesPerSecond: config.sysexBytesPerSecond)
+        ledger = OutputNoteLedger(ports: ports.count)
+        translator = OSCToMIDITranslator(
+            outputNames: outputNames, rules: config.mappings, families: config.families, sysex: sysexStore)
+        addressCache = OSCAddressCache(capacity: OSCAddressCache.capacity(forRules: config.mappings.count))
+        route = Route(
+            inputPorts: .all,
+            // Events carry the output's index as their port, which is what `ports` filters name.
+            chain: Chain(
+                config.operators.flatMap { RouteBuilder.operators($0, inputPorts: outputs.indices.map { UInt8($0) }) },
+                destinations: [0]))
+        let allowList = config.allow.isEmpty ? nil : IPAllowList(config.allow)
+        do {
+            let udp =
+                config.transports.contains(.udp)
+                ? try UDPReceiver(host: config.host, port: config.port, allowList: allowList) : nil
+            let tcp =
+                config.transports.contains(.tcp)
+                ? try TCPReceiver(
+                    host: config.host, port: config.port, allowList: allowList, maxConnections: config.maxConnections,
+                    maxPacketSize: config.maxPacketSize, frameTimeout: .seconds(config.frameTimeout),
+                    onConnection: Self.logger(log)) : nil
+            receiver = try OSCReceiver(udp: udp, tcp: tcp)
+        } catch {
+            throw .oscInput(error)
+        }
+        session.settle(.destination)
+    }
+
+    /// Log lines for TCP clients coming and going; a broken stream is worth telling the user
+    /// about (a sender set to the wrong framing), and so is a connection we end for holding a
+    /// slot (an idle one evicted, a frame never finished); the rest only at debug.
+    private static func logger(_ log: Logger) -> @Sendable (TCPConnectionEvent) -> Void {
+        { event in
+            switch event {
+            case .closed(let peer, let error?):
+                log.info("osc input: closed the TCP connection from \(peer): \(error)")
+            case .evicted, .frameTimedOut:
+                log.info("osc input: \(event)")
+            default:
+                log.debug("osc input: \(event)")
+            }
+        }
+    }
+
+    /// Starts the OSC thread.
+    public func start() {
+        self.thread = SystemThread(name: "aseqosc-osc-in") { [self, realtime] in
+            realtime?.enter(.osc)
+            // One clock reading per batch of packets: they arrived together. TCP keeps its
+            // connections' idle times by the same reading (the same clock, CLOCK_MONOTONIC).
+            receiver.run(tick: tick, beforeBatch: { now = MonotonicClock.now() }, clock: { now }, handle)
+            receiver.close()
+        }
+        log.info(
+            "osc input: listening on \(listenURLs.joined(separator: " and ")) for outputs \(outputNames.map { "'\($0)'" }.joined(separator: ", "))"
+        )
+    }
+
+    /// Stops receiving and leaves nothing sounding and nothing to come: removes the events still
+    /// scheduled on the queue, sends a note-off for every note the pipeline holds and for every
+    /// note that may be sounding (played, or scheduled and already due), lets paced output finish
+    /// (up to a second), then drops what is left but the note-offs, which go out regardless.
+    public func stop() {
+        guard thread != nil else { return }
+        receiver.stop()
+        thread?.join()
+        thread = nil
+        // First, so that nothing scheduled can start a note after the cutoff below; what waited
+        // for room in the kernel's pool goes with it.
+        queue.removePendingEvents()
+        now = MonotonicClock.now()
+        scheduleAt = nil
+        // Everything due by the cutoff has played, and nothing after it will. The queue's clock
+        // and the monotonic one may differ by a timer tick; the margin errs towards a note-off
+        // that was not needed.
+        // A stopped queue holds nothing.
+        let queueNow = queue.isRunning ? (try? queue.now()).map { $0 + queue.monotonicOrigin } ?? 0 : 0
+        let cutoff = max(now, queueNow) + Self.cutoffMargin
+        output.discardScheduled()
+        try? queue.stop()
+        // The notes the pipeline holds, in its note-off form, but only those that may sound: it
+        // also holds notes whose scheduled note-on was just removed.
+        route.releaseAll { noteOff, destination in
+            if ledger.maySound(port: Int(noteOff.port), channel: noteOff.channel, note: noteOff.note, at: cutoff) {
+                emit(noteOff, destination)
+            }
+        }
+        // Then the rest: notes whose note-off was scheduled and removed.
+        ledger.forEachMaySound(at: cutoff) { noteOff in emit(noteOff, 0) }
+        let deadline = now + 1_000_000_000
+        while !output.isIdle && MonotonicClock.now() < deadline {
+            _ = output.service(now: MonotonicClock.now())
+            usleep(1000)
+        }
+        output.finish()
+    }
+
+    /// How far past the queue's clock a scheduled note-on counts as played when stopping.
+    static var cutoffMargin: UInt64 { 5_000_000 }
+
+    /// Unbinds and deletes our output ports (on reload, after ``stop()``).
+    public func removePorts() {
+        for port in ports {
+            session.bindings.unbind(ourPort: port)
+            try? session.client.deletePort(port)
+        }
+    }
+
+    /// `osc.udp://host:port`, `osc.tcp://host:port`, or both.
+    package var listenURLs: [String] { config.transports.sorted().map { "osc.\($0.rawValue)://\(config.endpoint)" } }
+
+
+    // MARK: The OSC thread
+
+    /// After every wake-up: paced output and throttled values that are due; returns the poll
+    /// timeout until the next of them.
+    private func tick() -> Int32 {
+        // After every batch: the events staged from it (a bundle's chord) go to the kernel in
+        // one write.
+        output.flush(now: now)
+        // Nothing timed, the usual case: no clock to read and nothing more to call on a
+        // message's way back to the wait.
+        guard !output.isIdle || route.nextDeadline != nil || !recovery.isEmpty else { return -1 }
+        let now = MonotonicClock.now()
+        if recovery.nextDeadline <= now {
+            // Senders gone silent: their notes end as if their note-offs had come.
+            self.now = now
+            scheduleAt = nil
+            recording = .nobody
+            recovery.expire(now: now) { process($0) }
+            output.flush(now: now)
+        }
+        var next = min(output.service(now: now) ?? .max, recovery.nextDeadline)
+        if let deadline = route.nextDeadline {
+            if deadline <= now {
+                self.now = now
+                scheduleAt = nil
+                route.flushDue(now: now, into: emit)
+                next = min(next, output.service(now: now) ?? .max)
+            }
+            if let later = route.nextDeadline { next = min(next, later) }
+        }
+        guard next != .max else { return -1 }
+        guard next > now else { return 0 }
+        return Int32(min((next - now + 999_999) / 1_000_000, 1000))
+    }
+
+    private func handle(_ datagram: UnsafeRawBufferPointer, from sender: PacketSource) {
+        scheduleAt = nil
+        // One look at an empty table for every packet when no sender uses recovery.
+        let followed = recovery.isEmpty ? nil : recovery.index(of: sender, now: now)
+        // The commonest message: one event at an address seen before, to one output, never
+        // SysEx, never scheduled.
+        if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
+            // Decided here, not through `recording`: the quick path stores no recording state.
+            if let followed {
+                recovery.record(event, sender: followed, now: now)
+            } else {
+                recovery.remember(event, from: sender, now: now)
+            }
+            // A plain message: what the route makes of it is written at once, unless a bundle
+            // before it in this receive left events staged. The bookkeeping comes after the
+            // write, which is what the port's listener waits for.
+            route.process(event, now: now) { output, _ in
+                self.output.send(output, now: now, moreToCome: false)
+                ledger.record(output, at: now, now: now)
+            }
+            counters.messages.add(1, ordering: .relaxed)
+            counters.translated.add(1, ordering: .relaxed)
+            return
+        }
+        recording = Recording(followed, sender)
+        // A message at an address seen before: its address is not read twice.
+        do {
+            if let (message, outcome) = try translator.translate(
+                datagram: datagram, timestamp: now, cache: addressCache, into: { process($0) })
+            {
+                counters.messages.add(1, ordering: .relaxed)
+                count(outcome, message, from: sender)
+                return
+            }
+        } catch {
+            counters.malformed[MalformedOSC.index(of: error)].add(1, ordering: .relaxed)
+            log.debug("osc input: malformed packet from \(sender) (\(datagram.count) bytes): \(error)")
+            return
+        }
+        let packet: OSCPacketView
+        do {
+            packet = try OSCPacketView(datagram)
+        } catch {
+            counters.malformed[MalformedOSC.index(of: error)].add(1, ordering: .relaxed)
+            log.debug("osc input: malformed packet from \(sender) (\(datagram.count) bytes): \(error)")
+            return
+        }
+        switch packet {
+        case .message(let message):
+            scheduleAt = nil
+            handle(message, from: sender)
+        case .bundle(let bundle):
+            handle(bundle, inheriting: nil, from: sender)
+        }
+    }
+
+    private func handle(_ bundle: OSCBundleView, inheriting parent: UInt64?, from sender: PacketSource) {
+        let time = queueTime(for: bundle.timeTag) ?? parent
+        for element in bundle.elements {
+            switch element {
+            case .message(let message):
+                scheduleAt = time
+                handle(message, from: sender)
+            case .bundle(let inner):
+                handle(inner, inheriting: time, from: sender)
+            }
+        }
+    }
+
+    /// The time (monotonic nanoseconds) a time tag asks for, or nil for "now": immediately, or
+    /// already past (counted as late).
+    private func queueTime(for tag: OSCTimeTag) -> UInt64? {
+        guard tag != .immediately else { return nil }
+        var realtime = timespec()
+        clock_gettime(CLOCK_REALTIME, &realtime)
+        let nowNTP = OSCTimeTag(unixNanoseconds: UInt64(realtime.tv_sec) * 1_000_000_000 + UInt64(realtime.tv_nsec))
+            .rawValue
+        guard tag.rawValue > nowNTP else {
+            counters.late.add(1, ordering: .relaxed)
+            return nil
+        }
+        // NTP fractions to nanoseconds; a tag more than a day ahead is held at a day.
+        let ahead = min(tag.rawValue - nowNTP, 86_400 << 32)
+        let delay = (ahead >> 32) * 1_000_000_000 + ((ahead & 0xFFFF_FFFF) * 1_000_000_000) >> 32
+        counters.scheduled.add(1, ordering: .relaxed)
+        return MonotonicClock.now() + delay
+    }
+
+    private func handle(_ message: OSCMessageView, from sender: PacketSource) {
+        counters.messages.add(1, ordering: .relaxed)
+        count(translator.translate(message, timestamp: now, cache: addressCache) { process($0) }, message, from: sender)
+    }
+
+    private func count(_ outcome: OSCToMIDITranslator.Outcome, _ message: OSCMessageView, from sender: PacketSource) {
+        switch outcome {
+        case .translated:
+            counters.translated.add(1, ordering: .relaxed)
+        case .unknownAddress where HeldNotesMessage.isAddressed(message):
+            guard let held = HeldNotesMessage(message) else {
+                recovery.malformed.add(1, ordering: .relaxed)
+                log.debug("osc input: \(message.addressString) from \(sender): arguments do not fit the address")
+                return
+            }
+            recording = .nobody
+            recovery.received(held, from: sender, now: now) { process($0) }
+            // What follows in the same bundle is the now followed sender's.
+            recording = Recording(recovery.index(of: sender, now: now), sender)
+        case .unknownAddress:
+            counters.unknownAddress.add(1, ordering: .relaxed)
+            log.debug("osc input: unknown address \(message.addressString) from \(sender)")
+        case .malformed:
+            counters.malformedMessages.add(1, ordering: .relaxed)
+            log.debug("osc input: \(message.addressString) from \(sender): arguments do not fit the address")
+        case .sysexDisabled:
+            counters.sysexDisabled.add(1, ordering: .relaxed)
+            log.debug("osc input: SysEx from \(sender) dropped: osc.sysex is off")
+        case .sysexDropped:
+            counters.sysexDropped.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// One translated event, recorded for note recovery, through the operators to its output.
+    private func process(_ event: MIDIEvent) {
+        record(event)
+        runThroughRoute(event)
+    }
+
+    /// One event through the operators to its output.
+    private func runThroughRoute(_ event: MIDIEvent) {
+        consumedSysEx = false
+        route.process(event, now: now) { output, destination in emit(output, destination) }
+        if event.kind == .sysex && !consumedSysEx { sysexStore?.release(event.sysex) }
+    }
+
+    /// Records `event` for note recovery, as ``recording`` says.
+    @inline(__always)
+    private func record(_ event: MIDIEvent) {
+        switch recording {
+        case .followed(let index): recovery.record(event, sender: index, now: now)
+        case .unfollowed(let source): recovery.remember(event, from: source, now: now)
+        case .nobody: break
+        }
+    }
+
+    private func emit(_ event: MIDIEvent, _ destination: Int) {
+        if event.kind == .sysex { consumedSysEx = true }
+        if let scheduleAt {
+            ledger.record(event, at: scheduleAt, now: now)
+            output.schedule(event, at: scheduleAt, now: now)
+        } else {
+            ledger.record(event, at: now, now: now)
+            output.send(event, now: now)
+        }
+    }
+}
+
+/// Whose events the OSC input records for note recovery.
+private enum Recording {
+    /// A followed sender, by its index in the listener.
+    case followed(Int)
+    /// A sender not followed: its notes are remembered, in case its first held-notes message
+    /// was lost on the way.
+    case unfollowed(PacketSource)
+    /// Nobody: the note-offs recovery itself sends.
+    case nobody
+
+    /// `source`, followed at `index` or not.
+    @inline(__always)
+    init(_ index: Int?, _ source: PacketSource) {
+        if let index { self = .followed(index) } else { self = .unfollowed(source) }
+    }
+}

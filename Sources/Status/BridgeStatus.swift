@@ -1,0 +1,481 @@
+import ALSASequencer
+import MIDI
+import MIDIToOSCRuntime
+import OSC
+import OSCToMIDIRuntime
+import OSCTransport
+import Pipeline
+import Platform
+
+/// What `aseqosc status` shows: bindings, routes and destinations with their counters, the
+/// ring, drops and uptime. Encoded as JSON on the control socket.
+public struct BridgeStatus: Codable, Sendable, Equatable {
+    public struct Binding: Codable, Sendable, Equatable {
+        /// Our port's name.
+        public var port: String
+        /// `in` (a source bound to our input) or `out` (our output bound to a destination).
+        public var direction: String
+        public var spec: String
+        /// `client:port name` of each connected port; empty while waiting.
+        public var connected: [String]
+        public var waiting: String?
+    }
+
+    public struct Destination: Codable, Sendable, Equatable {
+        public var address: String
+        public var scheme: String
+        public var packetsSent: Int
+        public var bytesSent: Int
+        /// Send errors by reason (connection refused, buffer full, ...).
+        public var errors: [String: Int]
+        /// The destination's `recovery` (`held-notes`, `note-offs`), nil when off.
+        public var recovery: String? = nil
+        /// What recovery sent: `/aseqosc/held` messages, or note-offs sent again.
+        public var recoverySent: Int = 0
+        /// The destination's `latency` in milliseconds (events sent as time-tagged bundles), nil
+        /// for plain messages.
+        public var latencyMilliseconds: Int? = nil
+        /// The connection of a TCP destination; nil for UDP.
+        public var tcp: TCPDestination? = nil
+        /// Where the service a destination by service name follows is now (`10.0.0.5:9000`),
+        /// or `absent`; nil for a destination with a fixed host.
+        public var serviceAt: String? = nil
+    }
+
+    /// A TCP destination's connection and queue.
+    public struct TCPDestination: Codable, Sendable, Equatable {
+        /// `length` (OSC 1.0) or `slip` (OSC 1.1).
+        public var framing: String
+        /// `connecting`, `connected` or `waiting` (to retry after a failure).
+        public var state: String
+        /// Connections made after the first.
+        public var reconnects: Int
+        /// Packets waiting for the connection.
+        public var queued: Int
+        /// Packets dropped from a full queue, by kind (`note_on`, `note_off`, `other`); only
+        /// kinds with drops are listed.
+        public var dropped: [String: Int]
+        /// Note-ons that waited past `noteOnTimeout` and were not sent.
+        public var lateNoteOns: Int
+        /// Packets written to a connection that then broke, which may not have arrived.
+        public var lostInBrokenConnections: Int
+        /// Why the last connect failed or the last connection ended.
+        public var lastError: String?
+
+        init(_ counters: TCPLinkCounters, framing: OSCStreamFraming) {
+            self.framing = framing == .slip ? "slip" : "length"
+            state = counters.state.description
+            reconnects = counters.reconnects
+            queued = counters.queued
+            dropped = [
+                "note_on": counters.droppedNoteOns, "note_off": counters.droppedNoteOffs,
+                "other": counters.droppedOthers,
+            ].filter { $0.value > 0 }
+            lateNoteOns = counters.staleNoteOns
+            lostInBrokenConnections = counters.lostInBrokenConnections
+            lastError = counters.lastError
+        }
+
+        /// `connected, 1 reconnect, 0 queued, no drops`, and what was dropped or went wrong.
+        var text: String {
+            var state = self.state
+            if state != "connected", let lastError { state += " (\(lastError))" }
+            var parts = [state, "\(reconnects) reconnect\(reconnects == 1 ? "" : "s")", "\(queued) queued"]
+            var drops = dropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            if lateNoteOns > 0 { drops.append("late note_on \(lateNoteOns)") }
+            if lostInBrokenConnections > 0 { drops.append("in broken connections \(lostInBrokenConnections)") }
+            parts.append(drops.isEmpty ? "no drops" : "dropped " + drops.joined(separator: ", "))
+            return parts.joined(separator: ", ")
+        }
+    }
+
+    public struct Route: Codable, Sendable, Equatable {
+        public var name: String
+        public var eventsIn: Int
+        public var passed: Int
+        public var droppedByFilter: Int
+        public var droppedOutOfRange: Int
+        public var throttled: Int
+        public var destinations: [Destination]
+    }
+
+    /// The OSC -> MIDI side: what arrived, what was dropped and why, and each output port.
+    public struct OSCInput: Codable, Sendable, Equatable {
+        /// `osc.udp://host:port`, `osc.tcp://host:port`, or both joined by " and ".
+        public var listen: String
+        /// Packets received from allowed senders (UDP datagrams and TCP frames), and their bytes.
+        public var packets: Int
+        public var bytes: Int
+        /// OSC messages read (a bundle counts its messages), and those that became MIDI.
+        public var messages: Int
+        public var translated: Int
+        /// Malformed input by reason: `oversized` datagrams, packets that are not OSC by decoder
+        /// error (`unterminatedString`, `nestingTooDeep`, ...), and `argumentsDoNotFit` for
+        /// messages at a known address with the wrong arguments. Only reasons seen are listed.
+        public var malformed: [String: Int]
+        public var unknownAddresses: Int
+        /// Datagrams from senders outside the allow-list.
+        public var notAllowed: Int
+        /// Bundles scheduled on the sequencer queue, and bundles whose time had passed.
+        public var scheduled: Int
+        public var late: Int
+        /// SysEx refused because `osc.sysex` is off, and SysEx with no room in the store.
+        public var sysexDisabled: Int
+        public var sysexDropped: Int
+        public var outputs: [OSCOutputPort]
+        /// The TCP listener's counters, when `osc.protocol` includes TCP.
+        public var tcp: OSCTCPInput?
+        /// Note recovery from senders that announce their held notes, once one has.
+        public var recovery: OSCRecovery? = nil
+    }
+
+    /// The OSC input's side of note recovery (docs/OSC.md, "Recovery").
+    public struct OSCRecovery: Codable, Sendable, Equatable {
+        /// Senders followed now; `/aseqosc/held` messages read, and those that did not fit.
+        public var senders: Int
+        public var messages: Int
+        public var malformed: Int
+        /// Note-offs sent for notes a held-notes message did not list (their note-off was lost).
+        public var repaired: Int
+        /// Note-offs sent because their sender was silent for twice its period, and such senders.
+        public var releasedSilent: Int
+        public var sendersLost: Int
+        /// Senders not followed because 16 already were.
+        public var sendersRefused: Int
+    }
+
+    /// The OSC input's TCP clients.
+    public struct OSCTCPInput: Codable, Sendable, Equatable {
+        /// Packets handed on (also counted in ``OSCInput/packets``), and their bytes.
+        public var packets: Int
+        public var bytes: Int
+        /// Connections taken, open now, and ended (by the client, or for a framing error).
+        public var accepted: Int
+        public var open: Int
+        public var closed: Int
+        /// Connections reset at once: the client is not in the allow-list, or
+        /// `osc.maxConnections` were open and none had been idle for a second.
+        public var refusedNotAllowed: Int
+        public var refusedTooMany: Int
+        /// Connections closed to make room (also in ``closed``): idle ones that gave way to a new
+        /// client when every slot was taken, and ones stuck inside a packet for longer than
+        /// `osc.frameTimeout`.
+        public var evictedIdle: Int
+        public var partialFrameTimeouts: Int
+        /// Connections closed because their stream broke its framing, by reason (`oversized`,
+        /// `badLength`, `badEscape`, `unknownFraming`, `truncated`). Only reasons seen are listed.
+        public var framingErrors: [String: Int]
+    }
+
+    /// One ALSA output port of the OSC -> MIDI side.
+    public struct OSCOutputPort: Codable, Sendable, Equatable {
+        public var name: String
+        /// Events written (now or scheduled).
+        public var sent: Int
+        /// Events dropped because the port's queue was full (never a needed note-off).
+        public var droppedQueueFull: Int
+        /// Note-offs dropped from a full queue because no note-on of theirs had gone out.
+        public var droppedRedundantNoteOffs: Int
+        /// Note-offs lost with the reserve full too (0 unless something is badly wrong).
+        public var droppedNoteOffs: Int
+        /// Note-offs queued past the capacity, in the reserve kept for them.
+        public var reservedNoteOffs: Int
+        /// Events still waiting when the side stopped, dropped (note-offs excepted).
+        public var droppedAtStop: Int
+        /// Writes the kernel refused.
+        public var failed: Int
+        /// The most events the port's queue has held, and how many it holds before dropping.
+        public var queueHighWater: Int
+        public var queueCapacity: Int
+        /// Scheduled events that found the kernel's pool full and waited in our scheduled queue
+        /// (they leave at their time all the same).
+        public var scheduledHeld: Int = 0
+        /// The most events the scheduled queue has held.
+        public var scheduledHighWater: Int = 0
+        /// Scheduled events a full scheduled queue dropped, by event kind (`note_on`, ...; never
+        /// a note-off still needed). Only kinds dropped are listed.
+        public var droppedScheduled: [String: Int] = [:]
+    }
+
+    /// How the event threads are scheduled and whether memory is locked (`realtime` in the config).
+    public struct Realtime: Codable, Sendable, Equatable {
+        /// A running thread's role and how it is scheduled, side by side in one JSON object
+        /// (`name`, `policy`, `priority`, `refused`, `cpu`).
+        public struct Thread: Codable, Sendable, Equatable {
+            /// `input`, `pipeline`, `osc` or `tcp`.
+            public var name: String
+            public var schedule: ThreadSchedule
+
+            private enum CodingKeys: String, CodingKey { case name }
+
+            public init(name: String, schedule: ThreadSchedule) {
+                self.name = name
+                self.schedule = schedule
+            }
+
+            public init(from decoder: any Decoder) throws {
+                name = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
+                schedule = try ThreadSchedule(from: decoder)
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(name, forKey: .name)
+                try schedule.encode(to: encoder)
+            }
+        }
+
+        /// The SCHED_FIFO priority the config asks for; nil with `realtime: false`.
+        public var requestedPriority: Int?
+        /// The threads that are running, in the order input, pipeline, osc, tcp.
+        public var threads: [Thread]
+        public var memoryLocked: Bool
+        /// Why locking memory was refused, when it was asked for and refused.
+        public var memoryRefused: String?
+
+        /// `threads: input fifo/4, pipeline fifo/4, osc fifo/4; memory locked`, or with the
+        /// reasons: `threads: input other (SCHED_FIFO refused: EPERM), ...; memory not locked (...)`.
+        public var text: String {
+            let threadText = threads.map { "\($0.name) \($0.schedule.text)" }
+            let memory =
+                if memoryLocked { "memory locked" } else if let memoryRefused {
+                    "memory not locked (\(memoryRefused))"
+                } else { requestedPriority == nil ? "memory not locked (realtime off)" : "memory not locked" }
+            let running = threadText.isEmpty ? "none running" : threadText.joined(separator: ", ")
+            return "threads: \(running); \(memory)"
+        }
+    }
+
+    public var version: String
+    public var client: String
+    public var uptimeSeconds: Double
+    public var bindings: [Binding]
+    public var routes: [Route]
+    public var eventsIn: Int
+    public var ringCapacity: Int
+    public var ringHighWater: Int
+    public var ringDrops: Int
+    public var inputOverruns: Int
+    public var sysexDropped: Int
+    public var unsentEvents: Int
+    /// The OSC -> MIDI side's counters, when it runs.
+    public var oscInput: OSCInput?
+    /// The event threads' scheduling, when the bridge reports it.
+    public var realtime: Realtime? = nil
+
+    /// The text `aseqosc status` prints for people.
+    public var text: String {
+        var lines = [
+            "aseqosc \(version), client '\(client)', up \(Self.duration(uptimeSeconds))",
+            "events in \(eventsIn); ring \(ringHighWater)/\(ringCapacity) high water, \(ringDrops) dropped; "
+                + "input overruns \(inputOverruns); SysEx dropped \(sysexDropped); not sent by scheme \(unsentEvents)",
+        ]
+        if let realtime { lines.append(realtime.text) }
+        lines.append("bindings:")
+        for binding in bindings {
+            let arrow = binding.direction == "in" ? "<-" : "->"
+            let target =
+                binding.connected.isEmpty
+                ? "waiting (\(binding.waiting ?? "no port"))" : binding.connected.joined(separator: ", ")
+            lines.append("  \(binding.port) \(arrow) '\(binding.spec)': \(target)")
+        }
+        if let oscInput { lines += oscInput.lines }
+        lines.append("routes:")
+        for route in routes {
+            lines.append(
+                "  \(route.name): in \(route.eventsIn), passed \(route.passed), filtered \(route.droppedByFilter), "
+                    + "out of range \(route.droppedOutOfRange), throttled \(route.throttled)")
+            for destination in route.destinations {
+                let errors =
+                    destination.errors.isEmpty
+                    ? "no errors"
+                    : destination.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+                        separator: ", ")
+                let recovery = destination.recovery.map { mode in
+                    mode == "note-offs"
+                        ? "; note-offs repeated \(destination.recoverySent)"
+                        : "; held-notes messages \(destination.recoverySent)"
+                }
+                let latency = destination.latencyMilliseconds.map { "; time-tagged +\($0) ms" } ?? ""
+                let location = destination.serviceAt.map { $0 == "absent" ? ", not on the network" : " at \($0)" } ?? ""
+                if let tcp = destination.tcp {
+                    lines.append(
+                        "    -> tcp \(destination.address)\(location) (\(destination.scheme), \(tcp.framing) framing): "
+                            + "\(destination.packetsSent) packets, \(destination.bytesSent) bytes, \(tcp.text)"
+                            + "\(recovery ?? "")\(latency)")
+                    continue
+                }
+                lines.append(
+                    "    -> \(destination.address)\(location) (\(destination.scheme)): \(destination.packetsSent) packets, "
+                        + "\(destination.bytesSent) bytes, \(errors)\(recovery ?? "")\(latency)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds)
+        return whole >= 3600
+            ? "\(whole / 3600)h \(whole / 60 % 60)m" : whole >= 60 ? "\(whole / 60)m \(whole % 60)s" : "\(whole)s"
+    }
+}
+
+extension BridgeStatus {
+    /// The status of the running parts, read from counters their threads update.
+    public init(
+        version: String, client: String, uptimeSeconds: Double, input: MIDIInputSide, worker: MIDIToOSCWorker,
+        routes: [RouteRuntime], ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, oscInput: OSCToMIDISide?,
+        realtime: RealtimeScheduler? = nil
+    ) {
+        let bindings = input.session.bindings.snapshot.map { binding in
+            BridgeStatus.Binding(
+                port: input.portName(binding.ourPort) ?? "port \(binding.ourPort)",
+                direction: binding.direction == .source ? "in" : "out", spec: binding.spec.description,
+                connected: binding.connected.map { "\($0.address) \($0.clientName):\($0.portName)" },
+                waiting: binding.connected.isEmpty ? binding.waitingReason : nil)
+        }
+        self.init(
+            version: version, client: client, uptimeSeconds: uptimeSeconds,
+            bindings: bindings,
+            routes: routes.map { runtime in
+                let counts = runtime.route.counters.snapshot
+                return BridgeStatus.Route(
+                    name: runtime.config.name, eventsIn: counts.eventsIn, passed: counts.passed,
+                    droppedByFilter: counts.droppedByFilter, droppedOutOfRange: counts.droppedOutOfRange,
+                    throttled: counts.throttled,
+                    destinations: runtime.resolved.indices.map { index in
+                        let counters = runtime.sender.statistics.counters(for: index)
+                        let announcer = runtime.announcers[index]
+                        let link = runtime.sender.links[index]
+                        let linkCounters = link?.counters
+                        return BridgeStatus.Destination(
+                            address: runtime.resolved[index].destination.description,
+                            scheme: runtime.destinations[index].sends,
+                            packetsSent: linkCounters?.packetsSent ?? counters.packetsSent,
+                            bytesSent: linkCounters?.bytesSent ?? counters.bytesSent,
+                            errors: Dictionary(
+                                uniqueKeysWithValues: counters.errors.filter { $0.value > 0 }.map {
+                                    ("\($0.key)", $0.value)
+                                }), recovery: announcer?.mode.rawValue,
+                            recoverySent: announcer?.sentCount.load(ordering: .relaxed) ?? 0,
+                            latencyMilliseconds: runtime.destinations[index].latencyMilliseconds,
+                            tcp: link.map { TCPDestination($0.counters, framing: $0.framing) },
+                            serviceAt: runtime.sender.serviceTargets[index].map { $0.current?.description ?? "absent" })
+                    })
+            },
+            eventsIn: worker.eventsIn.load(ordering: .relaxed), ringCapacity: ring.capacity,
+            ringHighWater: ring.highWater, ringDrops: ring.drops, inputOverruns: input.reader.overruns,
+            sysexDropped: sysexStore.droppedCount, unsentEvents: worker.unformatted.load(ordering: .relaxed),
+            oscInput: oscInput.map(OSCInput.init), realtime: realtime.map { Realtime($0, osc: oscInput != nil) })
+    }
+}
+
+extension BridgeStatus.Realtime {
+    /// What `scheduler` recorded of the threads that run (the OSC thread only with an OSC input).
+    init(_ scheduler: RealtimeScheduler, osc: Bool) {
+        let schedules = scheduler.schedules
+        let memory = scheduler.memory
+        self.init(
+            requestedPriority: scheduler.priority,
+            threads: RealtimeRole.allCases.filter { $0 != .osc || osc }.compactMap { role in
+                schedules[role].map { Thread(name: "\(role)", schedule: $0) }
+            }, memoryLocked: memory.locked, memoryRefused: memory.refused)
+    }
+}
+
+extension BridgeStatus.OSCInput {
+    /// Malformed datagrams (not OSC, or oversized), all reasons together.
+    public var malformedPackets: Int {
+        malformed.filter { $0.key != "argumentsDoNotFit" }.values.reduce(0, +)
+    }
+
+    /// The counters in one line, for the log when the side stops.
+    public var summary: String {
+        let outputs = outputs
+        func total(_ field: KeyPath<BridgeStatus.OSCOutputPort, Int>) -> Int {
+            outputs.reduce(0) { $0 + $1[keyPath: field] }
+        }
+        return [
+            // "datagrams" as ever when only UDP listens; "packets" when TCP frames count too.
+            tcp == nil ? "\(packets) datagrams" : "\(packets) packets", "\(bytes) bytes", "\(messages) messages",
+            "\(translated) translated",
+            "\(total(\.sent)) MIDI events sent", "\(scheduled) bundles scheduled",
+            "\(late) late; dropped: \(notAllowed) not allowed", "\(malformedPackets) malformed packets",
+            "\(malformed["argumentsDoNotFit"] ?? 0) malformed messages", "\(unknownAddresses) unknown addresses",
+            "\(sysexDisabled) SysEx disabled", "\(sysexDropped) SysEx without room",
+            "\(total(\.droppedQueueFull)) output queue full", "\(total(\.droppedAtStop)) at stop",
+            "\(total(\.failed)) output failed",
+            "\(outputs.reduce(0) { $0 + $1.droppedScheduled.values.reduce(0, +) }) scheduled dropped",
+        ].joined(separator: ", ") + (tcp.map { "; TCP " + $0.text } ?? "")
+    }
+
+    /// The section of `aseqosc status` for people: a label column, then the counters.
+    var lines: [String] {
+        let malformedText =
+            malformed.isEmpty
+            ? "none" : malformed.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        var rows: [(String, String)] = [
+            ("received", "\(packets) packets, \(bytes) bytes, \(messages) messages, \(translated) translated"),
+            ("bundles", "\(scheduled) scheduled, \(late) late"),
+            ("dropped", "\(notAllowed) not allowed, \(unknownAddresses) unknown address"),
+            ("malformed", malformedText),
+            ("SysEx", "\(sysexDisabled) refused (osc.sysex off), \(sysexDropped) without room"),
+        ]
+        if let tcp { rows.insert(("TCP", tcp.text), at: 1) }
+        if let recovery {
+            rows.append(
+                (
+                    "recovery",
+                    "\(recovery.senders) senders followed, \(recovery.messages) held-notes messages "
+                        + "(\(recovery.malformed) malformed); note-offs: \(recovery.repaired) repaired, "
+                        + "\(recovery.releasedSilent) for \(recovery.sendersLost) senders gone silent; "
+                        + "\(recovery.sendersRefused) senders refused (16 followed)"
+                ))
+        }
+        for output in outputs {
+            rows.append(
+                (
+                    "-> \(output.name)",
+                    "\(output.sent) sent, queue \(output.queueHighWater)/\(output.queueCapacity) high water, "
+                        + "dropped \(output.droppedQueueFull) queue full, \(output.droppedRedundantNoteOffs) "
+                        + "redundant note-offs, \(output.droppedNoteOffs) note-offs, \(output.droppedAtStop) at stop; "
+                        + "\(output.reservedNoteOffs) note-offs in reserve, \(output.failed) failed; scheduled "
+                        + "\(output.scheduledHeld) waited for room (high water \(output.scheduledHighWater)), dropped "
+                        + (output.droppedScheduled.isEmpty
+                            ? "none"
+                            : output.droppedScheduled.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                                .joined(separator: ", "))
+                ))
+        }
+        let width = rows.map(\.0.count).max() ?? 0
+        return ["osc input \(listen):"]
+            + rows.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 }
+    }
+}
+
+extension BridgeStatus.OSCTCPInput {
+    init(_ statistics: TCPReceiveStatistics) {
+        let framing = statistics.framingErrors
+        let reasons = [
+            ("unknownFraming", framing.unknownFraming), ("badLength", framing.badLength),
+            ("oversized", framing.oversized), ("badEscape", framing.badEscape), ("truncated", framing.truncated),
+        ]
+        self.init(
+            packets: statistics.packets, bytes: statistics.bytes, accepted: statistics.accepted,
+            open: statistics.open, closed: statistics.closed, refusedNotAllowed: statistics.refusedNotAllowed,
+            refusedTooMany: statistics.refusedTooMany, evictedIdle: statistics.evictedIdle,
+            partialFrameTimeouts: statistics.partialFrameTimeouts,
+            framingErrors: Dictionary(uniqueKeysWithValues: reasons.filter { $0.1 > 0 }))
+    }
+
+    /// `9 packets, 3 connections accepted, ...` for the status section and the log line.
+    var text: String {
+        let framing =
+            framingErrors.isEmpty
+            ? "none" : framingErrors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        return "\(packets) packets, \(bytes) bytes; connections \(accepted) accepted, \(open) open, \(closed) closed, "
+            + "refused \(refusedNotAllowed) not allowed, \(refusedTooMany) too many; "
+            + "closed \(evictedIdle) idle to make room, \(partialFrameTimeouts) partial frame timeouts; "
+            + "framing errors: \(framing)"
+    }
+}
