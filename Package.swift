@@ -155,8 +155,8 @@ let package = Package(
         .testTarget(
             name: "TranslationTests",
             dependencies: [
-                "OSCMapping", "MIDIToOSC", "OSCToMIDI", "MIDI", "OSC", "Storage", "CLiblo", "CAllocationCounter",
-                "TestSupport",
+                "OSCMapping", "MIDIToOSC", "OSCToMIDI", "Recovery", "MIDI", "OSC", "Storage", "CLiblo",
+                "CAllocationCounter", "TestSupport",
             ]),
         .testTarget(
             name: "OSCTransportTests",
