@@ -35,6 +35,18 @@ public struct HeldNotes: Sendable, Equatable {
         }
     }
 
+    /// Records `note` on `channel` (0...15) as held.
+    public mutating func hold(channel: UInt8, note: UInt8) {
+        let (word, bit) = Self.position(channel: channel, note: note)
+        bits[word] |= 1 &<< bit
+    }
+
+    /// Records `note` on `channel` (0...15) as no longer held.
+    public mutating func release(channel: UInt8, note: UInt8) {
+        let (word, bit) = Self.position(channel: channel, note: note)
+        bits[word] &= ~(1 &<< bit)
+    }
+
     /// Whether `note` on `channel` (0...15) is held.
     @inlinable
     public func isHeld(channel: UInt8, note: UInt8) -> Bool {

@@ -81,7 +81,7 @@ package struct RingFeeder: ~Copyable {
                 var paid = 0
                 owed[port].releaseAll { noteOff in
                     guard ring.hasRoom() else {
-                        stillOwed.track(.noteOn(channel: noteOff.channel, note: noteOff.data1, velocity: 1))
+                        stillOwed.hold(channel: noteOff.channel, note: noteOff.data1)
                         return
                     }
                     var event = noteOff
@@ -120,8 +120,8 @@ package struct RingFeeder: ~Copyable {
 
     private mutating func oweNoteOff(port: Int, channel: UInt8, note: UInt8) {
         // Owed means no longer sounding: the owed note-off will end it.
-        sounding[port].track(.noteOff(channel: channel, note: note))
-        owed[port].track(.noteOn(channel: channel, note: note, velocity: 1))
+        sounding[port].release(channel: channel, note: note)
+        owed[port].hold(channel: channel, note: note)
         owingPorts[port >> 6] |= 1 << UInt64(port & 63)
         isOwing = true
         noteOffsOwed += 1
