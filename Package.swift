@@ -166,7 +166,9 @@ let package = Package(
             dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "ALSASequencerTests",
-            dependencies: ["ALSASequencer", "Endpoints", "MIDI", "Platform", "Storage", "TestSupport"]),
+            dependencies: [
+                "ALSASequencer", "Endpoints", "MIDI", "Platform", "Storage", "TestSupport", "CAllocationCounter",
+            ]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "Endpoints", "MIDI", "OSCMapping"]),
         .testTarget(name: "SendTests", dependencies: ["Send", "MIDI"]),

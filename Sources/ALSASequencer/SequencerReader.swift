@@ -77,15 +77,15 @@ public final class SequencerReader: @unchecked Sendable {
     /// A reader of `client`'s input; SysEx is reassembled into `sysexStore`.
     public init(client: SequencerClient, sysexStore: SysExStore) throws(ALSAError) {
         self.client = client
+        // Allocated here once by libasound, and read into by every `snd_seq_event_input`.
+        try check(
+            snd_seq_set_input_buffer_size(client.handle, Self.inputBufferEvents * MemoryLayout<snd_seq_event_t>.size),
+            "snd_seq_set_input_buffer_size")
         var pipeEnds: (Int32, Int32) = (-1, -1)
         let created = withUnsafeMutableBytes(of: &pipeEnds) {
             pipe($0.baseAddress!.assumingMemoryBound(to: Int32.self))
         }
         guard created == 0 else { throw ALSAError(code: -errno, call: "pipe") }
-        // Allocated here once by libasound, and read into by every `snd_seq_event_input`.
-        try check(
-            snd_seq_set_input_buffer_size(client.handle, Self.inputBufferEvents * MemoryLayout<snd_seq_event_t>.size),
-            "snd_seq_set_input_buffer_size")
         (wakeReader, wakeWriter) = pipeEnds
         for end in [wakeReader, wakeWriter] {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)

@@ -324,11 +324,11 @@ public final class TCPReceiver: @unchecked Sendable {
         while true {
             var peerAddress = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let client = withUnsafeMutablePointer(to: &peerAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
+            let accepted = withUnsafeMutablePointer(to: &peerAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { valueOrErrno(accept(listener, $0, &length)) }
             }
-            if client < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
+            guard case .success(let client) = accepted else {
+                if accepted == .failure(.interrupted) || accepted == .failure(Errno(ECONNABORTED)) { continue }
                 return  // EAGAIN: no more; EMFILE and friends: try again at the next wake-up
             }
             let peer = withUnsafePointer(to: &peerAddress) {
