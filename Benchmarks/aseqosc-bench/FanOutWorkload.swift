@@ -1,7 +1,9 @@
 import Endpoints
 import Glibc
 import MIDI
-import MIDIOSC
+import MIDIToOSC
+import OSCMapping
+import OSCToMIDI
 import OSCTransport
 import Pipeline
 

@@ -1,4 +1,6 @@
-import MIDIOSC
+import MIDIToOSC
+import OSCMapping
+import OSCToMIDI
 
 /// The address cache the bridge makes for a translator with `rules` mapping rules
 /// (`OSCToMIDISide`). Benchmarks/mappings.sh replaces this file when it builds an older commit,

@@ -1,4 +1,6 @@
-import MIDIOSC
+import MIDIToOSC
+import OSCMapping
+import OSCToMIDI
 import OSC
 import Pipeline
 

@@ -1,5 +1,7 @@
 import MIDI
-import MIDIOSC
+import MIDIToOSC
+import OSCMapping
+import OSCToMIDI
 import OSC
 import Pipeline
 

@@ -1,7 +1,9 @@
 import CLiblo
 import Glibc
 import MIDI
-import MIDIOSC
+import MIDIToOSC
+import OSCMapping
+import OSCToMIDI
 import OSC
 import Pipeline
 
