@@ -21,8 +21,6 @@ final class FanOutWorkload {
     let destinations: Int
     let flushEvery: Int
     private let routes: [RouteUnderTest]
-    /// `routes`, unretained, in plain memory, as the worker reads them per event.
-    private let hotRoutes: UnsafeMutableBufferPointer<Unmanaged<RouteUnderTest>>
     private let input: UnsafeMutableBufferPointer<MIDIEvent>
     private let sysexStore: SysExStore
     private let sysexMessage: [UInt8]
@@ -41,8 +39,6 @@ final class FanOutWorkload {
         let store = SysExStore(slots: 16, capacity: 65_536)
         sysexStore = store
         routes = (0..<routeCount).map { _ in RouteUnderTest(chain: chain, destinations: destinations, sysex: store) }
-        hotRoutes = .allocate(capacity: routeCount)
-        _ = hotRoutes.initialize(from: routes.map { Unmanaged.passUnretained($0) })
         sysexMessage = sysexBytes >= 2 ? [0xF0] + (0..<(sysexBytes - 2)).map { UInt8($0 % 128) } + [0xF7] : []
         input = .allocate(capacity: events)
         var i = 0
@@ -60,7 +56,6 @@ final class FanOutWorkload {
     }
 
     deinit {
-        hotRoutes.deallocate()
         input.deallocate()
         packet.deallocate()
     }
@@ -81,23 +76,19 @@ final class FanOutWorkload {
 
     /// Runs every event through every route; returns the packets the first sender counted.
     func run() -> Int {
-        let routes = hotRoutes.baseAddress.unsafelyUnwrapped
-        if hotRoutes.count == 1 {
-            // One route, as the worker runs it: taken once for the whole run, not per event.
-            routes[0]._withUnsafeGuaranteedRef { route in
-                forEachEvent { event in route.run(event, packet: packet) }
-            }
+        if routes.count == 1 {
+            let route = routes[0]
+            forEachEvent { event in route.run(event, packet: packet) }
         } else {
-            let count = hotRoutes.count
             forEachEvent { event in
                 var index = 0
-                while index < count {
-                    routes[index]._withUnsafeGuaranteedRef { $0.run(event, packet: packet) }
+                while index < routes.count {
+                    routes[index].run(event, packet: packet)
                     index &+= 1
                 }
             }
         }
-        return routes[0]._withUnsafeGuaranteedRef { $0.sender.statistics.packetsSent(to: 0) }
+        return routes[0].sender.statistics.packetsSent(to: 0)
     }
 
     /// Calls `body` with each input event (a SysEx one stored first, released after), flushing
@@ -122,10 +113,9 @@ final class FanOutWorkload {
     }
 
     private func flushAll() {
-        let routes = hotRoutes.baseAddress.unsafelyUnwrapped
         var index = 0
-        while index < hotRoutes.count {
-            routes[index]._withUnsafeGuaranteedRef { $0.sender.flush() }
+        while index < routes.count {
+            routes[index].sender.flush()
             index &+= 1
         }
     }

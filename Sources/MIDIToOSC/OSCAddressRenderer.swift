@@ -50,3 +50,46 @@ package struct OSCAddressRenderer: ~Copyable {
         count += range.count
     }
 }
+
+// MARK: What compiled addresses are made of
+
+// Shared with the mapping rules' addresses (``OSCMappingTables``): runs into byte stores,
+// arrays frozen into fixed buffers, and decimals written without building a string.
+
+/// A run of bytes in one of the tables' byte stores.
+struct OSCByteRange: BitwiseCopyable {
+    var offset: Int
+    var count: Int
+}
+
+extension FixedBuffer {
+    /// A buffer of exactly `array`'s elements.
+    static func frozen(_ array: [Element]) -> FixedBuffer<Element> {
+        FixedBuffer(count: array.count) { array[$0] }
+    }
+}
+
+extension FixedBytes {
+    /// A copy of `bytes`, 16-byte aligned.
+    static func frozen(_ bytes: [UInt8]) -> FixedBytes { FixedBytes(copying: bytes) }
+}
+
+/// Writes `value` in decimal at `start + offset` and advances `offset` past it.
+@inline(__always)
+func writeDecimal(_ value: Int64, to start: UnsafeMutableRawPointer, at offset: inout Int) {
+    if value < 0 {
+        start.storeBytes(of: UInt8(ascii: "-"), toByteOffset: offset, as: UInt8.self)
+        offset &+= 1
+    }
+    var divisor: UInt64 = 1
+    let magnitude = value.magnitude
+    while divisor <= magnitude / 10 { divisor &*= 10 }
+    var rest = magnitude
+    while divisor > 0 {
+        start.storeBytes(
+            of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest / divisor), toByteOffset: offset, as: UInt8.self)
+        rest %= divisor
+        divisor /= 10
+        offset &+= 1
+    }
+}

@@ -119,9 +119,7 @@ public final class OSCEventFormatter: @unchecked Sendable {
     /// one bundle.
     public func write(_ event: MIDIEvent, into writer: inout OSCWriter) -> Bool {
         if let mappingFormatter, let match = mappingFormatter.match(event) {
-            guard let start = writer.claimMessage(byteCount: match.size) else { return false }
-            mappingFormatter.write(match, at: start)
-            return true
+            return mappingFormatter.write(match, into: &writer)
         }
         let index = Int(event.kind.rawValue)
         guard index < formats.count, formats[index].isSent else { return false }

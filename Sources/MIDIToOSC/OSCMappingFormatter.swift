@@ -15,8 +15,9 @@ import Storage
 /// a value fills the same argument or capture twice, the two must agree. The first matching rule
 /// wins.
 ///
-/// Built once; matching and writing allocate nothing. The address and type tags of a rule
-/// without captures are laid out at build time as one prefix, and the type tags of the rest.
+/// Built once; matching and writing allocate nothing. Writing renders the rule's address (its
+/// literal runs and captures in decimal) on the stack and writes the message through
+/// ``OSCWriter`` with the rule's type tags.
 public struct OSCMappingFormatter: Sendable {
     /// The most arguments a sent message may have.
     public static let maximumArguments = OSCMappingRule.maximumSentArguments
@@ -36,29 +37,26 @@ public struct OSCMappingFormatter: Sendable {
         tables.match(event)
     }
 
-    /// Writes the message of `match` at `start`, which has room for `match.size` bytes.
-    public func write(_ match: OSCMappingMatch, at start: UnsafeMutableRawPointer) {
-        tables.write(match, at: start)
+    /// Appends the message of `match` to `writer`; `false` when the writer failed (buffer too
+    /// small).
+    public func write(_ match: OSCMappingMatch, into writer: inout OSCWriter) -> Bool {
+        tables.write(match, into: &writer)
     }
 
     /// Writes the message for `event` at the start of `buffer`: its size, 0 when it does not
     /// fit, nil when no rule matches.
     public func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         guard let match = tables.match(event) else { return nil }
-        guard match.size <= buffer.count, let start = buffer.baseAddress else { return 0 }
-        tables.write(match, at: start)
-        return match.size
+        var writer = OSCWriter(buffer)
+        return tables.write(match, into: &writer) ? writer.count : 0
     }
 }
 
-/// A rule that matched an event, and what it will send: kept on the stack between matching and
-/// writing, so that a caller can claim exactly `size` bytes first.
+/// A rule that matched an event, and the values it sends: kept on the stack between matching
+/// and writing.
 public struct OSCMappingMatch {
     /// The index of the rule in ``OSCMappingFormatter/rules``.
     public let rule: Int
-    /// The message's size in bytes.
-    public fileprivate(set) var size = 0
-    fileprivate var addressLength = 0
     fileprivate var arguments = TupleArray16<Double>(repeating: 0)
     fileprivate var captures = TupleArray8<Int64>(repeating: 0)
 
@@ -99,15 +97,10 @@ package enum OSCMappingSegment {
 /// How one rule is matched and written.
 package struct OSCReverseRule {
     var fields: OSCByteRange
-    /// Empty when the address has no captures: ``head`` then holds the whole padded address.
+    /// The address: literal runs and captures.
     var segments: OSCByteRange
-    /// Into the text: the padded address (rules without captures) and the padded type tag string.
-    var head: OSCByteRange
     /// Into the text: the type tags, without the comma.
     var tags: OSCByteRange
-    var argumentBytes: Int
-    /// The bytes of the address's literal segments.
-    var literalBytes: Int
 }
 
 /// The compiled rules, allocated once and never changed; reached through raw pointers on the
@@ -123,6 +116,8 @@ package final class OSCMappingTables: @unchecked Sendable {
     /// Rule indices grouped by kind: the rules of kind `k` are `order[byKind[k]]`, in config order.
     private let order: FixedBuffer<Int>
     private let byKind: FixedBuffer<OSCByteRange>
+    /// The longest address any rule can render to.
+    private let addressCapacity: Int
 
     init(rules: [OSCMappingRule]) {
         self.rules = rules
@@ -130,6 +125,7 @@ package final class OSCMappingTables: @unchecked Sendable {
         var fields: [OSCReverseField] = []
         var segments: [OSCMappingSegment] = []
         var text: [UInt8] = []
+        var addressCapacity = 1
         func store(_ bytes: [UInt8]) -> OSCByteRange {
             defer { text += bytes }
             return OSCByteRange(offset: text.count, count: bytes.count)
@@ -183,31 +179,22 @@ package final class OSCMappingTables: @unchecked Sendable {
                     literal = suffix
                 }
             }
-            let types = rule.argumentTypes ?? []
-            var tagString = [UInt8(ascii: ",")] + types
-            tagString += repeatElement(0, count: OSCWriter.padded(tagString.count + 1) - tagString.count)
-            var literalBytes = 0
-            let head: OSCByteRange
-            let segmentStart = segments.count
-            if rule.address.captureNames.isEmpty {
-                literal += repeatElement(0, count: OSCWriter.padded(literal.count + 1) - literal.count)
-                head = store(literal + tagString)
-            } else {
-                flush()
-                for piece in pieces {
-                    if case .literal(let range) = piece { literalBytes += range.count }
+            flush()
+            var length = 0
+            for piece in pieces {
+                switch piece {
+                case .literal(let range): length += range.count
+                case .capture: length += 10  // a sign and 9 digits: captures are clamped to that
                 }
-                segments += pieces
-                head = store(tagString)
             }
-            let tags = store(types)
-            var argumentBytes = 0
-            for tag in types { argumentBytes += Self.dataSize(tag) }
+            addressCapacity = max(addressCapacity, length)
+            let segmentStart = segments.count
+            segments += pieces
             compiled.append(
                 OSCReverseRule(
                     fields: OSCByteRange(offset: fieldStart, count: fields.count - fieldStart),
                     segments: OSCByteRange(offset: segmentStart, count: segments.count - segmentStart),
-                    head: head, tags: tags, argumentBytes: argumentBytes, literalBytes: literalBytes))
+                    tags: store(rule.argumentTypes ?? [])))
         }
 
         var order: [Int] = []
@@ -223,14 +210,7 @@ package final class OSCMappingTables: @unchecked Sendable {
         self.order = .frozen(order)
         self.byKind = .frozen(byKind)
         self.text = .frozen(text)
-    }
-
-    private static func dataSize(_ tag: UInt8) -> Int {
-        switch tag {
-        case OSCTypeTag.int32, OSCTypeTag.float32: 4
-        case OSCTypeTag.int64, OSCTypeTag.double: 8
-        default: 0
-        }
+        self.addressCapacity = addressCapacity
     }
 
     // MARK: Matching
@@ -305,18 +285,6 @@ package final class OSCMappingTables: @unchecked Sendable {
                 }
             }
         }
-        var addressLength = rule.pointee.literalBytes
-        let segmentBase = segments.baseAddress + rule.pointee.segments.offset
-        var s = 0
-        while s < rule.pointee.segments.count {
-            if case .capture(let index) = segmentBase[s] {
-                addressLength &+= decimalLength(result.captures[index])
-            }
-            s &+= 1
-        }
-        result.addressLength = addressLength
-        let addressArea = rule.pointee.segments.count == 0 ? 0 : OSCWriter.padded(addressLength &+ 1)
-        result.size = addressArea &+ rule.pointee.head.count &+ rule.pointee.argumentBytes
         return result
     }
 
@@ -342,54 +310,54 @@ package final class OSCMappingTables: @unchecked Sendable {
 
     // MARK: Writing
 
-    func write(_ match: OSCMappingMatch, at start: UnsafeMutableRawPointer) {
-        let rule = compiled.baseAddress + match.rule
+    func write(_ match: OSCMappingMatch, into writer: inout OSCWriter) -> Bool {
+        let rule = compiled[match.rule]
         let base = text.baseAddress
-        var offset = 0
-        if rule.pointee.segments.count > 0 {
-            let segmentBase = segments.baseAddress + rule.pointee.segments.offset
-            var s = 0
-            while s < rule.pointee.segments.count {
-                switch segmentBase[s] {
+        return withUnsafeTemporaryAllocation(byteCount: addressCapacity, alignment: 1) { buffer in
+            let start = buffer.baseAddress!
+            var length = 0
+            var s = rule.segments.offset
+            while s < rule.segments.offset &+ rule.segments.count {
+                switch segments[s] {
                 case .literal(let range):
-                    (start + offset).copyMemory(from: base + range.offset, byteCount: range.count)
-                    offset &+= range.count
+                    (start + length).copyMemory(from: base + range.offset, byteCount: range.count)
+                    length &+= range.count
                 case .capture(let index):
-                    writeDecimal(match.captures[index], to: start, at: &offset)
+                    writeDecimal(match.captures[index], to: start, at: &length)
                 }
                 s &+= 1
             }
-            let end = OSCWriter.padded(offset &+ 1)
-            (start + offset).initializeMemory(as: UInt8.self, repeating: 0, count: end &- offset)
-            offset = end
-        }
-        let head = rule.pointee.head
-        (start + offset).copyMemory(from: base + head.offset, byteCount: head.count)
-        offset &+= head.count
-        var i = 0
-        while i < rule.pointee.tags.count {
-            let tag = base.load(fromByteOffset: rule.pointee.tags.offset &+ i, as: UInt8.self)
-            let number = match.arguments[i]
-            switch tag {
-            case OSCTypeTag.int32:
-                let whole = Int32(min(max(number.rounded(), Double(Int32.min)), Double(Int32.max)))
-                start.storeBytes(of: UInt32(bitPattern: whole).bigEndian, toByteOffset: offset, as: UInt32.self)
-                offset &+= 4
-            case OSCTypeTag.float32:
-                start.storeBytes(of: Float(number).bitPattern.bigEndian, toByteOffset: offset, as: UInt32.self)
-                offset &+= 4
-            case OSCTypeTag.int64:
-                // ±2^53: every whole Double in it converts exactly.
-                let whole = Int64(min(max(number.rounded(), -9_007_199_254_740_992), 9_007_199_254_740_992))
-                start.storeBytes(of: UInt64(bitPattern: whole).bigEndian, toByteOffset: offset, as: UInt64.self)
-                offset &+= 8
-            case OSCTypeTag.double:
-                start.storeBytes(of: number.bitPattern.bigEndian, toByteOffset: offset, as: UInt64.self)
-                offset &+= 8
-            default:
-                break  // T F N I carry no data
+            let tags = UnsafeRawBufferPointer(start: base + rule.tags.offset, count: rule.tags.count)
+            writer.beginMessage(address: UnsafeRawBufferPointer(start: start, count: length), typeTags: tags)
+            var i = 0
+            while i < tags.count {
+                let number = match.arguments[i]
+                switch tags[i] {
+                case OSCTypeTag.int32:
+                    writer.append(int32: Int32(min(max(number.rounded(), Double(Int32.min)), Double(Int32.max))))
+                case OSCTypeTag.float32:
+                    writer.append(float32: Float(number))
+                case OSCTypeTag.int64:
+                    // ±2^53: every whole Double in it converts exactly.
+                    writer.append(
+                        int64: Int64(min(max(number.rounded(), -9_007_199_254_740_992), 9_007_199_254_740_992)))
+                case OSCTypeTag.double:
+                    writer.append(double: number)
+                case OSCTypeTag.true:
+                    writer.append(bool: true)
+                case OSCTypeTag.false:
+                    writer.append(bool: false)
+                case OSCTypeTag.nil:
+                    writer.appendNil()
+                case OSCTypeTag.impulse:
+                    writer.appendImpulse()
+                default:
+                    break  // refused by checkSendable
+                }
+                i &+= 1
             }
-            i &+= 1
+            writer.endMessage()
+            return writer.failure == nil
         }
     }
 }

@@ -158,26 +158,6 @@ public struct OSCWriter {
         }
     }
 
-    /// Claims `byteCount` bytes for a whole message that the caller lays out itself, for encoders
-    /// that precompile addresses and type tags: returns where to write, or nil (recording the
-    /// failure, writing nothing) when the writer has failed, a message is open or it does not fit.
-    ///
-    /// The caller writes every claimed byte, and they must form one valid message (a padded
-    /// address starting with `/`, a padded type tag string, the arguments): nothing is checked.
-    public mutating func claimMessage(byteCount: Int) -> UnsafeMutableRawPointer? {
-        guard failure == nil else { return nil }
-        guard !messageOpen else {
-            fail(.messageNotEnded)
-            return nil
-        }
-        guard byteCount > 0, byteCount <= buffer.count - count, let base = buffer.baseAddress else {
-            fail(byteCount > 0 ? .bufferTooSmall : .invalidArgumentCount)
-            return nil
-        }
-        count += byteCount
-        return base + (count - byteCount)
-    }
-
     /// Ends the open message; fails if it is missing declared arguments.
     public mutating func endMessage() {
         guard failure == nil else { return }

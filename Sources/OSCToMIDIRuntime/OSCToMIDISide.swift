@@ -272,9 +272,9 @@ public final class OSCToMIDISide: @unchecked Sendable {
             // A plain message: what the route makes of it is written at once, unless a bundle
             // before it in this receive left events staged. The bookkeeping comes after the
             // write, which is what the port's listener waits for.
-            route.process(event, now: now) { output, _ in
-                self.output.send(output, now: now, moreToCome: false)
-                ledger.record(output, at: now, now: now)
+            route.process(event, now: now) { routed, _ in
+                output.send(routed, now: now, moreToCome: false)
+                ledger.record(routed, at: now, now: now)
             }
             counters.messages.add(1, ordering: .relaxed)
             counters.translated.add(1, ordering: .relaxed)

@@ -95,29 +95,6 @@ struct WriterTests {
         }
     }
 
-    @Test func aClaimedMessageFollowsWhatIsWritten() throws {
-        let first = try OSCMessage("/a", [.int32(1)]).serialize()
-        let second = try OSCMessage("/clock", []).serialize()
-        let (result, overran) = write(capacity: first.count + second.count) { writer in
-            writer.beginMessage(address: "/a", argumentCount: 1)
-            writer.append(int32: 1)
-            writer.endMessage()
-            guard let start = writer.claimMessage(byteCount: second.count) else { return }
-            start.copyMemory(from: second, byteCount: second.count)
-        }
-        #expect(try result.get() == first + second)
-        #expect(!overran)
-    }
-
-    @Test func aClaimThatDoesNotFitFailsAndWritesNothing() {
-        let (result, overran) = write(capacity: 16) { writer in
-            #expect(writer.claimMessage(byteCount: 20) == nil)
-            #expect(writer.count == 0)
-        }
-        #expect(throws: OSCWriteError.bufferTooSmall) { try result.get() }
-        #expect(!overran)
-    }
-
     /// A misuse of the writer and the error it must report.
     struct Misuse: Sendable, CustomTestStringConvertible {
         let testDescription: String
@@ -179,13 +156,6 @@ struct WriterTests {
         Misuse(testDescription: "empty element", error: .emptyBundleElement) {
             $0.beginBundle(timeTag: .immediately)
             $0.endElement($0.beginElement())
-        },
-        Misuse(testDescription: "claim while a message is open", error: .messageNotEnded) {
-            $0.beginMessage(address: "/a", argumentCount: 0)
-            _ = $0.claimMessage(byteCount: 8)
-        },
-        Misuse(testDescription: "claim of no bytes", error: .invalidArgumentCount) {
-            _ = $0.claimMessage(byteCount: 0)
         },
         Misuse(testDescription: "first failure is the one reported", error: .noMessageOpen) {
             $0.endMessage()

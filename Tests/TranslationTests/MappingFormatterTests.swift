@@ -96,7 +96,7 @@ private func cc(_ controller: UInt8, _ value: UInt8, channel: UInt8 = 0) -> MIDI
         #expect(abs(value - 0.503937) < 1e-6)
     }
 
-    @Test func anAddressWithoutCapturesIsLaidOutOnceAndCopied() throws {
+    @Test func anAddressWithoutCapturesIsSentAsWritten() throws {
         let volume = try rule(
             "/synth/volume", args: "f", .controlChange,
             [OSCMappingValue(.constant(2)), OSCMappingValue(.constant(7)), scaled(.argument(0), (0, 1), (0, 127))])
