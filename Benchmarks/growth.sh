@@ -9,8 +9,9 @@
 #   Benchmarks/growth.sh [--no-vm] bc1740f
 #                                    # also the in-process sweeps of REF's sources built with this
 #                                    # tree's benchmark, as fanout.sh does (the "before" column;
-#                                    # the mappings workloads get the fixed 256-slot cache REF's
-#                                    # bridge made, as mappings.sh does)
+#                                    # the mappings workloads get the address cache and quick
+#                                    # path REF's bridge had, as mappings.sh does; REF must
+#                                    # predate the address table)
 #
 # Needs valgrind, gcc, libasound2-dev, osmid (m2o) and gnuplot (apt-get install gnuplot-nox).
 # In-process (aseqosc-bench --only KEY, on the host: callgrind counts are the same on any
@@ -88,11 +89,32 @@ if [ -n "$ref" ]; then
     git archive "$ref" | tar -x -C "$base"
     rm -rf "$base/Benchmarks/aseqosc-bench"
     cp -R Benchmarks/aseqosc-bench "$base/Benchmarks/aseqosc-bench"
-    cat > "$base/Benchmarks/aseqosc-bench/MappingsCache.swift" <<'SWIFT'
+    cat > "$base/Benchmarks/aseqosc-bench/MappingsBridgePath.swift" <<'SWIFT'
+import MIDI
 import MIDIOSC
+import OSC
 
-/// What the bridge made before caches were sized to the rules.
-func bridgeAddressCache(rules: Int) -> OSCAddressCache { OSCAddressCache() }
+/// What the bridge did before the address table: the quick path, the cached-datagram path,
+/// else validate and translate, through an address cache sized to the rules.
+final class BridgePath {
+    let translator: OSCToMIDITranslator
+    let cache: OSCAddressCache
+
+    init(_ translator: OSCToMIDITranslator, rules: Int) {
+        self.translator = translator
+        cache = OSCAddressCache(capacity: OSCAddressCache.capacity(forRules: rules))
+    }
+
+    func translate(_ datagram: UnsafeRawBufferPointer, now: UInt64, into sink: (MIDIEvent) -> Void) {
+        if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: cache) {
+            sink(event)
+        } else if (try? translator.translate(datagram: datagram, timestamp: now, cache: cache, into: sink)) == nil,
+            case .message(let message)? = try? OSCPacketView(datagram)
+        {
+            _ = translator.translate(message, timestamp: now, cache: cache, into: sink)
+        }
+    }
+}
 SWIFT
     (cd "$base" && flock /tmp/aseqosc-build.lock swift build -c release -j 2 --product aseqosc-bench \
       > "$base/build.log" 2>&1) || { tail -n 20 "$base/build.log"; exit 1; }

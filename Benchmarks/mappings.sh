@@ -7,12 +7,12 @@
 #   Benchmarks/mappings.sh bc1740f         # also that commit, built in a temporary worktree
 #
 # Workloads (aseqosc-bench --only, Benchmarks/aseqosc-bench/MappingsWorkload.swift): what the
-# bridge's OSC thread does per datagram short of the ALSA write, through the address cache the
-# bridge makes:
+# bridge's OSC thread does per datagram short of the ALSA write (validate, translate through the
+# address table made at load, run the route):
 #   mappings_N            N literal rules (/layout/ctlI ,f -> a CC), messages cycling all N addresses
 #   mappings_template_N   one rule /layout/ctl{n}, messages cycling N addresses
 #   mappings_spray_1000   1,000 rules, every message at a new address no rule matches (a hostile sender)
-#   mappings_load_N       parsing N rules' addresses, building the translator and the cache (per rule)
+#   mappings_load_N       parsing N rules' addresses, building the translator and its table (per rule)
 # Each runs twice under callgrind, with one and with two timed repetitions (after a warm-up
 # one), and the difference in instructions is divided by one repetition's messages, so start-up
 # and set-up cancel. `aseqosc check` on a generated config with 100 and 1,000 mappings gives the
@@ -20,7 +20,8 @@
 # time of the 1,000.
 #
 # An older commit gets this file's workload sources copied in (they use only API that commit
-# has) and a bridgeAddressCache that makes the fixed 256-slot cache its bridge made. Builds
+# has) and a MappingsBridgePath.swift with what its bridge did: the quick path and the address
+# cache sized to the rules (so REF must predate the address table). Builds
 # take the shared build lock (/tmp/aseqosc-build.lock); the current tree builds in
 # .build/mappings/build. Output: one table, also written to
 # .build/mappings/table.txt.
@@ -88,11 +89,33 @@ if [ $# -gt 0 ]; then
   trap 'git -C "$here" worktree remove --force "$tree" 2>/dev/null || true' EXIT
   git worktree add --detach "$tree" "$rev" > /dev/null 2>&1
   cp Benchmarks/aseqosc-bench/MappingsWorkload.swift Benchmarks/aseqosc-bench/main.swift "$tree/Benchmarks/aseqosc-bench/"
-  cat > "$tree/Benchmarks/aseqosc-bench/MappingsCache.swift" <<'EOF'
+  rm -f "$tree/Benchmarks/aseqosc-bench/MappingsCache.swift"
+  cat > "$tree/Benchmarks/aseqosc-bench/MappingsBridgePath.swift" <<'EOF'
+import MIDI
 import MIDIOSC
+import OSC
 
-/// What the bridge made before caches were sized to the rules.
-func bridgeAddressCache(rules: Int) -> OSCAddressCache { OSCAddressCache() }
+/// What the bridge did before the address table: the quick path, the cached-datagram path,
+/// else validate and translate, through an address cache sized to the rules.
+final class BridgePath {
+    let translator: OSCToMIDITranslator
+    let cache: OSCAddressCache
+
+    init(_ translator: OSCToMIDITranslator, rules: Int) {
+        self.translator = translator
+        cache = OSCAddressCache(capacity: OSCAddressCache.capacity(forRules: rules))
+    }
+
+    func translate(_ datagram: UnsafeRawBufferPointer, now: UInt64, into sink: (MIDIEvent) -> Void) {
+        if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: cache) {
+            sink(event)
+        } else if (try? translator.translate(datagram: datagram, timestamp: now, cache: cache, into: sink)) == nil,
+            case .message(let message)? = try? OSCPacketView(datagram)
+        {
+            _ = translator.translate(message, timestamp: now, cache: cache, into: sink)
+        }
+    }
+}
 EOF
   build "$tree" "$tree/.build"
   measure "before-$rev" "$tree/.build"

@@ -7,7 +7,8 @@
 // bytes). For each address: every rule the index finds, in order, with its captures, must be
 // what a scan of all the rules finds; the translator's resolution through the index must be the
 // scanning one's; and a message at the address must translate to the same outcome and events
-// with and without an address cache (a small one, so entries are evicted).
+// through the translator's one entry (its address table, made at load from the rules' literal
+// addresses, first) as through the general resolution alone.
 @testable import OSCMapping
 @testable import OSCToMIDI
 import MIDI
@@ -72,7 +73,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
     let index = OSCMappingIndex(rules)
     let translator = OSCToMIDITranslator(outputNames: ["synth"], rules: rules)
-    let cache = OSCAddressCache(capacity: 4)
 
     for _ in 0..<Int(reader.byte() % 17) {
         var address: [UInt8] = []
@@ -86,14 +86,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             }
         }
         if reader.byte() % 16 == 0 { address.removeFirst() }
-        check(address, rules, index, translator, cache)
+        check(address, rules, index, translator)
     }
     return 0
 }
 
 private func check(
-    _ address: [UInt8], _ rules: [OSCMappingRule], _ index: OSCMappingIndex, _ translator: OSCToMIDITranslator,
-    _ cache: OSCAddressCache
+    _ address: [UInt8], _ rules: [OSCMappingRule], _ index: OSCMappingIndex, _ translator: OSCToMIDITranslator
 ) {
     address.withUnsafeBytes { raw in
         // Every match, in order, both ways.
@@ -126,18 +125,18 @@ private func check(
         else { fatalError("resolutions differ at \(address)") }
     }
 
-    // A message at the address, through the cache and without.
+    // A message at the address, through the table and the general way.
     guard !address.contains(0), let text = String(validating: address, as: UTF8.self) else { return }
     for arguments: [OSCArgument] in [[.float32(0.5)], [.int32(3), .int32(200)], [.string("s")]] {
         guard let bytes = try? OSCMessage(text, arguments).serialize() else { return }
         bytes.withUnsafeBytes { raw in
             guard let view = try? OSCMessageView(raw) else { return }
-            var plain: [String] = []
-            var cached: [String] = []
-            let one = translator.translate(view) { plain.append(describe($0)) }
-            let two = translator.translate(view, cache: cache) { cached.append(describe($0)) }
-            guard one == two, plain == cached else {
-                fatalError("\(text) \(arguments): \(one) \(plain) without the cache, \(two) \(cached) with it")
+            var table: [String] = []
+            var general: [String] = []
+            let one = translator.translate(view) { table.append(describe($0)) }
+            let two = translator.perform(translator.resolve(view.address), view, 0) { general.append(describe($0)) }
+            guard one == two, table == general else {
+                fatalError("\(text) \(arguments): \(one) \(table) through the table, \(two) \(general) the general way")
             }
         }
     }

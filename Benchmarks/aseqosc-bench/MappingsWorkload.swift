@@ -5,21 +5,19 @@ import OSC
 import Pipeline
 
 /// OSC -> MIDI through mapping rules, as the bridge's OSC thread handles a datagram short of
-/// the ALSA write (the quick path, the cached-datagram path, else validate and translate, then
-/// the route), for `Benchmarks/mappings.sh`: `rules` literal rules (`/layout/ctl{i} ,f` -> a
-/// CC, a TouchOSC layout with a rule per control) while senders cycle `addresses` of them; or
-/// one template rule (`/layout/ctl{n}`) over `addresses` controls; or every message at a new
-/// address no rule matches (a hostile sender).
+/// the ALSA write (``BridgePath``, then the route), for `Benchmarks/mappings.sh`: `rules`
+/// literal rules (`/layout/ctl{i} ,f` -> a CC, a TouchOSC layout with a rule per control) while
+/// senders cycle `addresses` of them; or one template rule (`/layout/ctl{n}`) over `addresses`
+/// controls; or every message at a new address no rule matches (a hostile sender).
 ///
 /// Uses only API the translator has had since mappings existed, so the script can build it
-/// against an older commit; ``bridgeAddressCache(rules:)`` is the cache the bridge makes.
+/// against an older commit, with that commit's ``BridgePath``.
 final class MappingsWorkload {
     enum Shape { case literal, template, spray }
 
     let events: Int
     private let packets: [UnsafeRawBufferPointer]
-    private let translator: OSCToMIDITranslator
-    private let cache: OSCAddressCache
+    private let path: BridgePath
     private var next = 0
     private let route = Route(inputPorts: .all, chain: Chain([], destinations: [0]))
 
@@ -47,9 +45,9 @@ final class MappingsWorkload {
 
     init(rules count: Int, addresses: Int, shape: Shape = .literal, events: Int) {
         self.events = events
-        translator = OSCToMIDITranslator(outputNames: ["synth"], rules: Self.rules(count, template: shape == .template))
-        cache = bridgeAddressCache(rules: shape == .template ? 1 : count)
-        // A spray never repeats an address while the largest cache could still hold it; the
+        let rules = Self.rules(count, template: shape == .template)
+        path = BridgePath(OSCToMIDITranslator(outputNames: ["synth"], rules: rules), rules: rules.count)
+        // A spray never repeats an address (an older commit's largest cache could hold); the
         // others cycle through `addresses` controls in an order that is not the rules' order.
         let distinct = shape == .spray ? 65_536 : addresses
         packets = (0..<distinct).map { k in
@@ -74,28 +72,19 @@ final class MappingsWorkload {
             let datagram = packets[next]
             next = next + 1 == packets.count ? 0 : next + 1
             let now = UInt64(i)
-            if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: cache) {
+            path.translate(datagram, now: now) { event in
                 route.process(event, now: now) { output, _ in sent &+= Int(output.data2) }
-            } else if (try? translator.translate(
-                datagram: datagram, timestamp: now, cache: cache,
-                into: { event in route.process(event, now: now) { output, _ in sent &+= Int(output.data2) } })) == nil,
-                case .message(let message)? = try? OSCPacketView(datagram)
-            {
-                _ = translator.translate(message, timestamp: now, cache: cache) { event in
-                    route.process(event, now: now) { output, _ in sent &+= Int(output.data2) }
-                }
             }
             i += 1
         }
         return sent
     }
 
-    /// Loading `count` rules as the bridge does: parse each address, build the translator and
-    /// the address cache. Returns a checksum.
+    /// Loading `count` rules as the bridge does: parse each address, build the translator (and
+    /// what its bridge path holds). Returns a checksum.
     static func load(_ count: Int) -> Int {
-        let translator = OSCToMIDITranslator(outputNames: ["synth"], rules: rules(count))
-        let cache = bridgeAddressCache(rules: count)
-        return translator.rules.count &+ cache.capacity
+        let path = BridgePath(OSCToMIDITranslator(outputNames: ["synth"], rules: rules(count)), rules: count)
+        return path.translator.rules.count
     }
 
     /// The `--only` workload `name` (see main.swift's help), built only when asked for.

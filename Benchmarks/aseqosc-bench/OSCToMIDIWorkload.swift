@@ -7,13 +7,12 @@ import Pipeline
 
 /// The OSC -> MIDI workload: what the bridge's OSC thread does per datagram short of the ALSA
 /// write, on o2m's addresses as the end-to-end benchmark sends them (`/*/note_on ,iii` and
-/// friends to one output): validate the packet, translate it through the address cache, run the
-/// route (no operators), count the events the sequencer would get.
+/// friends to one output, patterns resolved the general way): validate the packet, translate it,
+/// run the route (no operators), count the events the sequencer would get.
 final class OSCToMIDIWorkload {
     let events: Int
     private let packets: [UnsafeRawBufferPointer]
     private let translator = OSCToMIDITranslator(outputNames: ["bench"])
-    private let cache = OSCAddressCache()
     private let route = Route(inputPorts: .all, chain: Chain([], destinations: [0]))
 
     init(events: Int) {
@@ -45,7 +44,7 @@ final class OSCToMIDIWorkload {
         while i < events {
             let datagram = packets[i % packets.count]
             if case .message(let message)? = try? OSCPacketView(datagram) {
-                _ = translator.translate(message, timestamp: UInt64(i), cache: cache) { event in
+                _ = translator.translate(message, timestamp: UInt64(i)) { event in
                     route.process(event, now: UInt64(i)) { output, _ in sent &+= Int(output.data2) }
                 }
             }

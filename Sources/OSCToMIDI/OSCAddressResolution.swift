@@ -2,9 +2,9 @@ import MIDI
 import OSCMapping
 import Storage
 
-/// What an address resolved to (see ``OSCToMIDITranslator/resolve(_:)``): a plain value, so
-/// ``OSCAddressCache`` can keep it in preallocated memory.
-package struct AddressResolution {
+/// What an address resolved to (see ``OSCToMIDITranslator/resolve(_:)``): a plain value, kept
+/// for every literal address in ``OSCAddressTable``.
+struct AddressResolution {
     enum Action: UInt8 {
         case unknownAddress
         /// Known, but wrong whatever the arguments (a channel outside 1...16).
@@ -43,9 +43,6 @@ package struct AddressResolution {
     var firstRule: UInt16 = 0
     var secondRule: UInt16 = 0
     var outputs: OSCToMIDITranslator.OutputSet
-    /// The output when `outputs` names exactly one (of the translator's), else `UInt16.max`: the
-    /// quick path's test (``OSCToMIDITranslator/quickEvent(datagram:timestamp:cache:)``).
-    var singleOutput: UInt16 = .max
     var firstCaptures = TupleArray8<Int32>(repeating: 0)
     var secondCaptures = TupleArray8<Int32>(repeating: 0)
 
@@ -81,17 +78,13 @@ extension OSCToMIDITranslator {
     /// What `address` stands for, found from the address alone: rules, families and output
     /// names. Whatever depends on the arguments is left to ``perform(_:_:_:_:)``.
     func resolve(_ address: UnsafeRawBufferPointer) -> AddressResolution {
-        var resolution = resolveAddress(address, scanning: false)
-        resolution.singleOutput = resolution.outputs.single(below: outputNames.count)
-        return resolution
+        resolveAddress(address, scanning: false)
     }
 
     /// ``resolve(_:)`` the plain way, matching every rule in turn instead of using
     /// ``ruleIndex``: the reference the index is tested against.
     func resolveScanning(_ address: UnsafeRawBufferPointer) -> AddressResolution {
-        var resolution = resolveAddress(address, scanning: true)
-        resolution.singleOutput = resolution.outputs.single(below: outputNames.count)
-        return resolution
+        resolveAddress(address, scanning: true)
     }
 
     func resolveAddress(_ address: UnsafeRawBufferPointer, scanning: Bool) -> AddressResolution {

@@ -52,13 +52,6 @@ extension OSCToMIDITranslator {
     ) -> Outcome {
         var event = template
         guard arguments.count == Int(expected) else { return .malformed }
-        if arguments.onlyInt32 {
-            // All `i`, as o2m's senders send them: the words at fixed offsets, no checks left.
-            let channel = arguments.fixedWord(0)
-            let first = arguments.fixedWord(1)
-            let last = expected == 3 ? arguments.fixedWord(2) : 0
-            return sendOsmidChannel(&event, channel: channel, first: first, last: last, outputs, sink)
-        }
         guard let channel = arguments.int32(0), let first = arguments.int32(1) else { return .malformed }
         var last: Int32 = 0
         if expected == 3 {
@@ -90,7 +83,6 @@ extension OSCToMIDITranslator {
     }
 
     /// o2m's value handling for an event of `event.kind` from its arguments after the channel.
-    @inline(__always)
     static func fillOsmid(_ event: inout MIDIEvent, first: Int32, last: Int32) {
         switch event.kind {
         case .noteOn, .noteOff:

@@ -25,20 +25,6 @@ extension OSCToMIDITranslator {
         func contains(_ index: Int) -> Bool {
             index >= 0 && index < 256 && words[index >> 6] & (1 << UInt64(index & 63)) != 0
         }
-
-        /// The one index below `count` in the set, or `UInt16.max` when there are none or several.
-        func single(below count: Int) -> UInt16 {
-            var found = -1
-            var index = 0
-            while index < count {
-                if contains(index) {
-                    guard found < 0 else { return .max }
-                    found = index
-                }
-                index += 1
-            }
-            return found < 0 ? .max : UInt16(found)
-        }
     }
 
     func emit(_ event: MIDIEvent, to outputs: OutputSet, _ sink: (MIDIEvent) -> Void) {

@@ -1,7 +1,6 @@
 import MIDI
 import OSC
 import OSCMapping
-import Synchronization
 
 /// Turns incoming OSC messages into MIDI events for the bridge's output ports, reading each
 /// message in place (``OSCMessageView``) and allocating nothing.
@@ -48,10 +47,9 @@ public struct OSCToMIDITranslator: Sendable {
     let acceptsDefault: Bool
     let acceptsTouchOSC: Bool
     let acceptsOsmid: Bool
-    /// Tells translators apart, so an ``OSCAddressCache`` never answers for another one.
-    let identity: Int
-
-    private static let identities = Atomic<Int>(0)
+    /// The literal addresses accepted, resolved when the translator is built (set once, last
+    /// in `init`: resolving needs the rest of the translator).
+    private(set) var addressTable = OSCAddressTable()
 
     /// A translator for outputs named `outputNames` (index = ``MIDIEvent/port`` of what it emits).
     public init(
@@ -66,8 +64,7 @@ public struct OSCToMIDITranslator: Sendable {
         acceptsDefault = families.contains(.default)
         acceptsTouchOSC = families.contains(.touchosc)
         acceptsOsmid = families.contains(.osmid)
-        // Relaxed: only uniqueness matters.
-        identity = Self.identities.add(1, ordering: .relaxed).newValue
+        addressTable = OSCAddressTable(literalAddresses(), resolve: resolve)
     }
 
     /// Translates one message, handing each event (with ``MIDIEvent/port`` set to the output
@@ -76,112 +73,13 @@ public struct OSCToMIDITranslator: Sendable {
     public func translate(
         _ message: OSCMessageView, timestamp: UInt64 = 0, into sink: (MIDIEvent) -> Void
     ) -> Outcome {
-        perform(resolve(message.address), message, timestamp, sink)
-    }
-
-    /// ``translate(_:timestamp:into:)`` with what each address resolved to remembered in `cache`,
-    /// so a repeated address runs no pattern matching or name comparison: the same outcomes and
-    /// events, cheaper. The cache belongs to one thread; used with another translator, it
-    /// empties itself first.
-    public func translate(
-        _ message: OSCMessageView, timestamp: UInt64 = 0, cache: OSCAddressCache, into sink: (MIDIEvent) -> Void
-    ) -> Outcome {
-        if let resolution = cache.lookup(message, owner: identity) {
-            return perform(resolution.pointee, message, timestamp, sink)
+        let address = message.address
+        // A literal address the translator accepts is in the table; anything else (a pattern,
+        // an unknown address, a rule left out of the table) is resolved the general way.
+        if let resolution = addressTable.lookup(address) {
+            return perform(resolution, message, timestamp, sink)
         }
-        let resolution = resolve(message.address)
-        cache.insert(message, resolution, owner: identity)
-        return perform(resolution, message, timestamp, sink)
-    }
-
-    /// The fast path for a datagram that is one message at an address `cache` knows: finds the
-    /// address and its resolution in one pass over the address's words, validates only what
-    /// follows the address (the cache's key proves the address bytes valid), and translates.
-    /// Same events, outcome and errors as validating the datagram with `OSCPacketView` and
-    /// calling ``translate(_:timestamp:cache:into:)``.
-    ///
-    /// - Returns: the message and the outcome, or nil when `cache` does not know the datagram's
-    ///   address (or it is a bundle): then validate it and translate it the usual way, which
-    ///   fills the cache.
-    /// - Throws: what `OSCPacketView` throws for the datagram, when it is not valid OSC.
-    public func translate(
-        datagram: UnsafeRawBufferPointer, timestamp: UInt64 = 0, cache: OSCAddressCache,
-        into sink: (MIDIEvent) -> Void
-    ) throws(OSCDecodeError) -> (message: OSCMessageView, outcome: Outcome)? {
-        guard let (resolution, addressLength) = cache.lookup(packet: datagram, owner: identity) else { return nil }
-        let message = try OSCMessageView(datagram, validatedAddressLength: addressLength)
-        return (message, perform(resolution.pointee, message, timestamp, sink))
-    }
-
-    /// The hot case of ``translate(datagram:timestamp:cache:into:)``, as one function with no
-    /// sink: a datagram that is one message at an address `cache` knows, standing for one
-    /// channel event to one output (o2m's `/{port}/note_on ,iii` and the like, or the default
-    /// scheme's `/midi/{port}/{channel}/note_on ,ii` and the like), with all-`i` arguments that
-    /// make one event. Returns that event, which the general path would hand to its sink once
-    /// with the outcome ``Outcome/translated``.
-    ///
-    /// Returns nil for everything else (an unknown address, other tags or sizes, values the
-    /// general path refuses, o2m's channel 0 sent to all 16 channels, several outputs): then
-    /// translate the datagram the general way, which validates it and gives the outcome or the
-    /// error. So this path never accepts what validation would refuse: it accepts only the tag
-    /// strings `,ii` and `,iii` with exactly their arguments' bytes after an address the cache
-    /// proves valid.
-    @inline(__always)
-    public func quickEvent(datagram: UnsafeRawBufferPointer, timestamp: UInt64, cache: OSCAddressCache) -> MIDIEvent? {
-        guard let (resolution, addressLength) = cache.lookup(packet: datagram, owner: identity) else { return nil }
-        return Self.quickEvent(resolution, datagram, tagsAt: (addressLength + 4) & ~3, timestamp: timestamp)
-    }
-
-    /// ``quickEvent(datagram:timestamp:cache:)`` once the address is found: the tag string
-    /// starts at `offset`, the padded address's end.
-    @inline(__always)
-    static func quickEvent(
-        _ resolution: UnsafePointer<AddressResolution>, _ bytes: UnsafeRawBufferPointer, tagsAt offset: Int,
-        timestamp: UInt64
-    ) -> MIDIEvent? {
-        let port = resolution.pointee.singleOutput
-        guard port != .max else { return nil }
-        let remaining = bytes.count - offset
-        guard remaining >= 12 else { return nil }
-        // Byte k of the tag string is bits 8k..8k+7, whatever the machine's order.
-        let tags = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-        @inline(__always)
-        func int32(_ at: Int) -> Int32 {
-            Int32(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
-        }
-        var event = MIDIEvent(resolution.pointee.kind, channel: resolution.pointee.channel, timestamp: timestamp)
-        event.port = port
-        switch resolution.pointee.action {
-        case .osmidChannel:
-            let channel: Int32
-            if resolution.pointee.expected == 3 {
-                // `,iii` and its padding word, then three words.
-                guard remaining == 20, tags == 0x6969_692C,
-                    bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) == 0
-                else { return nil }
-                channel = int32(offset + 8)
-                fillOsmid(&event, first: int32(offset + 12), last: int32(offset + 16))
-            } else {
-                // `,ii` with its NUL, then two words.
-                guard remaining == 12, tags == 0x0069_692C else { return nil }
-                channel = int32(offset + 4)
-                fillOsmid(&event, first: int32(offset + 8), last: 0)
-            }
-            // o2m's channel 0 and below go to all 16 channels: the general path's case.
-            guard channel > 0 else { return nil }
-            event.channel = UInt8(truncatingIfNeeded: min(channel, 16) - 1)
-            return event
-        case .twoDataBytes:
-            guard remaining == 12, tags == 0x0069_692C else { return nil }
-            let first = int32(offset + 4)
-            let second = int32(offset + 8)
-            guard UInt32(bitPattern: first) <= 127, UInt32(bitPattern: second) <= 127 else { return nil }
-            event.data1 = UInt8(truncatingIfNeeded: first)
-            event.data2 = UInt8(truncatingIfNeeded: second)
-            return event
-        default:
-            return nil
-        }
+        return perform(resolve(address), message, timestamp, sink)
     }
 
     /// Runs what `resolution` says on `message`'s arguments.

@@ -58,9 +58,6 @@ public final class OSCToMIDISide: @unchecked Sendable {
     /// something is scheduled on it.
     private let queue: SequencerQueue
     private let translator: OSCToMIDITranslator
-    /// What each recent address resolved to, sized to the mapping rules; lives and dies with
-    /// this side (a reload that changes the OSC settings or the outputs builds a new side).
-    private let addressCache: OSCAddressCache
     private let route: Route
     private let sysexStore: SysExStore?
     private let log: Logger
@@ -112,7 +109,6 @@ public final class OSCToMIDISide: @unchecked Sendable {
         ledger = OutputNoteLedger(ports: ports.count)
         translator = OSCToMIDITranslator(
             outputNames: outputNames, rules: config.mappings, families: config.families, sysex: sysexStore)
-        addressCache = OSCAddressCache(capacity: OSCAddressCache.capacity(forRules: config.mappings.count))
         route = Route(
             inputPorts: .all,
             // Events carry the output's index as their port, which is what `ports` filters name.
@@ -260,41 +256,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         scheduleAt = nil
         // One look at an empty table for every packet when no sender uses recovery.
         let followed = recovery.isEmpty ? nil : recovery.index(of: sender, now: now)
-        // The commonest message: one event at an address seen before, to one output, never
-        // SysEx, never scheduled.
-        if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: addressCache) {
-            // Decided here, not through `recording`: the quick path stores no recording state.
-            if let followed {
-                recovery.record(event, sender: followed, now: now)
-            } else {
-                recovery.remember(event, from: sender, now: now)
-            }
-            // A plain message: what the route makes of it is written at once, unless a bundle
-            // before it in this receive left events staged. The bookkeeping comes after the
-            // write, which is what the port's listener waits for.
-            route.process(event, now: now) { routed, _ in
-                output.send(routed, now: now, moreToCome: false)
-                ledger.record(routed, at: now, now: now)
-            }
-            counters.messages.add(1, ordering: .relaxed)
-            counters.translated.add(1, ordering: .relaxed)
-            return
-        }
         recording = Recording(followed, sender)
-        // A message at an address seen before: its address is not read twice.
-        do {
-            if let (message, outcome) = try translator.translate(
-                datagram: datagram, timestamp: now, cache: addressCache, into: { process($0) })
-            {
-                counters.messages.add(1, ordering: .relaxed)
-                count(outcome, message, from: sender)
-                return
-            }
-        } catch {
-            counters.malformed[MalformedOSC.index(of: error)].add(1, ordering: .relaxed)
-            log.debug("osc input: malformed packet from \(sender) (\(datagram.count) bytes): \(error)")
-            return
-        }
         let packet: OSCPacketView
         do {
             packet = try OSCPacketView(datagram)
@@ -346,7 +308,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     private func handle(_ message: OSCMessageView, from sender: PacketSource) {
         counters.messages.add(1, ordering: .relaxed)
-        count(translator.translate(message, timestamp: now, cache: addressCache) { process($0) }, message, from: sender)
+        count(translator.translate(message, timestamp: now) { process($0) }, message, from: sender)
     }
 
     private func count(_ outcome: OSCToMIDITranslator.Outcome, _ message: OSCMessageView, from sender: PacketSource) {

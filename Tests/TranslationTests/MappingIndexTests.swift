@@ -52,20 +52,23 @@ private func same(_ a: [(Int, TupleArray8<Int32>)], _ b: [(Int, TupleArray8<Int3
 
 private func rules(_ found: [(Int, TupleArray8<Int32>)]) -> [Int] { found.map(\.0) }
 
-/// Translates `message` without a cache, and through `cache`: outcome and events each way.
+/// Translates `message` through the translator's one entry (its address table first) and
+/// through the general resolution alone: outcome and events each way.
 private func translateBothWays(
-    _ translator: OSCToMIDITranslator, _ cache: OSCAddressCache, _ message: OSCMessage
-) throws -> (plain: String, cached: String) {
+    _ translator: OSCToMIDITranslator, _ message: OSCMessage
+) throws -> (table: String, general: String) {
     let bytes = try message.serialize()
     return try bytes.withUnsafeBytes { raw in
         let view = try OSCMessageView(raw)
-        var plain: [String] = []
-        var cached: [String] = []
-        let one = translator.translate(view) { plain.append("\($0.port):\($0.kind):\($0.channel):\($0.data1):\($0.data2)") }
-        let two = translator.translate(view, cache: cache) {
-            cached.append("\($0.port):\($0.kind):\($0.channel):\($0.data1):\($0.data2)")
+        var table: [String] = []
+        var general: [String] = []
+        let one = translator.translate(view) {
+            table.append("\($0.port):\($0.kind):\($0.channel):\($0.data1):\($0.data2)")
         }
-        return ("\(one) \(plain)", "\(two) \(cached)")
+        let two = translator.perform(translator.resolve(view.address), view, 0) {
+            general.append("\($0.port):\($0.kind):\($0.channel):\($0.data1):\($0.data2)")
+        }
+        return ("\(one) \(table)", "\(two) \(general)")
     }
 }
 
@@ -181,28 +184,31 @@ private func translateBothWays(
         all.append(try rule("/one", "s", controller: 9))
         all[500] = try rule("/one", "ii", controller: 5)
         let translator = OSCToMIDITranslator(outputNames: ["synth"], rules: all)
-        let cache = OSCAddressCache()
         for message in [
             OSCMessage("/one", [.int32(3)]), OSCMessage("/one", [.int32(3), .int32(4)]),
             OSCMessage("/one", [.string("x")]), OSCMessage("/one", [.blob([1])]),
         ] {
-            let (plain, cached) = try translateBothWays(translator, cache, message)
-            #expect(plain == cached)
+            let (table, general) = try translateBothWays(translator, message)
+            #expect(table == general)
         }
-        let (ii, _) = try translateBothWays(translator, cache, OSCMessage("/one", [.int32(3), .int32(4)]))
+        let (ii, _) = try translateBothWays(translator, OSCMessage("/one", [.int32(3), .int32(4)]))
         #expect(ii == "translated [\"0:control_change:0:5:3\"]")
-        let (blob, _) = try translateBothWays(translator, cache, OSCMessage("/one", [.blob([1])]))
+        let (blob, _) = try translateBothWays(translator, OSCMessage("/one", [.blob([1])]))
         #expect(blob == "malformed []")
     }
 
     @Test func translatingThroughTheIndexGivesWhatScanningGives() throws {
-        let all = try [
-            rule("/1/fader{n}"), rule("/1/fader9", "i", controller: 9), rule("/1/*", "ff"), rule("/2/push{n}", nil),
-            rule("/2/push3", "f", controller: 33), rule("/layout/ctl{n}"),
-        ] + (0..<300).map { try rule("/layout/ctl\($0)", "i", controller: Double($0 % 128)) }
+        let all =
+            try [
+                rule("/1/fader{n}"), rule("/1/fader9", "i", controller: 9), rule("/1/*", "ff"), rule("/2/push{n}", nil),
+                rule("/2/push3", "f", controller: 33), rule("/layout/ctl{n}"),
+            ] + (0..<300).map { try rule("/layout/ctl\($0)", "i", controller: Double($0 % 128)) }
         let translator = OSCToMIDITranslator(outputNames: ["synth", "thru"], rules: all)
         let addresses =
-            ["/1/fader1", "/1/fader9", "/1/xy", "/2/push3", "/2/push30", "/2/push", "/synth/note_on", "/midi/thru/1/cc"]
+            [
+                "/1/fader1", "/1/fader9", "/1/xy", "/2/push3", "/2/push30", "/2/push", "/synth/note_on",
+                "/midi/thru/1/cc",
+            ]
             + (0..<320).map { "/layout/ctl\($0)" }
         let argumentLists: [[OSCArgument]] = [
             [.float32(0.5)], [.int32(7)], [.float32(1), .float32(0)], [.int32(1), .int32(2), .int32(3)], [],
@@ -215,63 +221,95 @@ private func translateBothWays(
                 #expect(fast.action == slow.action && fast.ruleCount == slow.ruleCount, "\(address)")
                 #expect(fast.firstRule == slow.firstRule && fast.secondRule == slow.secondRule, "\(address)")
                 for i in 0..<8 {
-                    #expect(fast.firstCaptures[i] == slow.firstCaptures[i] && fast.secondCaptures[i] == slow.secondCaptures[i])
+                    #expect(
+                        fast.firstCaptures[i] == slow.firstCaptures[i]
+                            && fast.secondCaptures[i] == slow.secondCaptures[i])
                 }
             }
-            let cache = OSCAddressCache(capacity: 4)
             for arguments in argumentLists {
-                let (plain, cached) = try translateBothWays(translator, cache, OSCMessage(address, arguments))
-                #expect(plain == cached, "\(address) \(arguments)")
+                let (table, general) = try translateBothWays(translator, OSCMessage(address, arguments))
+                #expect(table == general, "\(address) \(arguments)")
             }
         }
     }
 }
 
-@Suite struct SizedAddressCacheTests {
-    @Test(arguments: [(0, 256), (10, 256), (64, 256), (65, 512), (1000, 4096), (4096, 16384), (1_000_000, 16384)])
-    func theCacheIsSizedToTheRulesAndCapped(rules: Int, capacity: Int) {
-        #expect(OSCAddressCache.capacity(forRules: rules) == capacity)
-        #expect(OSCAddressCache(capacity: OSCAddressCache.capacity(forRules: rules)).capacity == capacity)
+@Suite struct AddressTableTests {
+    @Test func theDefaultConfigsAddressesAreAllInTheTable() throws {
+        let translator = OSCToMIDITranslator(outputNames: ["Synth A", "thru"])
+        // Per output: 16 channels x 10 channel types and 11 port-wide types (default), 14
+        // commands (osmid); and TouchOSC's two.
+        #expect(translator.addressTable.count == 2 * (16 * 10 + 11 + 14) + 2)
+        for address in ["/midi/synth_a/16/nrpn", "/thru/program_change", "/midi", "/sysex", "/midi/thru/clock"] {
+            #expect(
+                address.utf8CString.withUnsafeBytes { raw in
+                    translator.addressTable.lookup(UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - 1)])) != nil
+                }, "\(address)")
+        }
+        // Not literal as sent, or not accepted: the general way.
+        for address in ["/midi/Synth A/1/cc", "/midi/synth_a/01/cc", "/midi/*/1/cc", "/midi/synth_a/17/cc", "/x"] {
+            #expect(
+                address.utf8CString.withUnsafeBytes { raw in
+                    translator.addressTable.lookup(UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - 1)])) == nil
+                }, "\(address)")
+        }
     }
 
-    @Test func aThousandRulesOverAThousandAddressesStayCached() throws {
+    @Test func aRulesCapturesRangeOverTheFieldTheySet() throws {
+        let channel = OSCMappingRule(
+            address: try OSCMappingAddress("/ch{c}/cc{n}"), argumentTypes: nil, output: .port(0), kind: .controlChange,
+            values: [OSCMappingValue(.capture(0)), OSCMappingValue(.capture(1)), OSCMappingValue(.argument(0))])
+        #expect(OSCToMIDITranslator.literalAddresses(of: channel)?.count == 16 * 128)
+        let scaled = OSCMappingRule(
+            address: try OSCMappingAddress("/pad{n}"), argumentTypes: nil, output: .port(0), kind: .noteOn,
+            values: [
+                nil, OSCMappingValue(.capture(0), scale: OSCLinearScale(input: (1, 16), output: (36, 51))),
+                OSCMappingValue(.argument(0)),
+            ])
+        #expect(
+            OSCToMIDITranslator.literalAddresses(of: scaled)?.map { String(decoding: $0, as: UTF8.self) }
+                == (1...16).map { "/pad\($0)" })
+        // A `*` or too many capture values: left to the general resolution.
+        #expect(OSCToMIDITranslator.literalAddresses(of: try rule("/mix/*/level")) == nil)
+        let wide = OSCMappingRule(
+            address: try OSCMappingAddress("/nrpn/{p}/{v}"), argumentTypes: nil, output: .port(0), kind: .nrpn,
+            values: [nil, OSCMappingValue(.capture(0)), OSCMappingValue(.capture(1))])
+        #expect(OSCToMIDITranslator.literalAddresses(of: wide) == nil)
+    }
+
+    @Test func rulesPastTheBoundResolveTheGeneralWayWithTheSameOutcome() throws {
+        // 20 rules of 4,096 addresses each: the table holds what fits, the rest are matched.
+        let all = try (0..<20).map { r in
+            OSCMappingRule(
+                address: try OSCMappingAddress("/r\(r)/{c}/{n}"), argumentTypes: nil, output: .port(0),
+                kind: .controlChange,
+                values: [
+                    OSCMappingValue(.capture(0), scale: OSCLinearScale(input: (0, 31), output: (1, 16))),
+                    OSCMappingValue(.capture(1)), OSCMappingValue(.argument(0)),
+                ])
+        }
+        let translator = OSCToMIDITranslator(outputNames: ["synth"], rules: all)
+        #expect(translator.addressTable.count <= OSCAddressTable.maximumCount)
+        for r in [0, 10, 19] {
+            let (table, general) = try translateBothWays(translator, OSCMessage("/r\(r)/31/127", [.int32(5)]))
+            #expect(table == general)
+            #expect(table == "translated [\"0:control_change:15:127:5\"]")
+        }
+        print("address table: \(translator.addressTable.count) addresses, \(translator.addressTable.byteCount) bytes")
+    }
+
+    @Test func aThousandRulesOverAThousandAddressesAreInTheTable() throws {
         let all = try (0..<1000).map { try rule("/layout/ctl\($0)") }
         let translator = OSCToMIDITranslator(outputNames: ["synth"], rules: all)
-        let cache = OSCAddressCache(capacity: OSCAddressCache.capacity(forRules: all.count))
-        let messages = (0..<1000).map { OSCMessage("/layout/ctl\(($0 * 7919) % 1000)", [.float32(0.5)]) }
-        var events = 0
-        for round in 0..<3 {
-            let missesBefore = cache.misses
-            for message in messages {
-                let bytes = try message.serialize()
-                try bytes.withUnsafeBytes { raw in
-                    let view = try OSCMessageView(raw)
-                    #expect(translator.translate(view, cache: cache) { _ in events += 1 } == .translated)
-                }
-            }
-            // The first round fills the cache; then (almost) every message is a hit: a set
-            // of four slots overflows for very few of the 1,024 sets.
-            if round == 0 { #expect(cache.misses - missesBefore == 1000) } else { #expect(cache.misses - missesBefore < 50) }
+        #expect(translator.addressTable.count == 1000 + 16 * 10 + 11 + 14 + 2)
+        let defaultTable = OSCToMIDITranslator(outputNames: ["synth"]).addressTable
+        print(
+            "address table: default config, one output: \(defaultTable.count) addresses, \(defaultTable.byteCount) bytes;"
+                + " with 1000 rules: \(translator.addressTable.count), \(translator.addressTable.byteCount) bytes")
+        for i in [0, 1, 500, 999] {
+            let (table, general) = try translateBothWays(translator, OSCMessage("/layout/ctl\(i)", [.float32(0.5)]))
+            #expect(table == general)
+            #expect(table.hasPrefix("translated"))
         }
-        #expect(events == 3000)
-        #expect(cache.count <= cache.capacity)
-    }
-
-    @Test func aSprayOfAddressesStaysWithinTheCapAndIsCounted() throws {
-        let translator = OSCToMIDITranslator(outputNames: ["synth"], rules: try [rule("/layout/ctl{n}")])
-        let cache = OSCAddressCache(capacity: OSCAddressCache.capacity(forRules: 1))
-        var events = 0
-        for i in 0..<10_000 {
-            let bytes = try OSCMessage(i % 2 == 0 ? "/layout/ctl\(i)" : "/x/\(i)", [.float32(1)]).serialize()
-            try bytes.withUnsafeBytes { raw in
-                let outcome = translator.translate(try OSCMessageView(raw), cache: cache) { _ in events += 1 }
-                #expect(outcome == (i % 2 == 0 ? .translated : .unknownAddress))
-            }
-        }
-        #expect(events == 5000)
-        #expect(cache.misses == 10_000)
-        #expect(cache.count == cache.capacity)
-        // Every insert past the capacity evicted one entry.
-        #expect(cache.evictions == 10_000 - cache.capacity)
     }
 }

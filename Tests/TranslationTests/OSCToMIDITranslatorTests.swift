@@ -1,9 +1,10 @@
 import MIDI
-import MIDIToOSC
-import OSCMapping
-import OSCToMIDI
 import OSC
 import Testing
+
+@testable import MIDIToOSC
+@testable import OSCMapping
+@testable import OSCToMIDI
 
 /// Translates one message for the outputs "Synth A" (0) and "thru" (1), returning the outcome
 /// and each event as `port:bytes` (`"0:90 3C 64"`), SysEx from the store.
@@ -15,7 +16,7 @@ func translate(
     let translator = OSCToMIDITranslator(
         outputNames: ["Synth A", "thru"], rules: rules, families: families, sysex: sysex ? store : nil)
     let bytes = try OSCMessage(address, arguments).serialize()
-    func run(_ cache: OSCAddressCache?) throws -> (OSCToMIDITranslator.Outcome, [String]) {
+    func run(generally: Bool) throws -> (OSCToMIDITranslator.Outcome, [String]) {
         var events: [String] = []
         let outcome = try bytes.withUnsafeBytes { raw in
             let message = try OSCMessageView(raw)
@@ -25,20 +26,16 @@ func translate(
                 events.append("\(event.port):\(hex)")
                 if event.kind == .sysex { store.release(event.sysex) }
             }
-            guard let cache else { return translator.translate(message, into: sink) }
-            return translator.translate(message, cache: cache, into: sink)
+            guard generally else { return translator.translate(message, into: sink) }
+            return translator.perform(translator.resolve(message.address), message, 0, sink)
         }
         return (outcome, events)
     }
-    let uncached = try run(nil)
-    // Through the address cache, the first time (a miss) and again (a hit), every case must
-    // come out the same.
-    let cache = OSCAddressCache()
-    let first = try run(cache)
-    let second = try run(cache)
-    #expect(first == uncached, "through the cache, first time")
-    #expect(second == uncached, "through the cache, from the cache")
-    return uncached
+    let translated = try run(generally: false)
+    // The address table and the general resolution are two resolvers of the same address:
+    // every case must come out the same either way.
+    #expect(try run(generally: true) == translated, "resolved the general way")
+    return translated
 }
 
 private func hex2(_ byte: UInt8) -> String {
