@@ -232,7 +232,7 @@ public final class OSCEventFormatter: @unchecked Sendable {
 }
 
 /// A template segment whose literal text lives in the renderer's text store.
-package enum OSCCompiledSegment {
+enum OSCCompiledSegment {
     case literal(OSCByteRange)
     case placeholder(OSCAddressPlaceholder)
 }

@@ -89,7 +89,7 @@ package struct OSCReverseField {
 }
 
 /// One piece of an address built from an event: literal bytes, or a capture in decimal.
-package enum OSCMappingSegment {
+enum OSCMappingSegment {
     case literal(OSCByteRange)
     case capture(Int)
 }

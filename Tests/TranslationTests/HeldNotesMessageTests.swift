@@ -1,7 +1,6 @@
-import MIDIToOSC
-import OSCMapping
-import OSCToMIDI
+import MIDI
 import OSC
+import Recovery
 import Testing
 
 /// `/aseqosc/held` as docs/OSC.md describes it: liblo's bytes for the same message, and only
