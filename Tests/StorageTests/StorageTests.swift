@@ -71,17 +71,4 @@ import Testing
         nested[1][7] = 5
         #expect(nested[1][7] == 5 && nested[1][6] == -1 && nested[2][0] == -1)
     }
-
-    @Test func aCellIsReadAndWrittenInPlace() {
-        let cell = UncheckedCell((count: 1, name: "a"))
-        cell.value.count += 2
-        cell.address.pointee.name = "b"
-        #expect(cell.value.count == 3 && cell.value.name == "b")
-    }
-
-    @Test func aCellHoldsANonCopyableValueInPlace() {
-        let cell = UncheckedCell(FixedBuffer(repeating: 1, count: 3))
-        cell.value[1] = 5
-        #expect(cell.value.count == 3 && (0..<3).map { cell.value[$0] } == [1, 5, 1])
-    }
 }
