@@ -1,9 +1,9 @@
 import BridgeSession
+import Config
 import MIDIToOSCRuntime
 import OSCToMIDIRuntime
 import Recovery
 import Status
-import Config
 
 extension Bridge {
     /// The OSC -> MIDI side for `config`, or nil when it has none. Its output ports come after

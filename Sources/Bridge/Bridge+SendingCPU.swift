@@ -1,12 +1,12 @@
 import BridgeSession
-import MIDIToOSCRuntime
-import OSCToMIDIRuntime
-import Recovery
-import Status
 import Config
 import Endpoints
+import MIDIToOSCRuntime
+import OSCToMIDIRuntime
 import OSCTransport
 import Platform
+import Recovery
+import Status
 
 extension Bridge {
     /// Where `realtime.cpu` and the destinations of `routes` put the input and pipeline threads

@@ -1,9 +1,9 @@
 import BridgeSession
 import MIDIToOSCRuntime
 import OSCToMIDIRuntime
+import Platform
 import Recovery
 import Status
-import Platform
 
 extension Bridge {
     /// A consistent-enough picture of the running bridge, from counters other threads update.

@@ -1,14 +1,14 @@
 import BridgeSession
-import MIDIToOSCRuntime
-import OSCToMIDIRuntime
-import Recovery
-import Status
 import Config
 import Discovery
 import MIDI
+import MIDIToOSCRuntime
+import OSCToMIDIRuntime
 import OSCTransport
 import Pipeline
 import Platform
+import Recovery
+import Status
 import Synchronization
 
 /// The composition root: builds the running bridge from a config (the ALSA session both

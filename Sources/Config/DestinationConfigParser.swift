@@ -1,7 +1,7 @@
 import Endpoints
 import MIDI
-import OSCMapping
 import OSC
+import OSCMapping
 
 /// The OSC destinations of routes: host, port, scheme or custom messages, and what else a
 /// destination is sent (recovery, time tags).

@@ -216,7 +216,6 @@ public final class OSCToMIDISide: @unchecked Sendable {
     /// `osc.udp://host:port`, `osc.tcp://host:port`, or both.
     package var listenURLs: [String] { config.transports.sorted().map { "osc.\($0.rawValue)://\(config.endpoint)" } }
 
-
     // MARK: The OSC thread
 
     /// After every wake-up: paced output and throttled values that are due; returns the poll

@@ -126,7 +126,9 @@ package final class RecoveryListener {
     /// Handles a held-notes message from `source` at `now`: follows the sender if it is new, and
     /// passes `release` a note-off for each of its notes on the channel the message does not
     /// list.
-    package func received(_ message: HeldNotesMessage, from source: PacketSource, now: UInt64, release: (MIDIEvent) -> Void) {
+    package func received(
+        _ message: HeldNotesMessage, from source: PacketSource, now: UInt64, release: (MIDIEvent) -> Void
+    ) {
         messages.add(1, ordering: .relaxed)
         let period = UInt64(message.periodMilliseconds) * 1_000_000
         guard let index = index(of: source, now: now) ?? follow(source, period: period, now: now) else { return }

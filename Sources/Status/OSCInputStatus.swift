@@ -22,7 +22,8 @@ extension BridgeStatus.OSCInput {
             messages: side.counters.messages.load(ordering: .relaxed),
             translated: side.counters.translated.load(ordering: .relaxed), malformed: malformed,
             unknownAddresses: side.counters.unknownAddress.load(ordering: .relaxed), notAllowed: udp?.notAllowed ?? 0,
-            scheduled: side.counters.scheduled.load(ordering: .relaxed), late: side.counters.late.load(ordering: .relaxed),
+            scheduled: side.counters.scheduled.load(ordering: .relaxed),
+            late: side.counters.late.load(ordering: .relaxed),
             sysexDisabled: side.counters.sysexDisabled.load(ordering: .relaxed),
             sysexDropped: side.counters.sysexDropped.load(ordering: .relaxed),
             outputs: side.output.counters.indices.map { index in
@@ -35,7 +36,8 @@ extension BridgeStatus.OSCInput {
                     reservedNoteOffs: port.reservedNoteOffs.load(ordering: .relaxed),
                     droppedAtStop: port.droppedAtStop.load(ordering: .relaxed),
                     failed: port.failed.load(ordering: .relaxed),
-                    queueHighWater: port.queueHighWater.load(ordering: .relaxed), queueCapacity: side.output.queueCapacity,
+                    queueHighWater: port.queueHighWater.load(ordering: .relaxed),
+                    queueCapacity: side.output.queueCapacity,
                     scheduledHeld: port.scheduledHeld.load(ordering: .relaxed),
                     scheduledHighWater: port.scheduledHighWater.load(ordering: .relaxed),
                     droppedScheduled: Self.byKind(port.droppedScheduled))
