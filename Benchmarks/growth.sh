@@ -35,6 +35,7 @@
 # growth-*.png (copied to docs/images/).
 set -eu
 cd "$(dirname "$0")/.."
+. Benchmarks/lib/before-table.sh
 out=.build/growth
 vm=1 ref=""
 [ "${1:-}" = --no-vm ] && { vm=0; shift; }
@@ -89,33 +90,7 @@ if [ -n "$ref" ]; then
     git archive "$ref" | tar -x -C "$base"
     rm -rf "$base/Benchmarks/aseqosc-bench"
     cp -R Benchmarks/aseqosc-bench "$base/Benchmarks/aseqosc-bench"
-    cat > "$base/Benchmarks/aseqosc-bench/MappingsBridgePath.swift" <<'SWIFT'
-import MIDI
-import MIDIOSC
-import OSC
-
-/// What the bridge did before the address table: the quick path, the cached-datagram path,
-/// else validate and translate, through an address cache sized to the rules.
-final class BridgePath {
-    let translator: OSCToMIDITranslator
-    let cache: OSCAddressCache
-
-    init(_ translator: OSCToMIDITranslator, rules: Int) {
-        self.translator = translator
-        cache = OSCAddressCache(capacity: OSCAddressCache.capacity(forRules: rules))
-    }
-
-    func translate(_ datagram: UnsafeRawBufferPointer, now: UInt64, into sink: (MIDIEvent) -> Void) {
-        if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: cache) {
-            sink(event)
-        } else if (try? translator.translate(datagram: datagram, timestamp: now, cache: cache, into: sink)) == nil,
-            case .message(let message)? = try? OSCPacketView(datagram)
-        {
-            _ = translator.translate(message, timestamp: now, cache: cache, into: sink)
-        }
-    }
-}
-SWIFT
+    before_table_bench "$base"
     (cd "$base" && flock /tmp/aseqosc-build.lock swift build -c release -j 2 --product aseqosc-bench \
       > "$base/build.log" 2>&1) || { tail -n 20 "$base/build.log"; exit 1; }
   fi

@@ -27,6 +27,7 @@
 # .build/mappings/table.txt.
 set -eu
 cd "$(dirname "$0")/.."
+. Benchmarks/lib/before-table.sh
 here=$(pwd)
 out=$here/.build/mappings
 mkdir -p "$out"
@@ -90,33 +91,7 @@ if [ $# -gt 0 ]; then
   git worktree add --detach "$tree" "$rev" > /dev/null 2>&1
   cp Benchmarks/aseqosc-bench/MappingsWorkload.swift Benchmarks/aseqosc-bench/main.swift "$tree/Benchmarks/aseqosc-bench/"
   rm -f "$tree/Benchmarks/aseqosc-bench/MappingsCache.swift"
-  cat > "$tree/Benchmarks/aseqosc-bench/MappingsBridgePath.swift" <<'EOF'
-import MIDI
-import MIDIOSC
-import OSC
-
-/// What the bridge did before the address table: the quick path, the cached-datagram path,
-/// else validate and translate, through an address cache sized to the rules.
-final class BridgePath {
-    let translator: OSCToMIDITranslator
-    let cache: OSCAddressCache
-
-    init(_ translator: OSCToMIDITranslator, rules: Int) {
-        self.translator = translator
-        cache = OSCAddressCache(capacity: OSCAddressCache.capacity(forRules: rules))
-    }
-
-    func translate(_ datagram: UnsafeRawBufferPointer, now: UInt64, into sink: (MIDIEvent) -> Void) {
-        if let event = translator.quickEvent(datagram: datagram, timestamp: now, cache: cache) {
-            sink(event)
-        } else if (try? translator.translate(datagram: datagram, timestamp: now, cache: cache, into: sink)) == nil,
-            case .message(let message)? = try? OSCPacketView(datagram)
-        {
-            _ = translator.translate(message, timestamp: now, cache: cache, into: sink)
-        }
-    }
-}
-EOF
+  before_table_bench "$tree"
   build "$tree" "$tree/.build"
   measure "before-$rev" "$tree/.build"
   columns="before-$rev after"
