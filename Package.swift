@@ -76,8 +76,8 @@ let package = Package(
         .target(name: "MIDIToOSC", dependencies: ["MIDI", "OSC", "OSCMapping", "Storage"]),
         // OSC -> MIDI: where an OSC message becomes MIDI events (pure).
         .target(name: "OSCToMIDI", dependencies: ["MIDI", "OSC", "OSCMapping", "Storage"]),
-        // MIDI -> OSC as it runs: the input thread, the ring, the pipeline thread, the routes
-        // with their destinations' formatters and senders, time-tagged bundles.
+        // MIDI -> OSC as it runs: the input thread, which reads, runs the routes and sends, with
+        // their destinations' formatters and senders, time-tagged bundles.
         .target(
             name: "MIDIToOSCRuntime",
             dependencies: [
@@ -193,3 +193,13 @@ let package = Package(
 // Debug information valgrind 3.19 (Debian 12's, which the benchmarks count instructions with)
 // can read: clang writes DWARF 5 by default, swiftc DWARF 4.
 var dwarf4: [CSetting] { [.unsafeFlags(["-gdwarf-4"])] }
+
+// Release builds leave out the run-time exclusivity checks (the compiler still enforces what it
+// can prove statically; debug builds keep them, so the tests run with them too). Each event
+// thread's state is stored properties of the class that thread owns, and the checks guarded each
+// access on every event: about 190 of the 2,650 instructions a note took from the sequencer to
+// the socket (BENCHMARKS.md, "Issue 35").
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+}

@@ -1,7 +1,7 @@
 #!/bin/sh
 # fanout.sh: user-space instructions per input event for one route to 1, 4, 16 and 64 OSC/UDP
 # destinations (aseqosc-bench's fanout_N workloads: forward-only route, default scheme, real
-# loopback sockets), with a flush every 64 events as the pipeline thread does ("batched") and
+# loopback sockets), with a flush every 64 events as the input thread does ("batched") and
 # after every event ("lone", a keypress on an idle bridge). Counted by callgrind, which is
 # deterministic, so any machine will do: each workload runs with one and with two timed
 # repetitions of --quick (10,000 events), and the difference in total Ir is divided by 10,000,

@@ -2,7 +2,7 @@
 # inprocess-callgrind.sh: instructions per event for aseqosc-bench's workloads, which do not
 # depend on how busy the machine is (the timed numbers do). Each workload runs twice under
 # callgrind, with one and with two timed repetitions of --quick (200,000 wire events; the encode
-# workloads see the 175,000 route outputs; the ring 2,000,000 push+pop pairs), and the difference
+# workloads see the 175,000 route outputs), and the difference
 # in total Ir is divided by one repetition's events, so start-up and set-up cancel.
 #
 #   swift build -c release -j 2 --product aseqosc-bench && Benchmarks/inprocess-callgrind.sh
@@ -12,7 +12,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 bench=.build/release/aseqosc-bench
-workloads=${WORKLOADS:-pipeline_aseqosc pipeline_liblo encode_aseqosc encode_liblo ring_push_pop osc_to_midi}
+workloads=${WORKLOADS:-pipeline_aseqosc pipeline_liblo encode_aseqosc encode_liblo osc_to_midi}
 for workload in $workloads; do
   for repetitions in 1 2; do
     valgrind --tool=callgrind --callgrind-out-file=.build/cg.$workload.$repetitions.out \

@@ -2,8 +2,8 @@
 # rt-hog.sh: paced MIDI -> OSC latency on a VM with TWO CPUs, unloaded and with a real-time hog
 # on the last CPU (SCHED_FIFO 50, busy 3 ms then asleep 2 ms, as an audio thread at a high load),
 # for aseqosc as it starts by default (`realtime.cpu: "auto"`: with a destination on this
-# machine its input and pipeline threads are kept on the last CPU, the hog's), aseqosc with
-# `realtime.cpu: false` (they may move), m2o and the bare forwarder. What the pinning costs when
+# machine its input thread is kept on the last CPU, the hog's), aseqosc with
+# `realtime.cpu: false` (it may move), m2o and the bare forwarder. What the pinning costs when
 # a higher-priority task shares the CPU it pins to (docs/CONFIG.md, `realtime.cpu`).
 #
 #   Benchmarks/rt-hog.sh [--rounds N]      (default 3, about a minute each)

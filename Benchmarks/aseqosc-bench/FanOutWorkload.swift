@@ -7,8 +7,8 @@ import OSCToMIDI
 import OSCTransport
 import Pipeline
 
-/// `routes` routes, each fanning out to `destinations` OSC/UDP destinations, as the pipeline
-/// thread runs them (`MIDIToOSCWorker`, `RouteRuntime.run`): each route runs `operators`
+/// `routes` routes, each fanning out to `destinations` OSC/UDP destinations, as the input
+/// thread runs them (`RouteRunner`, `RouteRuntime.run`): each route runs `operators`
 /// operators (none: it forwards), each output is formatted (default scheme) straight into the
 /// route's `OSCSender` batch slot (a SysEx too long for a slot through a packet buffer, sent on
 /// its own), a flush of every sender every `flushEvery` events and at the end. The packets

@@ -7,20 +7,18 @@ import OSCToMIDI
 import OSC
 import Pipeline
 
-/// The MIDI -> OSC workload: wire bytes through the parser, the ring, a route with typical
-/// operators, and an OSC encoder, on one thread, as the input and pipeline threads would run it
-/// in turn (the input side parses a batch into the ring, the pipeline side drains it).
+/// The MIDI -> OSC workload: wire bytes through the parser, a route with typical operators, and
+/// an OSC encoder, on one thread, a batch at a time, as the input thread runs it.
 final class PipelineWorkload {
     /// Input events per cycle of the byte pattern, and how many of them the route sends on.
     static let cycleEvents = 8
     static let cycleOutputs = 7
-    /// Events parsed into the ring before the pipeline side drains it.
+    /// Events parsed per batch, as the input thread reads them.
     static let batchEvents = 64
 
     let events: Int
     private let wire: [UInt8]
     private let batchOffsets: [Int]
-    private let ring = SPSCRing<MIDIEvent>(capacity: 256)
     private let route: Route
     private let formatter: OSCEventFormatter
     private let packet = UnsafeMutableRawBufferPointer.allocate(byteCount: 1024, alignment: 16)
@@ -113,11 +111,8 @@ final class PipelineWorkload {
             let end = batchOffsets[batch + 1]
             wire.withUnsafeBytes { bytes in
                 parser.parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), timestamp: UInt64(batch)) {
-                    _ = ring.push($0)
+                    route.process($0, now: $0.timestamp) { output, _ in encode(output) }
                 }
-            }
-            while let event = ring.pop() {
-                route.process(event, now: event.timestamp) { output, _ in encode(output) }
             }
             batch += 1
         }

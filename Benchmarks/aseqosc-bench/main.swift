@@ -28,7 +28,7 @@ while let argument = arguments.popFirst() {
               --quick          a tenth of the events (a smoke test)
               --repetitions N  timed runs per workload (default 7); the median is reported
               --only KEY       run one workload and print its line only, for profiling:
-                               pipeline_aseqosc, pipeline_liblo, encode_aseqosc, encode_liblo, ring_push_pop,
+                               pipeline_aseqosc, pipeline_liblo, encode_aseqosc, encode_liblo,
                                osc_to_midi (OSC in: validate, translate, route; no ALSA write),
                                fanout_N (one route to N loopback UDP destinations, a flush every
                                64 events), fanout_lone_N (a flush after every event),
@@ -47,8 +47,7 @@ while let argument = arguments.popFirst() {
     FileHandle.standardError.write("warning: debug build; run with swift run -c release\n".data(using: .utf8)!)
 #endif
 
-// Pin to one core so the single-thread numbers do not include migrations; the two-thread ring
-// test below undoes it. Glibc's module hides sched_setaffinity (it needs _GNU_SOURCE), so it is
+// Pin to one core so the numbers do not include migrations. Glibc's module hides sched_setaffinity (it needs _GNU_SOURCE), so it is
 // looked up by name.
 typealias SetAffinity = @convention(c) (pid_t, Int, UnsafeRawPointer) -> Int32
 let setAffinity = dlsym(nil, "sched_setaffinity").map { unsafeBitCast($0, to: SetAffinity.self) }
@@ -87,14 +86,12 @@ if let only, let fanOut = growthWorkload(only, events: 100_000 / scale) {
 if let only {
     let workload = PipelineWorkload(events: 2_000_000 / scale)
     let outputs = workload.outputs()
-    let ring = SPSCRing<MIDIEvent>(capacity: 256)
     let oscToMIDI = OSCToMIDIWorkload(events: 2_000_000 / scale)
     var work: [String: (Int, () -> Int)] = [
         "pipeline_aseqosc": (workload.events, workload.runAseqosc),
         "pipeline_liblo": (workload.events, workload.runLiblo),
         "encode_aseqosc": (outputs.count, { workload.encodeAseqosc(outputs) }),
         "encode_liblo": (outputs.count, { workload.encodeLiblo(outputs) }),
-        "ring_push_pop": (20_000_000 / scale, { RingBenchmarks.pushPop(ring, operations: 20_000_000 / scale) }),
         "osc_to_midi": (oscToMIDI.events, oscToMIDI.run),
     ]
     // OSC -> MIDI through mapping rules (Benchmarks/mappings.sh).
@@ -129,27 +126,6 @@ results.append(
     measure("encode only, liblo", key: "encode_liblo", events: outputs.count, repetitions: repetitions) {
         workload.encodeLiblo(outputs)
     })
-let ringOperations = 20_000_000 / scale
-let singleRing = SPSCRing<MIDIEvent>(capacity: 256)
-results.append(
-    measure("ring push+pop, 1 thread", key: "ring_push_pop", events: ringOperations, repetitions: repetitions) {
-        RingBenchmarks.pushPop(singleRing, operations: ringOperations)
-    })
-
-// Two threads: both cores allowed again.
-_ = allowCPUs(0xFF)
-let twoThreadOperations = 10_000_000 / scale
-var twoThreadSamples: [Sample] = []
-_ = RingBenchmarks.twoThreads(operations: twoThreadOperations / 10, capacity: 1024)  // warm-up
-for _ in 0..<repetitions {
-    let run = RingBenchmarks.twoThreads(operations: twoThreadOperations, capacity: 1024)
-    blackHole(run.checksum)
-    twoThreadSamples.append(
-        Sample(
-            events: twoThreadOperations, wallNanoseconds: run.nanoseconds, cpuNanoseconds: run.nanoseconds,
-            allocations: 0))
-}
-let twoThreads = Summary(name: "ring, 2 threads (capacity 1024)", key: "ring_two_threads", samples: twoThreadSamples)
 
 // MARK: Report
 
@@ -171,7 +147,7 @@ print(
     aseqosc-bench: \(repetitions) repetitions, medians; \(pinned ? "pinned to CPU 0" : "not pinned"); \
     malloc counted: \(aseqosc_allocations_interposed() == 1 ? "yes" : "NO")
     pipeline: \(workload.events) wire events (\(PipelineWorkload.cycleOutputs) of every \
-    \(PipelineWorkload.cycleEvents) pass the route), parse -> ring -> kind filter, transpose, velocity curve, \
+    \(PipelineWorkload.cycleEvents) pass the route), parse -> kind filter, transpose, velocity curve, \
     note-off normalisation -> OSC (default scheme)
 
     ratios (same run)
@@ -183,23 +159,20 @@ print(
 print(
     pad("workload", 34) + padLeft("events/s", 12) + padLeft("per CPU s", 12) + padLeft("ns/event", 10)
         + padLeft("allocs/event", 14) + padLeft("spread", 9))
-for summary in results + [twoThreads] {
-    let isTwoThreads = summary.key == "ring_two_threads"
+for summary in results {
     print(
         pad(summary.name, 34) + padLeft(millions(summary.eventsPerSecond), 12)
-            + padLeft(isTwoThreads ? "-" : millions(summary.eventsPerCPUSecond), 12)
+            + padLeft(millions(summary.eventsPerCPUSecond), 12)
             + padLeft(String(format: "%.1f", summary.nanosecondsPerEvent), 10)
-            + padLeft(isTwoThreads ? "-" : String(format: "%.3f", summary.allocationsPerEvent), 14)
+            + padLeft(String(format: "%.3f", summary.allocationsPerEvent), 14)
             + padLeft(String(format: "%.0f%%", summary.spread * 100), 9))
 }
 
 var fields: [String] = ["\"repetitions\":\(repetitions)"]
-for summary in results + [twoThreads] {
+for summary in results {
     fields.append("\"\(summary.key)_eps\":\(Int(summary.eventsPerSecond))")
     fields.append("\"\(summary.key)_ns\":\(String(format: "%.2f", summary.nanosecondsPerEvent))")
-    if summary.key != "ring_two_threads" {
-        fields.append("\"\(summary.key)_allocs\":\(String(format: "%.3f", summary.allocationsPerEvent))")
-    }
+    fields.append("\"\(summary.key)_allocs\":\(String(format: "%.3f", summary.allocationsPerEvent))")
 }
 fields.append("\"pipeline_ratio\":\(String(format: "%.2f", pipelineRatio))")
 fields.append("\"encode_ratio\":\(String(format: "%.2f", encodeRatio))")

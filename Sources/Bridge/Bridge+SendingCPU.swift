@@ -9,7 +9,7 @@ import Recovery
 import Status
 
 extension Bridge {
-    /// Where `realtime.cpu` and the destinations of `routes` put the input and pipeline threads
+    /// Where `realtime.cpu` and the destinations of `routes` put the input thread
     /// (see `SendingCPU`): the CPU, and why, for the log; nil for any CPU.
     static func sendingCPU(_ choice: SendingCPU, routes: [RouteRuntime]) throws(BridgeError)
         -> (cpu: Int, reason: String)?
@@ -37,7 +37,7 @@ extension Bridge {
         }
     }
 
-    /// Tells the scheduler where the input and pipeline threads go from their next start, and
+    /// Tells the scheduler where the input thread goes from its next start, and
     /// logs it when it changes. Only while they are stopped.
     func placeSendingThreads(_ routes: [RouteRuntime], choice: SendingCPU) throws(BridgeError) {
         let placement = try Self.sendingCPU(choice, routes: routes)
@@ -45,10 +45,10 @@ extension Bridge {
         realtime.keepSendingThreads(on: placement?.cpu)
         if let placement {
             log.info(
-                "input and pipeline threads kept on CPU \(placement.cpu) (\(placement.reason)): datagrams to this "
+                "input thread kept on CPU \(placement.cpu) (\(placement.reason)): datagrams to this "
                     + "machine from one CPU arrive in the order they were sent")
         } else {
-            log.info("input and pipeline threads run on any CPU")
+            log.info("input thread runs on any CPU")
         }
     }
 }

@@ -10,7 +10,7 @@ extension Bridge {
     public func status(version: String = "") -> BridgeStatus {
         BridgeStatus(
             version: version, client: currentConfig.clientName, uptimeSeconds: WallClock.monotonic - startTime,
-            input: input, worker: worker, routes: routeSnapshot, ring: ring, sysexStore: sysexStore,
+            input: input, routes: routeSnapshot, sysexStore: sysexStore,
             oscInput: oscInputSnapshot, realtime: realtime)
     }
 }

@@ -5,14 +5,13 @@ import MIDI
 import MIDIToOSCRuntime
 import OSCToMIDIRuntime
 import OSCTransport
-import Pipeline
 import Platform
 import Recovery
 import Status
 import Synchronization
 
 /// The composition root: builds the running bridge from a config (the ALSA session both
-/// directions share, ports, ring, routes, OSC formatters and sockets, threads), applies new
+/// directions share, ports, routes, OSC formatters and sockets, threads), applies new
 /// configs without restarting the ALSA client, and takes it all down without leaving a note
 /// sounding.
 public final class Bridge: @unchecked Sendable {
@@ -26,8 +25,8 @@ public final class Bridge: @unchecked Sendable {
     /// The ALSA client, its announcements, the bindings of both directions and the clock.
     let session: SequencerSession
     let input: MIDIInputSide
-    let worker: MIDIToOSCWorker
-    let ring: SPSCRing<MIDIEvent>
+    /// The routes, run on the input thread.
+    let runner: RouteRunner
     let sysexStore: SysExStore
     /// The OSC -> MIDI direction, when the config has output ports (see OSCToMIDISide.swift).
     var oscInput: OSCToMIDISide?
@@ -56,22 +55,18 @@ public final class Bridge: @unchecked Sendable {
         realtime = RealtimeScheduler(
             priority: config.realtime.priority, lockMemory: config.realtime.lockMemory, log: log)
         session = try SequencerSession(name: config.clientName, log: log)
-        ring = SPSCRing(capacity: config.ringCapacity)
         sysexStore = SysExStore(slots: 16, capacity: config.sysexCapacity)
-        let wake: WakeSignal
-        do { wake = try WakeSignal() } catch { throw .system(error) }
-        worker = MIDIToOSCWorker(
-            ring: ring, routes: [], sysexStore: sysexStore, wake: wake, idleWakeMilliseconds: idleWakeMilliseconds)
+        runner = RouteRunner(routes: [])
         do {
             input = try MIDIInputSide(
-                session: session, ring: ring, sysexStore: sysexStore, wake: wake)
+                session: session, runner: runner, sysexStore: sysexStore, idleWakeMilliseconds: idleWakeMilliseconds)
         } catch {
             throw .alsa(error)
         }
+        for note in config.retiredKeys { log.warning(note) }
         let routes = try buildRoutes(config, reusing: []).routes
-        worker.replaceRoutes(routes)
+        runner.replaceRoutes(routes)
         try placeSendingThreads(routes, choice: config.realtime.cpu)
-        worker.realtime = realtime
         input.realtime = realtime
         routesForStatus = routes
         followServices(routes)
@@ -79,10 +74,9 @@ public final class Bridge: @unchecked Sendable {
         oscInputForStatus = oscInput
     }
 
-    /// Starts the pipeline thread, then the input thread.
+    /// Starts the input thread and the OSC thread.
     public func start() {
         realtime.prepare()
-        worker.start()
         input.start()
         oscInput?.start()
         logDestinations()
@@ -97,20 +91,16 @@ public final class Bridge: @unchecked Sendable {
         // deletes and rebinds ALSA ports, which a refused reload must not have done.
         _ = try RouteRuntime.resolve(Self.destinations(of: new))
         input.pause()
-        worker.pause()
-        defer {
-            worker.start()
-            input.start()
-        }
-        let built = try buildRoutes(new, reusing: worker.routes)
+        defer { input.start() }
+        let built = try buildRoutes(new, reusing: runner.routes)
         // A kept route may have a new runtime (new addresses) around the same pipeline route.
         let kept = Set(built.routes.map { ObjectIdentifier($0.route) })
-        for old in worker.routes where !kept.contains(ObjectIdentifier(old.route)) {
+        for old in runner.routes where !kept.contains(ObjectIdentifier(old.route)) {
             if old.route.heldNoteCount > 0 {
                 log.info(
                     "route '\(old.config.name)' changed or removed: releasing \(old.route.heldNoteCount) held notes")
             }
-            worker.release(old)
+            runner.release(old)
         }
         let running = config.realtime
         if new.realtime != running {
@@ -125,7 +115,8 @@ public final class Bridge: @unchecked Sendable {
                 log.warning("cannot rename the ALSA client: \(error)")
             }
         }
-        worker.replaceRoutes(built.routes)
+        for note in new.retiredKeys where !config.retiredKeys.contains(note) { log.warning(note) }
+        runner.replaceRoutes(built.routes)
         followServices(built.routes)
         // With the setting that runs (a change of `realtime` waits for a restart), for the new
         // destinations.
@@ -141,15 +132,14 @@ public final class Bridge: @unchecked Sendable {
         logDestinations()
     }
 
-    /// Stops reading, lets the pipeline finish what is queued, sends every owed note-off, and
-    /// flushes: after this returns, nothing is left sounding.
+    /// Stops reading once what was read is sent, sends a note-off for every note still held,
+    /// and flushes: after this returns, nothing is left sounding.
     public func stop() {
         if let oscInput { stopOSCInput(oscInput) }
         input.pause()
-        worker.pause()
-        worker.releaseAllNotes()
+        runner.releaseAllNotes()
         // Over TCP the note-offs just queued go out on the links' threads: wait for them.
-        for route in worker.routes { route.stopLinks() }
+        for route in runner.routes { route.stopLinks() }
     }
 
     /// Ports for the inputs of `config`, then a runtime per route: the old one where the route,
@@ -198,7 +188,7 @@ public final class Bridge: @unchecked Sendable {
     }
 
     private func logDestinations() {
-        for runtime in worker.routes {
+        for runtime in runner.routes {
             for destination in runtime.resolved {
                 if let service = destination.destination.service {
                     let over = destination.destination.tcp == nil ? "UDP" : "TCP"
@@ -213,15 +203,15 @@ public final class Bridge: @unchecked Sendable {
         }
     }
 
-    /// Pipeline loop passes, for the watchdog: it pings only while this moves.
-    public var pipelineProgress: UInt64 { worker.progress.load(ordering: .relaxed) }
+    /// Input thread loop passes, for the watchdog: it pings only while this moves.
+    public var inputProgress: UInt64 { input.progress.load(ordering: .relaxed) }
 
     /// A one-line status for systemd's `STATUS=`.
     public var statusLine: String {
         let bindings = session.bindings.snapshot
         let bound = bindings.filter { !$0.connected.isEmpty }.count
-        return "\(bound)/\(bindings.count) bindings, \(worker.eventsIn.load(ordering: .relaxed)) events, "
-            + "\(ring.drops) dropped"
+        return "\(bound)/\(bindings.count) bindings, \(runner.eventsIn.load(ordering: .relaxed)) events, "
+            + "\(input.reader.overruns) overruns"
     }
 
     /// Every OSC destination of every route in `config`, branches included.

@@ -47,7 +47,7 @@ public struct Daemon {
             return .configRefused
         }
         log.notice("aseqosc \(version) starting with \(configPath)")
-        // With a watchdog, the pipeline thread wakes at least four times per period even when
+        // With a watchdog, the input thread wakes at least four times per period even when
         // idle, so its progress counter shows it is alive; without one, an idle bridge sleeps.
         let idleWake = notifier.watchdogInterval.map { Int32(max(10, min(1000, $0.milliseconds / 4))) } ?? -1
         let bridge: Bridge
@@ -82,7 +82,7 @@ public struct Daemon {
         notifier.notify("READY=1\nSTATUS=\(bridge.statusLine)")
         log.notice("running: \(bridge.statusLine)")
 
-        // Under a watchdog, a ping every half period, only while the pipeline moves; without
+        // Under a watchdog, a ping every half period, only while the input thread moves; without
         // one the main thread sleeps until a signal comes.
         let pingPeriod = notifier.watchdogInterval.map { Double($0.milliseconds) / 2000 }
         // STATUS= goes with a ping only when it changed.
@@ -90,7 +90,7 @@ public struct Daemon {
         var lastStatus = bridge.statusLine
         while true {
             guard let number = signals.wait(timeout: pingPeriod) else {
-                let progress = bridge.pipelineProgress
+                let progress = bridge.inputProgress
                 let status = bridge.statusLine
                 if progress != lastProgress {
                     notifier.notify("WATCHDOG=1" + (status != lastStatus ? "\nSTATUS=\(status)" : ""))

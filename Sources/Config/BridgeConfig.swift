@@ -16,15 +16,15 @@ public struct BridgeConfig: Sendable {
     public var routes: [RouteConfig] = []
     /// The OSC -> MIDI direction (the `osc` key); nil when there are no output ports or it is off.
     public var oscInput: OSCInputConfig?
-    /// Events the input thread can queue ahead of the pipeline thread (rounded up to 2^n).
-    public var ringCapacity = 4096
+    /// Keys that older versions read and this one ignores, each with why, for the log.
+    public var retiredKeys: [String] = []
     /// The longest SysEx message kept, in bytes; longer ones are dropped and counted.
     public var sysexCapacity = 65_536
     /// Real-time scheduling of the event threads (the `realtime` key).
     public var realtime = RealtimeConfig()
 }
 
-/// SCHED_FIFO for the input, pipeline and OSC threads, and locked memory.
+/// SCHED_FIFO for the input and OSC threads, and locked memory.
 public struct RealtimeConfig: Sendable, Equatable {
     /// Below the audio threads of JACK (its clients run at 5 by default) and PipeWire (88, or
     /// 20 through rtkit), so MIDI never pre-empts audio, and above every normal thread.
@@ -34,7 +34,7 @@ public struct RealtimeConfig: Sendable, Equatable {
     public var priority: Int? = defaultPriority
     /// Whether the process's memory is locked (`mlockall`) while the threads run real-time.
     public var lockMemory = true
-    /// Where the MIDI -> OSC threads (input and pipeline) run (the `realtime.cpu` key).
+    /// Where the MIDI -> OSC thread (the input thread) runs (the `realtime.cpu` key).
     public var cpu = SendingCPU.auto
 
     public init(priority: Int? = defaultPriority, lockMemory: Bool = true, cpu: SendingCPU = .auto) {

@@ -54,8 +54,12 @@ public enum ConfigParser {
         }
         if let middleC = top["middleC"] { config.middleCOctave = try middleC.int(in: 3...5) }
         if let ring = top["ring"] {
+            // Still checked, so a config that loaded before loads now, and a broken one is refused.
             let object = try ring.object(allowing: ["capacity"])
-            if let capacity = object["capacity"] { config.ringCapacity = try capacity.int(in: 16...1_048_576) }
+            if let capacity = object["capacity"] { _ = try capacity.int(in: 16...1_048_576) }
+            config.retiredKeys.append(
+                "ring: ignored; the input thread reads, routes and sends each event, with no ring between threads "
+                    + "(events wait in the sequencer's input queue of 2000)")
         }
         if let sysex = top["sysex"] {
             let object = try sysex.object(allowing: ["maxBytes"])

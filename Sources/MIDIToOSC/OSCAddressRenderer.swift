@@ -4,7 +4,7 @@ import Storage
 
 /// Renders addresses from compiled templates: literals, port names and kind names are runs of
 /// one byte store, so rendering copies bytes and writes digits.
-package struct OSCAddressRenderer: ~Copyable {
+struct OSCAddressRenderer: ~Copyable {
     let segments: FixedBuffer<OSCCompiledSegment>
     /// Sanitised port names, kind names and template literals.
     let text: FixedBytes

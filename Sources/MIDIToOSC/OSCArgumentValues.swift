@@ -3,7 +3,7 @@ import OSCMapping
 
 /// Where an int argument's value is, for one kind of event: a byte of the event for the common
 /// fields, else ``OSCEventFormatter/int`` works it out.
-package enum OSCIntSource: UInt8 {
+enum OSCIntSource: UInt8 {
     case data1, data2, channel, channel0, port, other
 
     init(_ field: OSCArgumentField, of kind: MIDIEventKind) {

@@ -66,7 +66,7 @@ public struct OSCMappingMatch {
 }
 
 /// How one field of an event is compared with or fills in a rule's message.
-package struct OSCReverseField {
+struct OSCReverseField {
     enum Role: UInt8 {
         /// Not compared (a note-off's velocity the rule does not set).
         case ignored
@@ -95,7 +95,7 @@ enum OSCMappingSegment {
 }
 
 /// How one rule is matched and written.
-package struct OSCReverseRule {
+struct OSCReverseRule {
     var fields: OSCByteRange
     /// The address: literal runs and captures.
     var segments: OSCByteRange
@@ -105,7 +105,7 @@ package struct OSCReverseRule {
 
 /// The compiled rules, allocated once and never changed; reached through raw pointers on the
 /// hot path.
-package final class OSCMappingTables: @unchecked Sendable {
+final class OSCMappingTables: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the buffers are owned here and freed in deinit.
 
     let rules: [OSCMappingRule]

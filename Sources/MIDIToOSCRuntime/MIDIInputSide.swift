@@ -9,25 +9,27 @@ import Recovery
 import Storage
 import Synchronization
 
-/// The ALSA side of the MIDI -> OSC path: our input ports and the input thread that reads the
-/// session's client, decodes events and queues them for the pipeline thread (and hands the
-/// session its announcements).
+/// The MIDI -> OSC path's thread and ports: our input ports, and the input thread, which reads
+/// the session's client, runs each event through the routes (``RouteRunner``) and sends what
+/// they make before it reads again. One thread from the sequencer to the socket: a note played
+/// alone waits for no other thread. It also hands the session its announcements.
 ///
 /// Events keep the ALSA port number they arrived on (`MIDIEvent.port`), which stays the same
-/// for a port across reloads. A full ring drops events (counted), but never a note-off: one
-/// that does not fit is owed and queued at the next chance, so a burst cannot leave a note
-/// hanging downstream.
+/// for a port across reloads. While the thread is busy, events wait in the kernel's input queue
+/// (2000 events, see SequencerSession). If that overflows, the kernel drops the whole queue
+/// (counted as an input overrun), and the thread ends every note the routes hold: one of those
+/// notes may have lost its note-off there.
 public final class MIDIInputSide: @unchecked Sendable {
     // @unchecked Sendable: while the input thread runs, only it touches the state below; the
-    // owner changes ports (`apply`) only while the thread is paused (`names` has its own lock).
+    // owner changes ports (`apply`) and routes only while the thread is paused (`names` has its
+    // own lock).
 
     package let session: SequencerSession
     let client: SequencerClient
     package let reader: SequencerReader
-    let ring: SPSCRing<MIDIEvent>
     let sysexStore: SysExStore
-    /// Wakes the pipeline thread, the ring's consumer.
-    let wake: WakeSignal
+    /// The routes, run on this side's thread.
+    public let runner: RouteRunner
     /// Our input ports by name, as ALSA numbered them.
     private(set) var portsByName: [String: UInt8] = [:]
     /// The specs each input port is bound by, to tell a changed binding on reload.
@@ -35,24 +37,28 @@ public final class MIDIInputSide: @unchecked Sendable {
     private let names = Mutex<[UInt8: String]>([:])
     /// Whether each ALSA port number is one of our input ports.
     private let isInputPort = FixedBuffer(repeating: false, count: 256)
-    /// Pushes onto the ring; owes the note-offs that do not fit.
-    private var feeder: RingFeeder
+    /// The reader's overruns already answered by ending the sounding notes.
+    private var overrunsSeen = 0
+    /// The longest the thread waits without an event, so `progress` moves for the watchdog; -1:
+    /// no limit (no watchdog: an idle bridge sleeps until an event).
+    private let idleWakeMilliseconds: Int32
 
     private var thread: SystemThread?
     /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
     public var realtime: RealtimeScheduler?
+    /// Batches handled and idle wake-ups so far; the watchdog pings systemd only while this moves.
+    public let progress = Atomic<UInt64>(0)
 
-    /// The input side of `session`'s client, pushing onto `ring` and waking its consumer with
-    /// `wake`; no ports until ``apply(_:)``.
+    /// The input side of `session`'s client, running `runner`'s routes; no ports until
+    /// ``apply(_:)``.
     public init(
-        session: SequencerSession, ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, wake: WakeSignal
+        session: SequencerSession, runner: RouteRunner, sysexStore: SysExStore, idleWakeMilliseconds: Int32 = 1000
     ) throws(ALSAError) {
         self.session = session
         client = session.client
-        self.ring = ring
+        self.runner = runner
         self.sysexStore = sysexStore
-        self.wake = wake
-        feeder = RingFeeder(ring: ring)
+        self.idleWakeMilliseconds = idleWakeMilliseconds
         reader = try SequencerReader(client: client, sysexStore: sysexStore)
     }
 
@@ -113,7 +119,8 @@ public final class MIDIInputSide: @unchecked Sendable {
         }
     }
 
-    /// Stops the input thread and waits for it; events arriving meanwhile wait in the kernel.
+    /// Stops the input thread once it has sent what it read, and waits for it; events arriving
+    /// meanwhile wait in the kernel. Held notes stay held (a reload pauses this way).
     public func pause() {
         guard thread != nil else { return }
         reader.stop()
@@ -131,14 +138,8 @@ public final class MIDIInputSide: @unchecked Sendable {
 
     @inline(__always)
     private func handle(_ event: MIDIEvent) {
-        let port = Int(event.port & 0xFF)
-        guard isInputPort[port] else {
-            if event.kind == .sysex { sysexStore.release(event.sysex) }
-            return
-        }
-        if !feeder.push(event, now: event.timestamp) && event.kind == .sysex {
-            sysexStore.release(event.sysex)
-        }
+        if isInputPort[Int(event.port & 0xFF)] { runner.run(event) }
+        if event.kind == .sysex { sysexStore.release(event.sysex) }
     }
 
     private func handle(_ decoded: DecodedSequencerEvent) {
@@ -152,14 +153,16 @@ public final class MIDIInputSide: @unchecked Sendable {
         }
     }
 
-    /// Before the first wait and after each batch read from the sequencer: pays owed note-offs,
-    /// wakes the pipeline thread for what was pushed (a system call only if it sleeps), and
-    /// returns how long the reader may wait for the next event: while note-offs are still owed,
-    /// 1 ms, so they go out as soon as the pipeline makes room even if no other event ever comes.
+    /// Before the first wait and after each batch read from the sequencer: answers a new
+    /// overrun, sends what the batch made and what is due, and returns how long the reader may
+    /// wait for the next event.
     private func afterBatch() -> Int32 {
-        if feeder.isOwing { feeder.payOwed(now: MonotonicClock.now()) }
-        // Also when nothing new came: paying owed note-offs may have pushed some.
-        wake.notify()
-        return feeder.isOwing ? 1 : -1
+        progress.add(1, ordering: .relaxed)
+        let overruns = reader.overruns
+        if overruns != overrunsSeen {
+            overrunsSeen = overruns
+            runner.endEverySoundingNote()
+        }
+        return runner.endBatch(idleWakeMilliseconds: idleWakeMilliseconds)
     }
 }

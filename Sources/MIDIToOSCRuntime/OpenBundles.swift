@@ -11,7 +11,7 @@ import Storage
 /// packet to its destination, and before every flush.
 ///
 /// Used by the thread that runs the route. Plain memory set up once: nothing here allocates.
-package final class OpenBundles {
+final class OpenBundles {
     /// Bytes per bundle: the sender's slot, so a closed bundle is queued like any packet.
     let capacity: Int
     private let count: Int

@@ -15,8 +15,8 @@ import Storage
 /// formatters and sockets of its own destinations. A reload keeps a route whose config did not
 /// change (with its held notes) and releases the notes of one that did.
 public final class RouteRuntime: @unchecked Sendable {
-    // @unchecked Sendable: built on the starting thread, then used only by the pipeline thread
-    // (or by the reloading thread while the pipeline thread is paused).
+    // @unchecked Sendable: built on the starting thread, then used only by the input thread
+    // (or by the reloading thread while the input thread is paused).
 
     /// The route as configured.
     public let config: RouteConfig
@@ -25,7 +25,7 @@ public final class RouteRuntime: @unchecked Sendable {
     /// The pipeline route: operators and held notes, kept across reloads while the config stays.
     public let route: Route
     package let destinations: [DestinationConfig]
-    // `let`s, not `var`s: the pipeline thread reads them per event, and a class `var` would
+    // `let`s, not `var`s: the input thread reads them per event, and a class `var` would
     // pay a dynamic exclusivity check each time. A reload that re-resolves to new addresses
     // makes a new runtime around the same route instead (`refreshed()`).
     let formatters: [OSCEventFormatter]

@@ -149,6 +149,17 @@ public struct OSCMappingAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// The number between `prefix` and `suffix`, or nil when the part is not that shape.
     private static func capture(_ part: UnsafeRawBufferPointer, _ prefix: [UInt8], _ suffix: [UInt8]) -> Int32? {
+        prefix.withUnsafeBytes { prefix in
+            suffix.withUnsafeBytes { suffix in capturedNumber(in: part, prefix: prefix, suffix: suffix) }
+        }
+    }
+
+    /// How a `{name}` capture reads one part of an address: the whole number (an optional `-`,
+    /// then 1-9 digits) between `prefix` and `suffix`, or nil when `part` is not that shape.
+    /// The one reading, for a rule's ``match(_:captures:)`` and for the index over many rules.
+    public static func capturedNumber(
+        in part: UnsafeRawBufferPointer, prefix: UnsafeRawBufferPointer, suffix: UnsafeRawBufferPointer
+    ) -> Int32? {
         guard part.count > prefix.count + suffix.count else { return nil }
         var i = 0
         while i < prefix.count {

@@ -2,7 +2,7 @@ import OSCMapping
 import Storage
 
 /// The parts of an address between `/`s, found once, read in place.
-package struct AddressParts {
+struct AddressParts {
     /// The most parts recorded; an address with more has `count` past this and matches nothing.
     static let capacity = 8
     private let address: UnsafeRawBufferPointer

@@ -116,8 +116,9 @@ struct OSCAddressTable: Sendable {
 extension OSCToMIDITranslator {
     /// Every literal address this translator accepts as it would be sent (port names as
     /// sanitised, channels without leading zeros, captures as plain decimals), up to
-    /// ``OSCAddressTable/maximumCount``: the built-in families' addresses, then each mapping
-    /// rule's that has no `*` and few enough capture values.
+    /// ``OSCAddressTable/maximumCount``: the built-in families' addresses, osmid's commands to
+    /// every port (`/*/note_on`, sent as these very bytes), then each mapping rule's that has
+    /// no `*` and few enough capture values.
     func literalAddresses() -> [[UInt8]] {
         var addresses: [[UInt8]] = []
         func add(_ parts: [UInt8]...) {
@@ -150,6 +151,11 @@ extension OSCToMIDITranslator {
             if acceptsOsmid {
                 for command in osmidCommands { add(name, Array(command.utf8)) }
             }
+        }
+        if acceptsOsmid && outputNames.contains(where: { !$0.isEmpty }) {
+            // Sonic Pi's MIDI functions send to o2m's every port by default, as `/*/note_on` and
+            // so on: the patterns a player's notes arrive as, resolved here once, like a name.
+            for command in osmidCommands { add(Array("*".utf8), Array(command.utf8)) }
         }
         for rule in rules {
             guard let ruleAddresses = Self.literalAddresses(of: rule),

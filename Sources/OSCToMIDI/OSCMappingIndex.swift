@@ -326,29 +326,10 @@ public final class OSCMappingIndex: @unchecked Sendable {
 
     /// The number between the edge's prefix and suffix, as ``OSCMappingAddress`` reads a capture.
     private func capture(_ part: UnsafeRawBufferPointer, _ edge: CaptureEdge) -> Int32? {
-        let prefixCount = Int(edge.prefixCount)
-        let suffixCount = Int(edge.suffixCount)
-        guard part.count > prefixCount + suffixCount else { return nil }
-        guard Self.equal(UnsafeRawBufferPointer(rebasing: part[0..<prefixCount]), bytes + Int(edge.prefixStart))
-        else { return nil }
-        let digitsEnd = part.count - suffixCount
-        guard Self.equal(UnsafeRawBufferPointer(rebasing: part[digitsEnd...]), bytes + Int(edge.suffixStart))
-        else { return nil }
-        var i = prefixCount
-        var negative = false
-        if part[i] == UInt8(ascii: "-") {
-            negative = true
-            i += 1
-        }
-        guard i < digitsEnd, digitsEnd - i <= 9 else { return nil }
-        var value: Int32 = 0
-        while i < digitsEnd {
-            let byte = part[i]
-            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int32(byte - UInt8(ascii: "0"))
-            i += 1
-        }
-        return negative ? -value : value
+        OSCMappingAddress.capturedNumber(
+            in: part,
+            prefix: UnsafeRawBufferPointer(start: bytes + Int(edge.prefixStart), count: Int(edge.prefixCount)),
+            suffix: UnsafeRawBufferPointer(start: bytes + Int(edge.suffixStart), count: Int(edge.suffixCount)))
     }
 
     @inline(__always)

@@ -6,7 +6,7 @@ import OSCMapping
 /// Nothing is decoded up front: asking for argument `n` walks the first `n` type tags to its
 /// data and loads it big-endian, and an `i` argument never goes through `Double`. Only the
 /// first ``capacity`` arguments can be read as numbers.
-package struct NumericArguments {
+struct NumericArguments {
     static let capacity = 16
     private let bytes: UnsafeRawBufferPointer
     private let typeTags: UnsafeRawBufferPointer

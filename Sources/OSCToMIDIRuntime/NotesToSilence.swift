@@ -6,7 +6,7 @@ import Recovery
 /// note-off since, and the channels whose all-notes-off (bit `channel`) or all-sound-off (bit
 /// `16 + channel`) went out with no note-on since. A full queue keeps room only for the
 /// silencing events this says are needed.
-package struct NotesToSilence {
+struct NotesToSilence {
     private(set) var notes = HeldNotes()
     private var channelsReleased: UInt32 = 0
 

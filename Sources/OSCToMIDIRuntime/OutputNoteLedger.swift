@@ -15,7 +15,7 @@ import Storage
 /// note-off that was not needed, never towards a note left on.
 ///
 /// Times are monotonic nanoseconds. Owned by the OSC thread; nothing here allocates after `init`.
-package final class OutputNoteLedger {
+final class OutputNoteLedger {
     let ports: Int
     // Per port, channel and note (index port * 2048 + channel * 128 + note): the earliest
     // note-on since the note was last known silent (`.max`: none), the latest note-on, and the

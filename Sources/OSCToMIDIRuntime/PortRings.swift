@@ -9,7 +9,7 @@ import Storage
 /// Appending at the tail and removing from the head move nothing; an insertion or a removal in
 /// the middle moves the elements after it one place. Owned by one thread; nothing here
 /// allocates after `init`, and a slot's memory is touched only once it is used.
-package final class PortRings<Element: BitwiseCopyable> {
+final class PortRings<Element: BitwiseCopyable> {
     /// Slots per port.
     let capacity: Int
     /// Elements held over all ports.

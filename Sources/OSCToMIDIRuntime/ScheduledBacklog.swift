@@ -5,10 +5,10 @@ import Recovery
 /// Scheduled events the kernel had no room for (its output pool full), per output port, in time
 /// order, events of equal time in the order they came. ``PacedMIDIOutput`` hands them to the
 /// kernel as room frees, or writes them itself at their time.
-package typealias ScheduledBacklog = PortRings<ScheduledEvent>
+typealias ScheduledBacklog = PortRings<ScheduledEvent>
 
 /// An event and when it is due.
-package struct ScheduledEvent: BitwiseCopyable {
+struct ScheduledEvent: BitwiseCopyable {
     /// When the event is due, monotonic nanoseconds.
     var time: UInt64
     var event: MIDIEvent

@@ -8,7 +8,7 @@ import Synchronization
 /// One OSC-over-TCP destination: a connection kept up by its own thread, and a bounded queue
 /// that carries packets across an outage.
 ///
-/// The pipeline thread hands packets over with ``enqueue(_:kind:)`` and ``wake()``; neither
+/// The input thread hands packets over with ``enqueue(_:kind:)`` and ``wake()``; neither
 /// blocks nor allocates (a lock-free byte ring, then a pipe written only while the link's
 /// thread sleeps). That thread connects without blocking anything else, reconnects with a
 /// backoff (0.1 s doubling to 2 s, so a synth's machine that comes back is heard from within
@@ -137,7 +137,7 @@ public final class TCPLink: @unchecked Sendable {
         wake()
     }
 
-    // MARK: Producer (the pipeline thread)
+    // MARK: Producer (the input thread)
 
     /// Queues `packet` for the link thread; counts a drop if the hand-over ring is full or the
     /// packet is longer than ``maximumPacketSize``. Call ``wake()`` after a batch.

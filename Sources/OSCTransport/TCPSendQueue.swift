@@ -2,7 +2,7 @@ import Storage
 import Synchronization
 
 /// What a ``TCPLink`` dropped, by kind, and the note-ons it left out as late: counters the
-/// pipeline thread (a full hand-over ring) and the link's thread (a full queue) both bump and
+/// input thread (a full hand-over ring) and the link's thread (a full queue) both bump and
 /// any thread may read (relaxed: statistics only).
 final class TCPDropCounters: Sendable {
     let noteOns = Atomic<Int>(0)

@@ -34,7 +34,7 @@ public struct ControllerAssembly: Sendable {
     }
 
     // @unchecked Sendable: mutated only by the one thread running the route that owns it; a
-    // route is built on one thread and then handed to the pipeline thread, never shared.
+    // route is built on one thread and then handed to the input thread, never shared.
     private final class State: @unchecked Sendable {
         var assembler: ControllerAssembler
         init(_ assembler: ControllerAssembler) { self.assembler = assembler }

@@ -3,7 +3,7 @@ import MIDI
 /// One step of a chain: edits an event in place and says whether to keep it, like mididings'
 /// `bool process(MidiEvent&)`. A closed set, so running one is a switch.
 ///
-/// Operators are built once (from the configuration) and then run on the pipeline thread, where
+/// Operators are built once (from the configuration) and then run on the input thread, where
 /// they never allocate, lock, log or throw.
 public enum Operator: Sendable {
     /// Keeps (or drops) events by kind.

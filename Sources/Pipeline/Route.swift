@@ -1,12 +1,12 @@
 import MIDI
 
-/// A chain fed by a set of input ports, with its counters: what the pipeline thread runs.
+/// A chain fed by a set of input ports, with its counters: what the input thread runs.
 ///
-/// Built once from the configuration, then used by one thread at a time (the pipeline thread).
+/// Built once from the configuration, then used by one thread at a time (the input thread).
 /// It takes a fresh copy of its chain's state, so two routes built from one chain never share
 /// note tables or operator state.
 public final class Route: @unchecked Sendable {
-    // @unchecked Sendable: built on one thread, then handed to the pipeline thread, which alone
+    // @unchecked Sendable: built on one thread, then handed to the input thread, which alone
     // calls its methods; only `counters` (atomics) is read from elsewhere.
 
     /// The input ports whose events this route takes.

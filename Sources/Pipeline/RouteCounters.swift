@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A route's counters, written by the pipeline thread and readable from any thread.
+/// A route's counters, written by the input thread and readable from any thread.
 ///
 /// One writer: each update is a relaxed load and a relaxed store (no read-modify-write), so
 /// counting costs no locked instruction; readers see each counter eventually, not a consistent
@@ -28,7 +28,7 @@ public final class RouteCounters: Sendable {
             unmatchedNoteOffs: unmatchedNoteOffs.load(ordering: .relaxed))
     }
 
-    /// Adds what one input (or one flush) did. Pipeline thread only.
+    /// Adds what one input (or one flush) did. The running thread only.
     @inline(__always)
     func publish(_ tally: RouteTally, eventsIn inputs: Int) {
         bump(eventsIn, inputs)

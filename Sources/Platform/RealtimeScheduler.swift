@@ -6,8 +6,6 @@ import Synchronization
 public enum RealtimeRole: Int, CaseIterable, Sendable, CustomStringConvertible {
     /// The ALSA input thread (`aseqosc-input`).
     case input
-    /// The MIDI -> OSC pipeline thread (`aseqosc-pipe`).
-    case pipeline
     /// The OSC -> MIDI thread (`aseqosc-osc-in`).
     case osc
     /// A TCP destination's connection thread (`aseqosc-tcp`), one per destination.
@@ -16,7 +14,6 @@ public enum RealtimeRole: Int, CaseIterable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .input: "input"
-        case .pipeline: "pipeline"
         case .osc: "osc"
         case .tcp: "tcp"
         }
@@ -67,7 +64,7 @@ public final class RealtimeScheduler: Sendable {
         var memoryRefused: String?
         var prepared = false
         var reported = false
-        /// The CPU the input and pipeline threads are kept on as they start; nil: any.
+        /// The CPU the input thread is kept on as it starts; nil: any.
         var sendingCPU: Int?
     }
 
@@ -96,13 +93,13 @@ public final class RealtimeScheduler: Sendable {
         report(fifoRefused: fifo, memoryRefused: memory)
     }
 
-    /// Keeps the input and pipeline threads on `cpu` (nil: any CPU) from their next start on
+    /// Keeps the input thread on `cpu` (nil: any CPU) from their next start on
     /// (see `SendingCPU` in the config for why). Set before the threads start.
     public func keepSendingThreads(on cpu: Int?) {
         state.withLock { $0.sendingCPU = cpu }
     }
 
-    /// The CPU the input and pipeline threads are kept on from their next start, if any.
+    /// The CPU the input thread is kept on from its next start, if any.
     public var sendingCPU: Int? { state.withLock { $0.sendingCPU } }
 
     /// The highest CPU this process may run on (what taskset, `CPUAffinity=` or a cgroup left
@@ -118,12 +115,12 @@ public final class RealtimeScheduler: Sendable {
     }
 
     /// On the thread itself, first thing: SCHED_FIFO at ``priority``, or normal priority if it
-    /// is refused (or not asked for), and for the input and pipeline threads the CPU of
+    /// is refused (or not asked for), and for the input thread the CPU of
     /// ``keepSendingThreads(on:)``; the outcome shows in ``schedules``.
     public func enter(_ role: RealtimeRole) {
         var schedule = ThreadSchedule(policy: "other", priority: 0)
         // Only the threads that send datagrams: a TCP stream keeps its order whatever CPU sends.
-        if role == .input || role == .pipeline, let cpu = sendingCPU {
+        if role == .input, let cpu = sendingCPU {
             let result = aseqosc_pin_thread(Int32(clamping: cpu))
             if result == 0 {
                 schedule.cpu = cpu

@@ -2,8 +2,8 @@ import Glibc
 import Synchronization
 
 /// Lets a producer wake a consumer thread only when it is asleep, so that in a busy stream
-/// neither side makes a system call per item: the pipeline thread (woken by the input thread)
-/// and each TCP link thread (woken by the pipeline thread's flush).
+/// neither side makes a system call per item: each TCP link thread, woken by the input thread's
+/// flush.
 ///
 /// The sleeper announces itself (`sleeping`), then checks its queue once more before it blocks
 /// in `poll()`; the waker publishes its work, then looks at `sleeping`. A full fence on each side

@@ -15,7 +15,7 @@ import Synchronization
 /// The messages go five times a period, so only ten lost in a row look like silence to a
 /// receiver (which waits two periods).
 package final class RecoveryAnnouncer {
-    // Not Sendable: the pipeline thread's, and the owner's while that thread is paused.
+    // Not Sendable: the input thread's, and the owner's while that thread is paused.
     package let mode: NoteRecovery
 
     /// How often the held notes (or a repeated note-off) go out while due.

@@ -202,7 +202,7 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         /// A running thread's role and how it is scheduled, side by side in one JSON object
         /// (`name`, `policy`, `priority`, `refused`, `cpu`).
         public struct Thread: Codable, Sendable, Equatable {
-            /// `input`, `pipeline`, `osc` or `tcp`.
+            /// `input`, `osc` or `tcp`.
             public var name: String
             public var schedule: ThreadSchedule
 
@@ -227,13 +227,13 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
 
         /// The SCHED_FIFO priority the config asks for; nil with `realtime: false`.
         public var requestedPriority: Int?
-        /// The threads that are running, in the order input, pipeline, osc, tcp.
+        /// The threads that are running, in the order input, osc, tcp.
         public var threads: [Thread]
         public var memoryLocked: Bool
         /// Why locking memory was refused, when it was asked for and refused.
         public var memoryRefused: String?
 
-        /// `threads: input fifo/4, pipeline fifo/4, osc fifo/4; memory locked`, or with the
+        /// `threads: input fifo/4, osc fifo/4; memory locked`, or with the
         /// reasons: `threads: input other (SCHED_FIFO refused: EPERM), ...; memory not locked (...)`.
         public var text: String {
             let threadText = threads.map { "\($0.name) \($0.schedule.text)" }
@@ -252,10 +252,10 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
     public var bindings: [Binding]
     public var routes: [Route]
     public var eventsIn: Int
-    public var ringCapacity: Int
-    public var ringHighWater: Int
-    public var ringDrops: Int
+    /// Times the kernel dropped the events queued for the input thread (its queue was full).
     public var inputOverruns: Int
+    /// Notes ended after those overruns, since any of them may have lost its note-off there.
+    public var notesEndedAfterOverrun: Int
     public var sysexDropped: Int
     public var unsentEvents: Int
     /// The OSC -> MIDI side's counters, when it runs.
@@ -267,8 +267,8 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
     public var text: String {
         var lines = [
             "aseqosc \(version), client '\(client)', up \(Self.duration(uptimeSeconds))",
-            "events in \(eventsIn); ring \(ringHighWater)/\(ringCapacity) high water, \(ringDrops) dropped; "
-                + "input overruns \(inputOverruns); SysEx dropped \(sysexDropped); not sent by scheme \(unsentEvents)",
+            "events in \(eventsIn); input overruns \(inputOverruns) (notes ended \(notesEndedAfterOverrun)); "
+                + "SysEx dropped \(sysexDropped); not sent by scheme \(unsentEvents)",
         ]
         if let realtime { lines.append(realtime.text) }
         lines.append("bindings:")
@@ -323,8 +323,8 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
 extension BridgeStatus {
     /// The status of the running parts, read from counters their threads update.
     public init(
-        version: String, client: String, uptimeSeconds: Double, input: MIDIInputSide, worker: MIDIToOSCWorker,
-        routes: [RouteRuntime], ring: SPSCRing<MIDIEvent>, sysexStore: SysExStore, oscInput: OSCToMIDISide?,
+        version: String, client: String, uptimeSeconds: Double, input: MIDIInputSide,
+        routes: [RouteRuntime], sysexStore: SysExStore, oscInput: OSCToMIDISide?,
         realtime: RealtimeScheduler? = nil
     ) {
         let bindings = input.session.bindings.snapshot.map { binding in
@@ -363,9 +363,9 @@ extension BridgeStatus {
                             serviceAt: runtime.sender.serviceTargets[index].map { $0.current?.description ?? "absent" })
                     })
             },
-            eventsIn: worker.eventsIn.load(ordering: .relaxed), ringCapacity: ring.capacity,
-            ringHighWater: ring.highWater, ringDrops: ring.drops, inputOverruns: input.reader.overruns,
-            sysexDropped: sysexStore.droppedCount, unsentEvents: worker.unformatted.load(ordering: .relaxed),
+            eventsIn: input.runner.eventsIn.load(ordering: .relaxed), inputOverruns: input.reader.overruns,
+            notesEndedAfterOverrun: input.runner.notesEndedAfterOverrun.load(ordering: .relaxed),
+            sysexDropped: sysexStore.droppedCount, unsentEvents: input.runner.unformatted.load(ordering: .relaxed),
             oscInput: oscInput.map(OSCInput.init), realtime: realtime.map { Realtime($0, osc: oscInput != nil) })
     }
 }

@@ -17,7 +17,7 @@ struct RunCommand: Command {
                            does the same and says whether the new config was taken)
           SIGTERM, SIGINT  sends a note-off for every held note, then exits 0
         Under systemd (Type=notify) it reports READY, STATUS, RELOADING, STOPPING and watchdog
-        pings driven by the pipeline thread's progress. Exits 65 when the config is refused at
+        pings driven by the input thread's progress. Exits 65 when the config is refused at
         start, 69 when the sequencer or a needed resource is missing.
 
         options:

@@ -87,9 +87,9 @@ final class MIDIToOSCALSATests: XCTestCase {
             ])
     }
 
-    // The input thread runs small batches through the pipeline itself, so the pipeline thread
-    // may be asleep with its one-second idle timeout when a throttle holds a value back: it must
-    // be woken for the deadline, or the last value of a fader move waits for its next idle wake.
+    // The input thread may be waiting in a read with its one-second idle timeout when a
+    // throttle holds a value back: it must wait no longer than the deadline, or the last value
+    // of a fader move waits for its next idle wake.
     // Four moves 1.25 s apart meet that wake at four different phases.
     func testAThrottledControllerSendsItsLastValueWhenTheIntervalEnds() throws {
         let bridge = try RunningBridge(
@@ -117,7 +117,7 @@ final class MIDIToOSCALSATests: XCTestCase {
         for (delay, total) in zip(delays, sincePlaying) {
             // The interval starts when the first value is read, after `started`.
             XCTAssertGreaterThanOrEqual(total, 0.2, "the last value left before the interval ended: \(sincePlaying)")
-            XCTAssertLessThan(delay, 0.6, "the last value waited for the pipeline thread's idle wake: \(delays)")
+            XCTAssertLessThan(delay, 0.6, "the last value waited for the input thread's idle wake: \(delays)")
         }
     }
 
@@ -141,9 +141,8 @@ final class MIDIToOSCALSATests: XCTestCase {
         }
     }
 
-    /// Chords played one at a time, as a player does, while the pipeline thread is idle: the
-    /// input thread sends each itself, in order, before the next is played; a chord in the
-    /// middle ended by all-notes-off still ends.
+    /// Chords played one at a time, as a player does: the input thread sends each, in order;
+    /// a chord in the middle ended by all-notes-off still ends.
     func testChordsPlayedOneAtATimeGoOutInOrderFromTheInputThread() throws {
         let bridge = try RunningBridge(
             config: """
@@ -171,40 +170,47 @@ final class MIDIToOSCALSATests: XCTestCase {
         XCTAssertEqual(json.status, 0, json.standardError)
         let status = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         XCTAssertEqual(status["eventsIn"] as? Int, expected.count)
-        // Each play's 3 events are sent before the next play; left to the pipeline thread's
-        // wake-ups, plays would pile up on the ring.
-        XCTAssertLessThanOrEqual(status["ringHighWater"] as? Int ?? .max, 6, "\(status)")
-        XCTAssertEqual(status["ringDrops"] as? Int, 0)
+        XCTAssertEqual(status["inputOverruns"] as? Int, 0)
     }
 
-    /// A note played alone, sent by the input thread; its note-off, at the end of a burst that
-    /// overflows a small ring, is dropped: the input side still owes it (the note counts as
-    /// sounding) and sends it once there is room.
-    func testANotePlayedAloneEndsWhenItsNoteOffFindsTheRingFull() throws {
-        // At normal priority: a SCHED_FIFO input thread pre-empts amidi at every event of the
-        // burst and never sees it whole, so the ring never fills (and oscdump, which cannot run
-        // before amidi's write ends, drops the 300 datagrams queued meanwhile).
+    /// A note held while the bridge cannot read (stopped with SIGSTOP) and the kernel's queue
+    /// for it overflows, its note-off among what the kernel drops: the input thread sees the
+    /// overrun and ends the note itself.
+    func testANoteWhoseNoteOffTheKernelDroppedInAnOverrunStillEnds() throws {
         let bridge = try RunningBridge(
             config: """
-                { ring: { capacity: 16 }, realtime: false,
-                  inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
+                { inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
                   routes: [{ destinations: [{ host: "127.0.0.1", port: 9142 }] }] }
                 """, oscPorts: [9142])
         try play("90 3C 64")
         XCTAssertTrue(bridge.waitForMessages(port: 9142, count: 1))
-        // One write: the bridge reads the whole burst at once, and the pipeline thread, asleep,
-        // empties the ring only after the input thread has pushed (or dropped) all of it.
-        let burst = (0..<300).map { String(format: "B0 01 %02X", $0 % 128) }.joined(separator: " ")
+        bridge.bridge.signal(SIGSTOP)
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 5) { Self.processState(bridge.bridge.pid) == "T" }, "never stopped")
+        // More than the 2000 events the kernel queues for a client: the note-off is refused.
+        let burst = (0..<2100).map { String(format: "B0 01 %02X", $0 % 128) }.joined(separator: " ")
         try play(burst + " 80 3C 00")
+        bridge.bridge.signal(SIGCONT)
         XCTAssertTrue(
             RunningBridge.waitUntil(timeout: 5) {
                 bridge.messages(port: 9142).contains("/midi/keys/1/note_off ii 60 0")
-            }, "the note-off never came: \(bridge.messages(port: 9142).suffix(3))")
-        XCTAssertEqual(bridge.messages(port: 9142).last, "/midi/keys/1/note_off ii 60 0")
+            }, "the note never ended: \(bridge.messages(port: 9142).suffix(3))")
 
         let json = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--json", "--control", bridge.controlPath])
         let status = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
-        XCTAssertGreaterThan(status["ringDrops"] as? Int ?? 0, 0, "the burst overflowed the ring: \(status)")
+        XCTAssertGreaterThan(status["inputOverruns"] as? Int ?? 0, 0, "the kernel's queue overflowed: \(status)")
+        XCTAssertEqual(status["notesEndedAfterOverrun"] as? Int, 1, "\(status)")
+        XCTAssertEqual(
+            bridge.messages(port: 9142).filter { $0.contains("note_off") }, ["/midi/keys/1/note_off ii 60 0"],
+            "ended once")
+    }
+
+    /// The state letter of `/proc/PID/stat` (`T`: stopped).
+    static func processState(_ pid: Int32) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[stat.index(close, offsetBy: 2)...].split(separator: " ").first.map(String.init)
     }
 
     func testSourceUnpluggedMidChordReleasesItsNotes() throws {

@@ -3,7 +3,7 @@ import Glibc
 import TestSupport
 import XCTest
 
-/// `realtime`: the input, pipeline and OSC threads under SCHED_FIFO where the system allows it,
+/// `realtime`: the input and OSC threads under SCHED_FIFO where the system allows it,
 /// as the kernel reports them in /proc/PID/task/*/sched, and as `aseqosc status` shows them;
 /// refused, one log line and normal priority (run against the kernel sequencer in the ALSA VM).
 final class RealtimeALSATests: XCTestCase {
@@ -64,14 +64,14 @@ final class RealtimeALSATests: XCTestCase {
         let config = Self.config(realtime: "realtime: { priority: 30 }")
         let bridge = try RunningBridge(config: config, oscPorts: [9211])
         let expected = [
-            "aseqosc-input": "fifo/30", "aseqosc-pipe": "fifo/30", "aseqosc-osc-in": "fifo/30",
+            "aseqosc-input": "fifo/30", "aseqosc-osc-in": "fifo/30",
             "aseqosc": "policy 0", "aseqosc-control": "policy 0",
         ]
         XCTAssertEqual(try policies(bridge).filter { expected[$0.key] != nil }, expected)
         let text = try status(bridge)
-        // 127.0.0.1 is on this machine: the two sending threads stay on the VM's one CPU.
+        // 127.0.0.1 is on this machine: the sending thread stays on the VM's one CPU.
         XCTAssertTrue(
-            text.contains("threads: input fifo/30 on CPU 0, pipeline fifo/30 on CPU 0, osc fifo/30; memory locked"),
+            text.contains("threads: input fifo/30 on CPU 0, osc fifo/30; memory locked"),
             text)
         let document = try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(try status(bridge, json: true).utf8)) as? [String: Any])
@@ -79,16 +79,16 @@ final class RealtimeALSATests: XCTestCase {
         XCTAssertEqual(realtime["requestedPriority"] as? Int, 30)
         XCTAssertEqual(realtime["memoryLocked"] as? Bool, true)
         let threads = try XCTUnwrap(realtime["threads"] as? [[String: Any]])
-        XCTAssertEqual(threads.map { $0["name"] as? String }, ["input", "pipeline", "osc"])
-        XCTAssertEqual(threads.map { $0["policy"] as? String }, ["fifo", "fifo", "fifo"])
-        XCTAssertEqual(threads.map { $0["priority"] as? Int }, [30, 30, 30])
-        XCTAssertEqual(threads.map { $0["cpu"] as? Int }, [0, 0, nil])
+        XCTAssertEqual(threads.map { $0["name"] as? String }, ["input", "osc"])
+        XCTAssertEqual(threads.map { $0["policy"] as? String }, ["fifo", "fifo"])
+        XCTAssertEqual(threads.map { $0["priority"] as? Int }, [30, 30])
+        XCTAssertEqual(threads.map { $0["cpu"] as? Int }, [0, nil])
         let locked = try String(contentsOfFile: "/proc/\(bridge.bridge.pid)/status", encoding: .utf8)
             .split(separator: "\n").first { $0.hasPrefix("VmLck:") }
         XCTAssertNotEqual(locked.map { $0.filter(\.isNumber) }, "0", "VmLck: \(locked ?? "missing")")
         XCTAssertFalse(bridge.bridge.standardError.contains("realtime:"), bridge.bridge.standardError)
 
-        // A reload makes new input and pipeline threads: they are real-time too.
+        // A reload makes a new input thread: it is real-time too.
         let before = try Self.threads(of: bridge.bridge.pid).count
         XCTAssertTrue(try bridge.reload(config), bridge.bridge.standardError)
         XCTAssertEqual(try policies(bridge).filter { expected[$0.key] != nil }, expected)
@@ -114,7 +114,7 @@ final class RealtimeALSATests: XCTestCase {
         let text = try status(bridge)
         XCTAssertTrue(
             text.contains(
-                "threads: input other on CPU 0, pipeline other on CPU 0, osc other; memory not locked (realtime off)"),
+                "threads: input other on CPU 0, osc other; memory not locked (realtime off)"),
             text)
         XCTAssertFalse(bridge.bridge.standardError.contains("realtime:"), bridge.bridge.standardError)
     }
@@ -144,7 +144,7 @@ final class RealtimeALSATests: XCTestCase {
         XCTAssertEqual(bridge.messages(port: 9211), ["/midi/keys/1/note_on ii 60 100"])
     }
 
-    /// `realtime.cpu: "auto"` keeps the input and pipeline threads on one CPU exactly while a
+    /// `realtime.cpu: "auto"` keeps the input thread on one CPU exactly while a
     /// destination is on this machine: loopback, or one of its own addresses (here 10.99.0.1,
     /// put on lo), and not an address that is only routed through lo (198.51.100.7).
     /// `cpu: false` never pins; a CPU the process may not use stops the start with the reason.
@@ -168,25 +168,25 @@ final class RealtimeALSATests: XCTestCase {
             try status(bridge).split(separator: "\n").first { $0.hasPrefix("threads:") }.map(String.init) ?? ""
         }
         let bridge = try RunningBridge(config: config(host: "127.0.0.1"), oscPorts: [9211])
-        XCTAssertEqual(try placement(bridge), "threads: input fifo/4 on CPU 0, pipeline fifo/4 on CPU 0; memory locked")
+        XCTAssertEqual(try placement(bridge), "threads: input fifo/4 on CPU 0; memory locked")
         XCTAssertTrue(
             bridge.bridge.standardError.contains(
-                "input and pipeline threads kept on CPU 0 (127.0.0.1:9211 is on this machine)"),
+                "input thread kept on CPU 0 (127.0.0.1:9211 is on this machine)"),
             bridge.bridge.standardError)
 
         XCTAssertTrue(try bridge.reload(config(host: "198.51.100.7")), bridge.bridge.standardError)
-        XCTAssertEqual(try placement(bridge), "threads: input fifo/4, pipeline fifo/4; memory locked")
+        XCTAssertEqual(try placement(bridge), "threads: input fifo/4; memory locked")
         let log = bridge.bridge.standardError
-        XCTAssertTrue(log.contains("input and pipeline threads run on any CPU"), log)
+        XCTAssertTrue(log.contains("input thread runs on any CPU"), log)
 
         XCTAssertTrue(try bridge.reload(config(host: "10.99.0.1")), bridge.bridge.standardError)
-        XCTAssertEqual(try placement(bridge), "threads: input fifo/4 on CPU 0, pipeline fifo/4 on CPU 0; memory locked")
+        XCTAssertEqual(try placement(bridge), "threads: input fifo/4 on CPU 0; memory locked")
         try play("90 3C 64")
         XCTAssertTrue(bridge.waitForMessages(port: 9211, count: 1), "pinned threads still forward")
         bridge.stop()
 
         let any = try RunningBridge(config: config(host: "127.0.0.1", cpu: ", cpu: false"), oscPorts: [])
-        XCTAssertEqual(try placement(any), "threads: input fifo/4, pipeline fifo/4; memory locked")
+        XCTAssertEqual(try placement(any), "threads: input fifo/4; memory locked")
         any.stop()
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aseqosc-cpu-\(getpid())")

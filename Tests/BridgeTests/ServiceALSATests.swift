@@ -37,7 +37,7 @@ final class ServiceALSATests: XCTestCase {
         XCTAssertTrue(socket.waitFor { $0.contains { $0.contains("READY=1") } }, "\(socket.messages)")
         let ready = try XCTUnwrap(socket.messages.first { $0.contains("READY=1") })
         XCTAssertTrue(ready.contains("STATUS=1/1 bindings"), ready)
-        // 0.4 s watchdog: pings every 0.2 s while the pipeline thread moves.
+        // 0.4 s watchdog: pings every 0.2 s while the input thread moves.
         XCTAssertTrue(socket.waitFor(timeout: 5) { $0.filter { $0 == "WATCHDOG=1" }.count >= 3 }, "\(socket.messages)")
 
         try bridge.reload(Self.config(routes: Self.keepRoute))
@@ -156,7 +156,7 @@ final class ServiceALSATests: XCTestCase {
         XCTAssertEqual(json.status, 0, json.standardError)
         let status = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         XCTAssertEqual(status["eventsIn"] as? Int, 3)
-        XCTAssertEqual(status["ringDrops"] as? Int, 0)
+        XCTAssertEqual(status["inputOverruns"] as? Int, 0)
         let binding = try XCTUnwrap((status["bindings"] as? [[String: Any]])?.first)
         XCTAssertEqual(binding["spec"] as? String, "Virtual Raw MIDI 0-0")
         XCTAssertEqual(binding["connected"] as? [String], ["16:0 Virtual Raw MIDI 0-0:VirMIDI 0-0"])

@@ -240,12 +240,21 @@ import Testing
     @Test func json5CommentsTrailingCommasAndHexAreAccepted() throws {
         let text = """
             // a comment
-            { client: 'studio', /* block */ middleC: 3, ring: { capacity: 0x100, }, }
+            { client: 'studio', /* block */ middleC: 3, sysex: { maxBytes: 0x100, }, }
             """
         let config = try ConfigParser.parse(Data(text.utf8))
         #expect(config.clientName == "studio")
         #expect(config.middleCOctave == 3)
-        #expect(config.ringCapacity == 256)
+        #expect(config.sysexCapacity == 256)
+    }
+
+    /// `ring` sized the queue between two threads that are now one: a config with it still
+    /// loads, and says it is ignored.
+    @Test func theRetiredRingKeyLoadsAndIsNamedAsIgnored() throws {
+        let config = try ConfigParser.parse(Data("{ ring: { capacity: 4096 } }".utf8))
+        #expect(config.retiredKeys.count == 1)
+        #expect(config.retiredKeys.first?.hasPrefix("ring: ignored") == true)
+        #expect(try ConfigParser.parse(Data("{}".utf8)).retiredKeys.isEmpty)
     }
 
     @Test func aTCPDestinationHasItsFramingQueueAndNoteOnTimeout() throws {

@@ -19,7 +19,7 @@ import XCTest
 @testable import Recovery
 @testable import Status
 
-/// The whole MIDI -> OSC hot path, in one thread: ALSA event decode -> ring feeder -> routes with
+/// The whole MIDI -> OSC hot path, in one thread as the input thread runs it: ALSA event decode -> routes with
 /// operators -> OSC formatting for three destinations -> UDP to loopback sockets, with 0 heap
 /// allocations per event after a warm-up (release builds: `make test`).
 final class HotPathAllocationTests: XCTestCase {
@@ -46,9 +46,9 @@ final class HotPathAllocationTests: XCTestCase {
 
         XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
         XCTAssertGreaterThan(delivered, events, "packets reached the loopback sockets")
-        XCTAssertEqual(path.worker.eventsIn.load(ordering: .relaxed), events + 2_000)
+        XCTAssertEqual(path.runner.eventsIn.load(ordering: .relaxed), events + 2_000)
         print(
-            "allocation test: ALSA decode -> ring -> operators -> OSC x3 -> UDP, \(events) events, "
+            "allocation test: ALSA decode -> operators -> OSC x3 -> UDP, \(events) events, "
                 + "\(delivered) packets received, \(allocations) allocations")
     }
 
@@ -60,7 +60,7 @@ final class HotPathAllocationTests: XCTestCase {
             config: """
                 { inputs: [{ name: "keys" }], routes: [{ destinations: [{ host: "127.0.0.1", port: PORT1 }] }] }
                 """, destinations: 1)
-        XCTAssertEqual(path.worker.routes[0].route.chain.operators.count, 0)
+        XCTAssertEqual(path.runner.routes[0].route.chain.operators.count, 0)
         path.pump(2_000)
 
         let events = 100_000
@@ -68,12 +68,12 @@ final class HotPathAllocationTests: XCTestCase {
 
         XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
         XCTAssertEqual(path.delivered[0], events, "one packet per event: the default scheme sends every kind")
-        let counts = path.worker.routes[0].route.counters.snapshot
+        let counts = path.runner.routes[0].route.counters.snapshot
         XCTAssertEqual(counts.eventsIn, events + 2_000)
         XCTAssertEqual(counts.passed, events + 2_000)
-        XCTAssertEqual(path.worker.routes[0].sender.statistics.packetsSent(to: 0), events + 2_000)
+        XCTAssertEqual(path.runner.routes[0].sender.statistics.packetsSent(to: 0), events + 2_000)
         print(
-            "allocation test: ALSA decode -> ring -> forwarding route -> OSC -> UDP, \(events) events, "
+            "allocation test: ALSA decode -> forwarding route -> OSC -> UDP, \(events) events, "
                 + "\(path.delivered[0]) packets received, \(allocations) allocations")
     }
 
@@ -109,15 +109,14 @@ final class HotPathAllocationTests: XCTestCase {
 }
 
 /// The MIDI -> OSC hot path on the calling thread, for the allocation tests: synthetic sequencer
-/// events (``HotPathAllocationTests/fill(_:sequence:)``) through the decoder and the ring feeder,
-/// the worker every 16 events, and loopback sockets, one per destination, drained as it goes.
+/// events (``HotPathAllocationTests/fill(_:sequence:)``) through the decoder and the routes, a
+/// batch's end every 16 events, and loopback sockets, one per destination, drained as it goes.
 final class HotPath {
     let receivers: [UDPReceiverSocket]
-    let worker: MIDIToOSCWorker
+    let runner: RouteRunner
     /// Datagrams each receiver got since the last ``resetDelivered()``.
     private(set) var delivered: [Int]
     private var decoder: SequencerEventDecoder
-    private var feeder: RingFeeder
     private var raw = snd_seq_event_t()
 
     /// `config` names its destination ports `PORT1`, `PORT2`, ...: `destinations` of them.
@@ -128,14 +127,12 @@ final class HotPath {
             text = text.replacingOccurrences(of: "PORT\(index + 1)", with: String(receiver.port))
         }
         let parsed = try ConfigParser.parse(Data(text.utf8))
-        let ring = SPSCRing<MIDIEvent>(capacity: 1024)
         let store = SysExStore(slots: 4, capacity: 1024)
         let routes = try parsed.routes.map {
             try RouteRuntime(config: $0, inputPorts: [0], portNames: ["keys"], sysexStore: store)
         }
-        worker = MIDIToOSCWorker(ring: ring, routes: routes, sysexStore: store, wake: try WakeSignal())
+        runner = RouteRunner(routes: routes)
         decoder = SequencerEventDecoder(sysexStore: store)
-        feeder = RingFeeder(ring: ring)
         delivered = [Int](repeating: 0, count: destinations)
     }
 
@@ -164,10 +161,10 @@ final class HotPath {
         while i < count {
             HotPathAllocationTests.fill(&raw, sequence: i)
             if case .midi(let event, _) = decoder.decode(&raw, timestamp: UInt64(i) * 1000) {
-                _ = feeder.push(event, now: event.timestamp)
+                runner.run(event)
             }
             if i & 15 == 15 {
-                worker.processPending()
+                _ = runner.endBatch(idleWakeMilliseconds: -1)
                 var r = 0
                 while r < receivers.count {
                     delivered[r] += receivers[r].drain()

@@ -37,7 +37,7 @@ final class MappingHotPathAllocationTests: XCTestCase {
         XCTAssertGreaterThan(mapped, events / 3)
         XCTAssertGreaterThan(withScheme, mapped + events / 10)
         print(
-            "allocation test: ALSA decode -> ring -> operators -> mapping rules x2 -> UDP, \(events) events, "
+            "allocation test: ALSA decode -> operators -> mapping rules x2 -> UDP, \(events) events, "
                 + "\(mapped) + \(withScheme) packets received, \(allocations) allocations")
     }
 }

@@ -238,21 +238,31 @@ private func translateBothWays(
     @Test func theDefaultConfigsAddressesAreAllInTheTable() throws {
         let translator = OSCToMIDITranslator(outputNames: ["Synth A", "thru"])
         // Per output: 16 channels x 10 channel types and 11 port-wide types (default), 14
-        // commands (osmid); and TouchOSC's two.
-        #expect(translator.addressTable.count == 2 * (16 * 10 + 11 + 14) + 2)
-        for address in ["/midi/synth_a/16/nrpn", "/thru/program_change", "/midi", "/sysex", "/midi/thru/clock"] {
+        // commands (osmid); the 14 osmid commands to every port (`/*/note_on`, Sonic Pi's
+        // default); and TouchOSC's two.
+        #expect(translator.addressTable.count == 2 * (16 * 10 + 11 + 14) + 14 + 2)
+        for address in [
+            "/midi/synth_a/16/nrpn", "/thru/program_change", "/midi", "/sysex", "/midi/thru/clock", "/*/note_on",
+        ] {
             #expect(
                 address.utf8CString.withUnsafeBytes { raw in
                     translator.addressTable.lookup(UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - 1)])) != nil
                 }, "\(address)")
         }
         // Not literal as sent, or not accepted: the general way.
-        for address in ["/midi/Synth A/1/cc", "/midi/synth_a/01/cc", "/midi/*/1/cc", "/midi/synth_a/17/cc", "/x"] {
+        for address in [
+            "/midi/Synth A/1/cc", "/midi/synth_a/01/cc", "/midi/*/1/cc", "/midi/synth_a/17/cc", "/x", "/{thru}/note_on",
+        ] {
             #expect(
                 address.utf8CString.withUnsafeBytes { raw in
                     translator.addressTable.lookup(UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - 1)])) == nil
                 }, "\(address)")
         }
+        // Every port's note, from the table as from the matcher: to both outputs.
+        let (table, general) = try translateBothWays(
+            translator, OSCMessage("/*/note_on", [.int32(1), .int32(60), .int32(100)]))
+        #expect(table == general)
+        #expect(table == "translated [\"0:note_on:0:60:100\", \"1:note_on:0:60:100\"]")
     }
 
     @Test func aRulesCapturesRangeOverTheFieldTheySet() throws {
@@ -301,7 +311,7 @@ private func translateBothWays(
     @Test func aThousandRulesOverAThousandAddressesAreInTheTable() throws {
         let all = try (0..<1000).map { try rule("/layout/ctl\($0)") }
         let translator = OSCToMIDITranslator(outputNames: ["synth"], rules: all)
-        #expect(translator.addressTable.count == 1000 + 16 * 10 + 11 + 14 + 2)
+        #expect(translator.addressTable.count == 1000 + 16 * 10 + 11 + 14 + 14 + 2)
         let defaultTable = OSCToMIDITranslator(outputNames: ["synth"]).addressTable
         print(
             "address table: default config, one output: \(defaultTable.count) addresses, \(defaultTable.byteCount) bytes;"

@@ -51,7 +51,7 @@ expected = [
 check("aseqosc sent the MIDI played into virmidi as OSC (oscdump on sclang's port 57120)",
       played and sent == expected, events + oscdump + read("aseqosc.log"))
 
-# The two threads that send MIDI -> OSC to these receivers on this machine stay on one CPU, the
+# The thread that sends MIDI -> OSC to these receivers on this machine stays on one CPU, the
 # VM's last (datagrams to this machine sent from two CPUs can overtake each other in the kernel);
 # every other thread, and every thread of the bridge with no OSC destination, may run anywhere.
 threads = read("threads.txt")
@@ -59,12 +59,12 @@ online = re.search(r"^online (\S+)", threads, re.M)
 every_cpu = online.group(1) if online else None   # no threads.txt: the check fails, not the script
 last_cpu = every_cpu.split("-")[-1].split(",")[-1] if every_cpu else None
 placement = [line.split() for line in threads.splitlines() if not line.startswith("online")]
-sending = {("receivers", "aseqosc-input"), ("receivers", "aseqosc-pipe")}
+sending = {("receivers", "aseqosc-input")}
 wrong = [" ".join(p) for p in placement if len(p) == 3 and
          p[2] != (last_cpu if (p[0], p[1]) in sending else every_cpu)]
-check(f"the receivers bridge keeps its input and pipeline threads on CPU {last_cpu}, nothing else pinned",
+check(f"the receivers bridge keeps its input thread on CPU {last_cpu}, nothing else pinned",
       every_cpu is not None and last_cpu != every_cpu and
-      sum((p[0], p[1]) in sending for p in placement if len(p) == 3) == 2 and not wrong,
+      sum((p[0], p[1]) in sending for p in placement if len(p) == 3) == 1 and not wrong,
       threads + "\n".join("wrong: " + w for w in wrong) + "\n" + read("aseqosc.log"))
 
 # SuperCollider: every address aseqosc sent has an OSCdef in supercollider.scd with its type tags.

@@ -129,10 +129,10 @@ oscsend 127.0.0.1 57130 /midi/synth/1/note_off ii 64 0 2>/dev/null
 
 # ---------------------------------------------------------------- real-time threads
 # The unit grants SCHED_FIFO up to 4 (LimitRTPRIO) and memory locking to its dynamic user: the
-# input, pipeline and OSC input threads run FIFO 4, the main and control threads normal.
+# input and OSC input threads run FIFO 4, the main and control threads normal.
 main_pid=$(prop aseqosc MainPID)
-fifo_threads_check "$main_pid" "aseqosc-input/4 aseqosc-osc-in/4 aseqosc-pipe/4" \
-  "the input, pipeline and OSC threads run SCHED_FIFO 4, the others normal (/proc/PID/task/*/sched)"
+fifo_threads_check "$main_pid" "aseqosc-input/4 aseqosc-osc-in/4" \
+  "the input and OSC threads run SCHED_FIFO 4, the others normal (/proc/PID/task/*/sched)"
 json=$(aseqosc status --json --control $ctl 2>&1)
 echo "$json" > "$out/status.json"
 # {"name":"input","policy":"fifo","priority":4,...} for each running thread, in order
@@ -140,8 +140,8 @@ json_threads=$(echo "$json" | tr -d ' \n' | grep -o '"threads":\[[^]]*\]' | grep
   echo "$(echo "$obj" | sed -nE 's/.*"name":"([a-z]+)".*/\1/p') $(echo "$obj" | sed -nE 's/.*"policy":"([a-z]+)".*/\1/p')/$(echo "$obj" | sed -nE 's/.*"priority":([0-9]+).*/\1/p')"
 done | paste -sd' ')
 locked=$(echo "$json" | tr -d ' \n' | grep -o '"memoryLocked":[a-z]*')
-check "aseqosc status --json: input, pipeline and osc threads fifo/4, memory locked" \
-  "$([ "$json_threads" = "input fifo/4 pipeline fifo/4 osc fifo/4" ] && [ "$locked" = '"memoryLocked":true' ]; echo $?)" \
+check "aseqosc status --json: input and osc threads fifo/4, memory locked" \
+  "$([ "$json_threads" = "input fifo/4 osc fifo/4" ] && [ "$locked" = '"memoryLocked":true' ]; echo $?)" \
   "threads '$json_threads', $locked"
 refusals=$(journalctl -b -u aseqosc --no-pager -o cat 2>&1 | grep 'realtime:' | oneline)
 check "the journal has no realtime refusal" "$([ -z "$refusals" ]; echo $?)" "$refusals"

@@ -73,7 +73,7 @@ fifo_threads()   { echo "$1" | awk '$2 == 1 { print $1 "/" 99 - $3 }' | sort | p
 normal_threads() { echo "$1" | awk '$2 != 1 { print $1 }' | sort -u | paste -sd' '; }         # SCHEDULES
 
 # fifo_threads_check PID FIFO NAME: PID's threads (kept in $out/threads.txt) are FIFO exactly
-# as listed ("aseqosc-input/4 aseqosc-pipe/4", sorted), the control thread among the others at
+# as listed ("aseqosc-input/4 aseqosc-osc-in/4", sorted), the control thread among the others at
 # normal priority: one check called NAME.
 fifo_threads_check() {
   local threads fifo others

@@ -97,21 +97,21 @@ check "MIDI played into virmidi reaches oscdump on 57120" "$?" \
 
 # ---------------------------------------------------------------- real-time threads
 # The packaged unit grants SCHED_FIFO (LimitRTPRIO=4, sched_setscheduler back in its filter) and
-# memory locking (LimitMEMLOCK=infinity) to its dynamic user: the input and pipeline threads run
+# memory locking (LimitMEMLOCK=infinity) to its dynamic user: the input thread runs
 # FIFO at 4 (the default config has no OSC input), the others at normal priority (policy 0).
 main_pid=$(prop aseqosc MainPID)
-fifo_threads_check "$main_pid" "aseqosc-input/4 aseqosc-pipe/4" \
-  "the unit's input and pipeline threads run SCHED_FIFO 4, the others normal (/proc/PID/task/*/sched)"
+fifo_threads_check "$main_pid" "aseqosc-input/4" \
+  "the unit's input thread runs SCHED_FIFO 4, the others normal (/proc/PID/task/*/sched)"
 threads_line=$(aseqosc status --control /run/aseqosc/control 2>&1 | grep '^threads:')
-# The default config sends to 127.0.0.1: the two sending threads are kept on the VM's last CPU.
+# The default config sends to 127.0.0.1: the sending thread is kept on the VM's last CPU.
 last_cpu=$(cut -d- -f2 /sys/devices/system/cpu/online)
 check "aseqosc status shows the threads' policy, their CPU and the memory lock" \
-  "$([ "$threads_line" = "threads: input fifo/4 on CPU $last_cpu, pipeline fifo/4 on CPU $last_cpu; memory locked" ]; echo $?)" \
+  "$([ "$threads_line" = "threads: input fifo/4 on CPU $last_cpu; memory locked" ]; echo $?)" \
   "status says '$threads_line'"
 allowed=$(for task in /proc/"$main_pid"/task/*; do
   echo "$(cat "$task/comm")=$(grep Cpus_allowed_list "$task/status" | cut -f2)"; done | sort | paste -sd' ')
-check "the unit may keep its sending threads on one CPU (sched_setaffinity allowed; no refusal logged)" \
-  "$(echo "$allowed" | grep -q "aseqosc-input=$last_cpu" && echo "$allowed" | grep -q "aseqosc-pipe=$last_cpu" &&
+check "the unit may keep its sending thread on one CPU (sched_setaffinity allowed; no refusal logged)" \
+  "$(echo "$allowed" | grep -q "aseqosc-input=$last_cpu" &&
      ! journalctl -b -u aseqosc --no-pager -o cat | grep -q 'cannot keep'; echo $?)" \
   "threads: $allowed; $(journalctl -b -u aseqosc --no-pager -o cat | grep 'cannot keep' | oneline)"
 vmlck=$(awk '/^VmLck:/ { print $2 }' /proc/"$main_pid"/status)
