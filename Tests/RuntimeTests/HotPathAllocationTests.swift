@@ -5,6 +5,7 @@ import Config
 import Foundation
 import MIDI
 import MIDIToOSC
+import OSC
 import OSCMapping
 import OSCToMIDI
 import OSCTransport
@@ -173,6 +174,22 @@ final class HotPath {
             }
             i += 1
         }
+    }
+}
+
+extension UDPReceiverSocket {
+    /// Every datagram waiting, decoded: waits up to 2 s for the first, then takes what follows
+    /// within 100 ms of the one before.
+    func datagrams() throws -> [OSCPacket] {
+        var packets: [OSCPacket] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&poller, 1, packets.isEmpty ? 2_000 : 100) == 1 {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            packets.append(try OSCPacket.decode(Array(buffer[0..<count])))
+        }
+        return packets
     }
 }
 

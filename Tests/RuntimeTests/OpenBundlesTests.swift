@@ -35,19 +35,6 @@ final class OpenBundlesTests: XCTestCase {
 
     override func tearDown() { packet.deallocate() }
 
-    /// Every datagram waiting on `receiver`, decoded.
-    func datagrams(_ receiver: UDPReceiverSocket) throws -> [OSCPacket] {
-        var packets: [OSCPacket] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var poller = pollfd(fd: receiver.descriptor, events: Int16(POLLIN), revents: 0)
-        while poll(&poller, 1, packets.isEmpty ? 2_000 : 100) == 1 {
-            let count = recv(receiver.descriptor, &buffer, buffer.count, 0)
-            guard count > 0 else { break }
-            packets.append(try OSCPacket.decode(Array(buffer[0..<count])))
-        }
-        return packets
-    }
-
     func play(_ event: MIDIEvent, at stamp: UInt64) {
         var event = event
         event.timestamp = stamp
@@ -68,7 +55,7 @@ final class OpenBundlesTests: XCTestCase {
         for note: UInt8 in [60, 64, 67] { play(.noteOn(channel: 0, note: note, velocity: 100), at: stamp) }
         play(.noteOff(channel: 0, note: 60), at: stamp + 1_000_000)
         runtime.flush()
-        let bundled = try datagrams(receivers[0])
+        let bundled = try receivers[0].datagrams()
         XCTAssertEqual(bundled.count, 2, "\(bundled)")
         XCTAssertEqual(
             bundled.map(addresses),
@@ -80,7 +67,7 @@ final class OpenBundlesTests: XCTestCase {
         let gap = Double(release.timeTag.rawValue &- chord.timeTag.rawValue) / 4_294_967_296
         XCTAssertEqual(gap, 0.001, accuracy: 0.0002)
         // The plain destination beside it: a datagram per event, as ever.
-        XCTAssertEqual(try datagrams(receivers[1]).count, 4)
+        XCTAssertEqual(try receivers[1].datagrams().count, 4)
     }
 
     func testAReadTooLongForOneBundleFillsSeveralInOrder() throws {
@@ -90,7 +77,7 @@ final class OpenBundlesTests: XCTestCase {
             play(.controlChange(channel: 0, controller: 1, value: UInt8(value)), at: stamp)
         }
         runtime.flush()
-        let bundled = try datagrams(receivers[0])
+        let bundled = try receivers[0].datagrams()
         XCTAssertEqual(bundled.count, 2, "\(bundled.count) bundles")
         var values: [Int32] = []
         for case .bundle(let bundle) in bundled {
