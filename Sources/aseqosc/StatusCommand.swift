@@ -7,8 +7,9 @@ struct StatusCommand: Command {
 
         Asks the running `aseqosc run` for its state: each binding (spec -> the ALSA port it is
         connected to, or "waiting"), each route and destination with its counters and send
-        errors, the ring's high-water mark and drops, the OSC input's counters (packets, drops
-        by reason, bundles, and per output port: sent, dropped, queue high water), and the uptime.
+        errors, the input overruns (the kernel's queue for us overflowed) and the notes they
+        ended, the OSC input's counters (packets, drops by reason, bundles, and per output port:
+        sent, dropped, queue high water), and the uptime.
         When several instances run, lists them (exit 64) so one can be chosen.
 
         options:
