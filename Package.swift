@@ -51,7 +51,7 @@ let package = Package(
         // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
         .target(name: "Discovery", dependencies: ["CAvahi", "OSCTransport", "Platform"]),
         // OSCQuery: the namespace of what the OSC input accepts (pure), and its HTTP server.
-        .target(name: "OSCQuery", dependencies: ["MIDI", "OSCMapping", "JSON"]),
+        .target(name: "OSCQuery", dependencies: ["MIDI", "OSC", "OSCMapping", "JSON"]),
         .target(name: "OSCQueryHTTP", dependencies: ["CMicroHTTPD", "Endpoints", "OSCQuery", "OSCTransport"]),
 
         // The bridge, one module per job. Configuration: read a config, validate it, summarise
