@@ -392,7 +392,9 @@ private func changes(_ table: PortValues) -> [ValueSlot] {
     func aReplayInPiecesSendsWhatAWholeReplaySends(limit: Int) {
         let table = PortValues(port: 0)
         for channel in UInt8(0)..<16 {
-            for controller in stride(from: UInt8(1), to: 120, by: 9) { table.record(cc(controller, channel, channel: channel)) }
+            for controller in stride(from: UInt8(1), to: 120, by: 9) {
+                table.record(cc(controller, channel, channel: channel))
+            }
             table.record(rpn(UInt16(channel), 5, channel: channel))
             table.record(.pitchBend(channel: channel, bend: Int32(channel)))
         }
@@ -458,7 +460,9 @@ private func changes(_ table: PortValues) -> [ValueSlot] {
         store.record(event)
         event.port = 3
         store.record(event)
-        #expect(store[2].event(at: .controller(7, channel: 0)) == { var e = cc(7, 100); e.port = 2; return e }())
+        var expected = cc(7, 100)
+        expected.port = 2
+        #expect(store[2].event(at: .controller(7, channel: 0)) == expected)
         #expect(replayAll(store[0]).isEmpty)
         #expect(replayAll(store[1]).isEmpty)
         #expect(store.ports.map(\.port) == [0, 1, 2])
