@@ -38,7 +38,7 @@ public final class PortValues: Sendable {
     nonisolated(unsafe) private let dirty: FixedBuffer<Atomic<UInt64>>
     nonisolated(unsafe) private let parameters: ParameterTable
 
-    private static let dirtyWords = (ValueSlot.count + 63) / 64
+    private static var dirtyWords: Int { (ValueSlot.count + 63) / 64 }
 
     /// An empty table for `port`, keeping up to `parameterCapacity` RPN and NRPN values.
     public init(port: UInt16, parameterCapacity: Int = 256) {

@@ -17,22 +17,23 @@ public struct ValueSlot: Hashable, Sendable, Comparable, CustomStringConvertible
     public let index: Int
 
     /// Slots per channel.
-    public static let perChannel = 296
+    public static var perChannel: Int { 296 }
     /// Slots per port (16 channels).
-    public static let count = 16 * perChannel
+    public static var count: Int { 16 * perChannel }
 
-    // Where each group starts in a channel's block.
-    static let controllers = 0
-    static let controllers14 = 128
-    static let polyPressures = 160
-    static let programOffset = 288
-    static let channelPressureOffset = 289
-    static let pitchBendOffset = 290
-    static let lastControllerOffset = 291
-    static let lastController14Offset = 292
-    static let lastPolyPressureOffset = 293
-    static let lastRPNOffset = 294
-    static let lastNRPNOffset = 295
+    // Where each group starts in a channel's block. Computed, not stored: a stored static is
+    // reached through a lazy-initialisation check, and these are read on every event.
+    static var controllers: Int { 0 }
+    static var controllers14: Int { 128 }
+    static var polyPressures: Int { 160 }
+    static var programOffset: Int { 288 }
+    static var channelPressureOffset: Int { 289 }
+    static var pitchBendOffset: Int { 290 }
+    static var lastControllerOffset: Int { 291 }
+    static var lastController14Offset: Int { 292 }
+    static var lastPolyPressureOffset: Int { 293 }
+    static var lastRPNOffset: Int { 294 }
+    static var lastNRPNOffset: Int { 295 }
 
     init(index: Int) { self.index = index }
 
