@@ -29,6 +29,9 @@ let package = Package(
         // Owned fixed-size memory for the hot paths' state, freed with its owner.
         .target(name: "Storage"),
         .target(name: "MIDI", dependencies: ["Storage"]),
+        // The last value of every controller, program, bend and pressure per port and channel:
+        // what a receiver that lost its state is sent again, and what OSCQuery shows (pure).
+        .target(name: "ValueStore", dependencies: ["MIDI", "Storage"]),
         .target(name: "OSC"),
         // JSON5 in (configs), JSON out (status, `ports --json`): what Foundation did, without it.
         .target(name: "JSON"),
@@ -142,6 +145,7 @@ let package = Package(
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
+        .testTarget(name: "ValueStoreTests", dependencies: ["ValueStore", "MIDI", "CAllocationCounter", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "EndpointsTests", dependencies: ["Endpoints"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "TestSupport"]),
