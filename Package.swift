@@ -85,7 +85,7 @@ let package = Package(
             name: "MIDIToOSCRuntime",
             dependencies: [
                 "MIDIToOSC", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "OSCMapping", "Pipeline",
-                "ALSASequencer", "OSCTransport", "Platform", "Storage",
+                "ALSASequencer", "OSCTransport", "Platform", "Storage", "ValueStore",
             ]),
         // OSC -> MIDI as it runs: the OSC thread, the translator, the routes, paced and scheduled
         // MIDI output.
@@ -93,7 +93,7 @@ let package = Package(
             name: "OSCToMIDIRuntime",
             dependencies: [
                 "OSCToMIDI", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "OSCMapping", "Pipeline",
-                "ALSASequencer", "OSCTransport", "Platform", "Storage",
+                "ALSASequencer", "OSCTransport", "Platform", "Storage", "ValueStore",
             ]),
         // What `aseqosc status` shows: the running parts' counters read into values, with their
         // text and JSON forms.
@@ -113,7 +113,7 @@ let package = Package(
             dependencies: [
                 "Config", "BridgeSession", "MIDIToOSCRuntime", "OSCToMIDIRuntime", "Recovery", "Status", "Discovery", "Endpoints",
                 "MIDI", "Pipeline", "ALSASequencer", "OSCTransport", "Platform", "Service", "OSCQuery", "OSCQueryHTTP",
-                "JSON",
+                "JSON", "ValueStore", "OSC",
             ]),
         // The command line: one type per subcommand; `run` parses its options and calls `Daemon`.
         .executableTarget(

@@ -35,12 +35,15 @@ public final class PortBindings: @unchecked Sendable {
         /// The binding's direction: `.source` for one of our input ports, `.destination` for
         /// one of our output ports (one ``PortBindings`` keeps both).
         public var direction: PortSpec.Direction
+        /// Our port the binding belongs to.
+        public var ourPort: UInt8
 
-        public init(_ kind: Kind, spec: PortSpec, port: PortInfo, direction: PortSpec.Direction) {
+        public init(_ kind: Kind, spec: PortSpec, port: PortInfo, direction: PortSpec.Direction, ourPort: UInt8) {
             self.kind = kind
             self.spec = spec
             self.port = port
             self.direction = direction
+            self.ourPort = ourPort
         }
 
         public var description: String {
@@ -106,17 +109,17 @@ public final class PortBindings: @unchecked Sendable {
             for port in binding.connected where !wantedAddresses.contains(port.address) {
                 // Still present but no longer matching (renamed): undo our subscription.
                 if ports.contains(where: { $0.address == port.address }) { disconnect(port.address, binding) }
-                changes.append(Change(.lost, spec: binding.spec, port: port, direction: binding.direction))
+                changes.append(Change(.lost, spec: binding.spec, port: port, direction: binding.direction, ourPort: binding.ourPort))
             }
             var nowConnected = binding.connected.filter { wantedAddresses.contains($0.address) }
             for port in wanted where !nowConnected.contains(where: { $0.address == port.address }) {
                 do {
                     try connect(port.address, binding)
                     nowConnected.append(port)
-                    changes.append(Change(.connected, spec: binding.spec, port: port, direction: binding.direction))
+                    changes.append(Change(.connected, spec: binding.spec, port: port, direction: binding.direction, ourPort: binding.ourPort))
                 } catch {
                     changes.append(
-                        Change(.failed(error), spec: binding.spec, port: port, direction: binding.direction))
+                        Change(.failed(error), spec: binding.spec, port: port, direction: binding.direction, ourPort: binding.ourPort))
                 }
             }
             bindings[index].connected = nowConnected

@@ -50,6 +50,8 @@ public final class SequencerReader: @unchecked Sendable {
     private let wakeReader: Int32
     private let wakeWriter: Int32
     private let stopRequested = Atomic<Bool>(false)
+    /// Set by ``wake()``, which may come just before a read starts to wait.
+    private let wakeRequested = Atomic<Bool>(false)
     /// While ``run(midiBatch:other:afterBatch:)`` waits in `read`, and only then, the port
     /// ``stop()`` sends the wake-up event to; -1 otherwise. Only then: while a batch is being
     /// handled the input queue may be full, and an event the kernel refuses there marks an
@@ -103,6 +105,14 @@ public final class SequencerReader: @unchecked Sendable {
     public func stop() {
         // Pairs with the loads in `run`: the loop's, and the one after publishing `wakePort`.
         stopRequested.store(true, ordering: .sequentiallyConsistent)
+        wake()
+    }
+
+    /// Ends the current wait, so `afterBatch` runs soon (work another thread handed over, a
+    /// replay); callable from any thread.
+    public func wake() {
+        // Pairs with the exchange in `run` after publishing `wakePort`.
+        wakeRequested.store(true, ordering: .sequentiallyConsistent)
         var byte: UInt8 = 1
         _ = write(wakeWriter, &byte, 1)
         // Pairs with the stores in `run` and `drain` around the waiting read.
@@ -184,6 +194,12 @@ public final class SequencerReader: @unchecked Sendable {
                 wakePort.store(Int(wakeUpPort), ordering: .sequentiallyConsistent)
                 // Pairs with the store in `stop()`: a stop() from now on sends the wake-up.
                 if stopRequested.load(ordering: .sequentiallyConsistent) { break }
+                // Likewise for a wake(): its event may not have been sent.
+                if wakeRequested.exchange(false, ordering: .sequentiallyConsistent) {
+                    wakePort.store(-1, ordering: .sequentiallyConsistent)
+                    timeout = afterBatch()
+                    continue
+                }
                 // The first `read` of `drain` waits for the first event.
                 try drain(midiBatch, other, waiting: true)
                 timeout = afterBatch()

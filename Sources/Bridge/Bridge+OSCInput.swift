@@ -13,6 +13,8 @@ extension Bridge {
         let side = try OSCToMIDISide(
             session: session, config: oscConfig, outputs: config.outputs, sysexCapacity: config.sysexCapacity)
         side.realtime = realtime
+        side.onSyncRequest = { [runner] in runner.replaySignal.request($0) }
+        session.outputConnected = { [weak side] in side?.deviceReturned(ourPort: $0) }
         return side
     }
 

@@ -165,7 +165,7 @@ public final class Bridge: @unchecked Sendable {
                 routes.append(
                     try RouteRuntime(
                         config: route, inputPorts: inputPorts, portNames: portNames, sysexStore: sysexStore,
-                        realtime: realtime))
+                        realtime: realtime, replaySignal: runner.replaySignal))
             }
         }
         return (routes, ports)

@@ -20,6 +20,9 @@ public final class SequencerSession: @unchecked Sendable {
     public let bindings: PortBindings
     package let log: Logger
     private var subscribed = false
+    /// Called with our output port whenever a binding connects it to a port (a device that came
+    /// back, or appeared late), on the thread that reconciles: where an output's replay starts.
+    public var outputConnected: (@Sendable (UInt8) -> Void)?
 
     /// Opens the client `name`, with the kernel's largest input pool: a reload stops reading for
     /// a few milliseconds, and a busy source must not lose events (note-offs among them) meanwhile.
@@ -53,7 +56,9 @@ public final class SequencerSession: @unchecked Sendable {
     func reconcile() {
         for change in bindings.reconcile() {
             switch change.kind {
-            case .connected: log.info(change.logLine)
+            case .connected:
+                log.info(change.logLine)
+                if change.direction == .destination { outputConnected?(change.ourPort) }
             case .lost: log.notice(change.logLine)
             case .failed: log.warning(change.logLine)
             }

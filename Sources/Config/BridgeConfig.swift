@@ -83,6 +83,35 @@ public struct InputPortConfig: Sendable, Equatable {
 public struct OutputPortConfig: Sendable, Equatable {
     public var name: String
     public var to: [PortSpec]
+    /// When the port is sent its last values again (`device`, `request`); none by default.
+    public var sync: SyncTriggers = []
+}
+
+/// When a destination or an output port is sent the last value of every controller, program,
+/// pitch bend and pressure again, because its receiver may have lost them (`sync:`,
+/// docs/CONFIG.md). Empty by default, so every scheme stays byte for byte what its peers expect.
+public struct SyncTriggers: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: UInt8
+
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// A TCP destination connected again.
+    public static let reconnect = SyncTriggers(rawValue: 1)
+    /// A destination by service name appeared, or moved to another address.
+    public static let appear = SyncTriggers(rawValue: 2)
+    /// `/aseqosc/sync` arrived at the OSC input, for everything or by name.
+    public static let request = SyncTriggers(rawValue: 4)
+    /// An output port's device came back (it was unplugged, power-cycled, or started late).
+    public static let device = SyncTriggers(rawValue: 8)
+
+    /// The names the config uses, in order.
+    public static let names: [(String, SyncTriggers)] = [
+        ("reconnect", .reconnect), ("appear", .appear), ("request", .request), ("device", .device),
+    ]
+
+    public var description: String {
+        Self.names.filter { contains($0.1) }.map(\.0).joined(separator: ", ")
+    }
 }
 
 /// A MIDI -> OSC route: input ports, operators, then OSC destinations (and branches).
@@ -198,6 +227,8 @@ public struct DestinationConfig: Sendable, Equatable {
     /// With `service: NAME`, the DNS-SD service the destination follows instead of ``host``
     /// and ``port`` (then empty and 0).
     public var service: OSCServiceName?
+    /// When the destination is sent its last values again; none by default.
+    public var sync: SyncTriggers = []
 
     /// `host:port`, with IPv6 hosts in brackets; `service 'NAME' (TYPE)`.
     public var endpoint: String {

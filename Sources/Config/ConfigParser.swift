@@ -76,10 +76,12 @@ public enum ConfigParser {
         }
         if let outputs = top["outputs"] {
             for node in try outputs.array() {
-                let object = try node.object(allowing: ["name", "to"])
+                let object = try node.object(allowing: ["name", "to", "sync"])
                 let name = try portName(object.required("name"), taken: config.outputs.map(\.name))
                 let specs = try object["to"].map(portSpecs) ?? []
-                config.outputs.append(OutputPortConfig(name: name, to: specs))
+                var output = OutputPortConfig(name: name, to: specs)
+                if let sync = object["sync"] { output.sync = try Self.sync(sync, applying: [.device, .request]) }
+                config.outputs.append(output)
             }
         }
         let outputNames = config.outputs.map(\.name)

@@ -37,7 +37,7 @@ extension ConfigParser {
 
     static let destinationKeys = [
         "host", "port", "scheme", "messages", "mappings", "unmatched", "multicast", "broadcast", "recovery",
-        "latency", "protocol", "framing", "queue", "noteOnTimeout", "service",
+        "latency", "protocol", "framing", "queue", "noteOnTimeout", "service", "sync",
     ]
 
     /// `service: "NAME"` or `{ name, type }`: the DNS-SD service to follow, of `_osc._udp` or
@@ -122,6 +122,34 @@ extension ConfigParser {
         }
     }
 
+    /// `sync: true` (every trigger in `applying`), `false`, or a list of trigger names, each
+    /// of which must be in `applying`: what can happen to this destination or port.
+    static func sync(_ node: ConfigNode, applying: SyncTriggers) throws(ConfigError) -> SyncTriggers {
+        if case .bool(let on) = node.value { return on ? applying : [] }
+        guard case .array = node.value else {
+            throw node.expected("true, false, or a list of \(applying.description)")
+        }
+        var triggers: SyncTriggers = []
+        for name in try node.strings() {
+            guard let trigger = SyncTriggers.names.first(where: { $0.0 == name })?.1 else {
+                let known = SyncTriggers.names.map(\.0).joined(separator: ", ")
+                throw node.error("unknown sync trigger '\(name)'; expected one of \(known)")
+            }
+            guard applying.contains(trigger) else {
+                let why =
+                    switch trigger {
+                    case .reconnect: "only a TCP destination (protocol: \"tcp\") reconnects"
+                    case .appear: "only a destination with 'service' appears"
+                    case .device: "'device' is for output ports, whose device can come back"
+                    default: "it does not apply here"
+                    }
+                throw node.error("sync '\(name)' cannot happen here: \(why); this one can have \(applying.description)")
+            }
+            triggers.insert(trigger)
+        }
+        return triggers
+    }
+
     static func destination(_ node: ConfigNode, _ context: Context) throws(ConfigError) -> DestinationConfig {
         let object = try node.object(allowing: destinationKeys)
         var host = ""
@@ -181,6 +209,12 @@ extension ConfigParser {
         destination.latencyMilliseconds = try object["latency"]?.int(in: 0...5000)
         destination.tcp = try transport(object)
         destination.service = service
+        if let sync = object["sync"] {
+            var applying: SyncTriggers = .request
+            if destination.tcp != nil { applying.insert(.reconnect) }
+            if service != nil { applying.insert(.appear) }
+            destination.sync = try Self.sync(sync, applying: applying)
+        }
         if let multicast = object["multicast"] {
             let options = try multicast.object(allowing: ["ttl", "interface", "loop"])
             destination.multicastTTL = try options["ttl"]?.int(in: 0...255)

@@ -8,6 +8,7 @@ import Platform
 import Recovery
 import Storage
 import Synchronization
+import ValueStore
 
 /// The MIDI -> OSC path's thread and ports: our input ports, and the input thread, which reads
 /// the session's client, runs each event through the routes (``RouteRunner``) and sends what
@@ -48,6 +49,10 @@ public final class MIDIInputSide: @unchecked Sendable {
     public var realtime: RealtimeScheduler?
     /// Batches handled and idle wake-ups so far; the watchdog pings systemd only while this moves.
     public let progress = Atomic<UInt64>(0)
+    /// What each input port last received of every controller, program, bend and pressure, as
+    /// it arrived (before any route's operators): OSCQuery's values for the input ports. Made
+    /// again when the ports change (``apply(_:)``), a port keeping nothing across that.
+    public private(set) var values = LastValueStore(portCount: 0)
 
     /// The input side of `session`'s client, running `runner`'s routes; no ports until
     /// ``apply(_:)``.
@@ -60,6 +65,7 @@ public final class MIDIInputSide: @unchecked Sendable {
         self.sysexStore = sysexStore
         self.idleWakeMilliseconds = idleWakeMilliseconds
         reader = try SequencerReader(client: client, sysexStore: sysexStore)
+        runner.replaySignal.wake(with: { [reader] in reader.wake() })
     }
 
     /// Makes our input ports match `inputs`: ports whose name stays keep their number and their
@@ -95,6 +101,8 @@ public final class MIDIInputSide: @unchecked Sendable {
             numbers.append(port)
         }
         try session.subscribeToAnnouncements()
+        let kept = values.ports.map(\.port)
+        if kept != numbers.map({ UInt16($0) }) { values = LastValueStore(ports: numbers.map { UInt16($0) }) }
         names.withLock { names in names = Dictionary(uniqueKeysWithValues: portsByName.map { ($0.value, $0.key) }) }
         session.settle(.source)
         return numbers
@@ -138,7 +146,10 @@ public final class MIDIInputSide: @unchecked Sendable {
 
     @inline(__always)
     private func handle(_ event: MIDIEvent) {
-        if isInputPort[Int(event.port & 0xFF)] { runner.run(event) }
+        if isInputPort[Int(event.port & 0xFF)] {
+            values.record(event)
+            runner.run(event)
+        }
         if event.kind == .sysex { sysexStore.release(event.sysex) }
     }
 

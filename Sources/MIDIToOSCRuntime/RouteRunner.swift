@@ -1,3 +1,4 @@
+import Endpoints
 import MIDI
 import Platform
 import Storage
@@ -33,6 +34,17 @@ public final class RouteRunner: @unchecked Sendable {
     /// Notes ended because the sequencer dropped events they may have ended with (see
     /// ``endEverySoundingNote()``).
     public let notesEndedAfterOverrun = Atomic<Int>(0)
+
+    /// How other threads ask for replays, and how they wake this runner's thread.
+    public let replaySignal = ReplaySignal()
+    /// Whether a replay is under way: the thread then comes back every ``replayInterval``.
+    private var replaying = false
+    /// Values a replay sends to one destination per turn of the input thread.
+    static let replayBudget = 32
+    /// How often, in milliseconds, a replay under way sends its next values: with
+    /// ``replayBudget``, 6,400 values a second to each destination, the 4,736 slots of a port in
+    /// under a second, in gaps that leave the live events first.
+    static let replayInterval: Int32 = 5
 
     /// The largest UDP payload; a longer message (a huge SysEx as a blob) is not sent.
     static let packetCapacity = 65_507
@@ -71,6 +83,38 @@ public final class RouteRunner: @unchecked Sendable {
     /// returns how long the input thread may wait for the next event, in milliseconds: until
     /// the earliest deadline, at most `idleWakeMilliseconds` (-1: no limit).
     func endBatch(idleWakeMilliseconds: Int32) -> Int32 {
+        let wait = sendDue(idleWakeMilliseconds: idleWakeMilliseconds)
+        guard replaying || replaySignal.raised.load(ordering: .relaxed) else { return wait }
+        replaying = continueReplays()
+        guard replaying else { return wait }
+        return wait < 0 ? Self.replayInterval : min(wait, Self.replayInterval)
+    }
+
+    /// Starts what was asked for, and sends the next values of every replay under way (after
+    /// this batch's live events, which went out first); returns whether one is still under way.
+    private func continueReplays() -> Bool {
+        if replaySignal.raised.exchange(false, ordering: .acquiring) {
+            for request in replaySignal.takeRequests() {
+                for runtime in routes {
+                    for destination in runtime.destinations(for: request) { runtime.wantReplay(destination) }
+                }
+            }
+        }
+        let now = MonotonicClock.now()
+        var underWay = false
+        var refused = 0
+        for runtime in routes where runtime.hasSync {
+            if runtime.continueReplays(now: now, budget: Self.replayBudget, refusedRequests: &refused, packet: packet) {
+                underWay = true
+            }
+        }
+        if refused > 0 { replaySignal.refused.add(refused, ordering: .relaxed) }
+        for runtime in routes where runtime.hasSync { runtime.flush() }
+        return underWay
+    }
+
+    /// ``endBatch(idleWakeMilliseconds:)`` but for replays.
+    private func sendDue(idleWakeMilliseconds: Int32) -> Int32 {
         guard hasDeadlines else {
             flushAll()
             return idleWakeMilliseconds

@@ -10,6 +10,8 @@ import Pipeline
 import Platform
 import Recovery
 import Storage
+import Synchronization
+import ValueStore
 
 /// One configured route as it runs: the pipeline's route (operators, held notes) with the
 /// formatters and sockets of its own destinations. A reload keeps a route whose config did not
@@ -47,12 +49,30 @@ public final class RouteRuntime: @unchecked Sendable {
     let hasTCP: Bool
     /// Where TCP destinations' threads take their scheduling from.
     let realtime: RealtimeScheduler?
+    /// The runner's replay signal (nil in tests without one).
+    let replaySignal: ReplaySignal?
+    /// What each destination with `sync` was last sent of every controller, program, bend and
+    /// pressure (nil: `sync` off), by destination index; kept across a re-resolve and a reload
+    /// that keeps the route.
+    public let stores: [LastValueStore?]
+    /// Whether any destination has `sync`: the per-output check of a route without any.
+    let hasSync: Bool
+    /// Replays asked for by other threads, by destination index (see ``wantReplay(_:)``).
+    private let replayWanted: FixedBuffer<Atomic<Bool>>
+    /// Where each replay under way has got to, by destination index (the input thread's).
+    private var replays: [StoreReplayCursor?]
+    /// When each destination's last replay started (monotonic ns), for the once-a-second limit
+    /// on requests.
+    private var replayStarted: [UInt64]
 
     /// A runtime for `config`, its destinations resolved and their sockets open.
+    /// `replaySignal`: the runner's, which the destinations' reconnections and appearances
+    /// raise for their replays (`sync`).
     public init(
         config: RouteConfig, inputPorts: [UInt8], portNames: [String], sysexStore: SysExStore,
-        realtime: RealtimeScheduler? = nil
+        realtime: RealtimeScheduler? = nil, replaySignal: ReplaySignal? = nil
     ) throws(BridgeError) {
+        self.replaySignal = replaySignal
         self.config = config
         self.realtime = realtime
         self.inputPorts = inputPorts
@@ -68,10 +88,17 @@ public final class RouteRuntime: @unchecked Sendable {
         latencies = destinations.map { $0.latencyMilliseconds.map { UInt64($0) * 1_000_000 } }
         hasTimeTags = latencies.contains { $0 != nil }
         hasTCP = destinations.contains { $0.tcp != nil }
+        let ports = inputPorts.map { UInt16($0) }
+        stores = destinations.map { $0.sync.isEmpty ? nil : LastValueStore(ports: ports) }
+        hasSync = stores.contains { $0 != nil }
+        replayWanted = FixedBuffer(count: destinations.count) { _ in Atomic<Bool>(false) }
+        replays = Array(repeating: nil, count: destinations.count)
+        replayStarted = Array(repeating: 0, count: destinations.count)
         Self.warmUp(route.chain, formatters)
         resolved = try Self.resolve(destinations)
         sender = try Self.sender(resolved, realtime)
         bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
+        observeReplayTriggers()
     }
 
     private init(keeping old: RouteRuntime, resolved: [ResolvedOSCDestination]) throws(BridgeError) {
@@ -86,9 +113,37 @@ public final class RouteRuntime: @unchecked Sendable {
         hasTimeTags = old.hasTimeTags
         hasTCP = old.hasTCP
         realtime = old.realtime
+        stores = old.stores
+        hasSync = old.hasSync
+        replayWanted = FixedBuffer(count: old.destinations.count) { _ in Atomic<Bool>(false) }
+        replays = old.replays
+        replayStarted = old.replayStarted
         self.resolved = resolved
+        replaySignal = old.replaySignal
         sender = try Self.sender(resolved, old.realtime)
         bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
+        observeReplayTriggers()
+    }
+
+    /// Asks for a replay whenever a destination with `sync: ["reconnect"]` connects and one
+    /// with `sync: ["appear"]` appears or moves.
+    private func observeReplayTriggers() {
+        guard let signal = replaySignal, hasSync else { return }
+        for (index, destination) in destinations.enumerated() {
+            if destination.sync.contains(.reconnect), let link = sender.links[index] {
+                link.observeConnections { [weak self] in
+                    self?.wantReplay(index)
+                    signal.raise()
+                }
+            }
+            if destination.sync.contains(.appear), let target = sender.serviceTargets[index] {
+                target.observe { [weak self] in
+                    guard target.current != nil else { return }
+                    self?.wantReplay(index)
+                    signal.raise()
+                }
+            }
+        }
     }
 
     /// Runs a note and a controller through a copy of the chain and formats every kind for
@@ -196,10 +251,88 @@ public final class RouteRuntime: @unchecked Sendable {
     @inline(__always)
     @discardableResult
     func send(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) -> Bool {
+        if hasSync, let store = stores[destination] { store.record(event) }
         if hasRecovery, let announcer = announcers[destination] {
             return sendRecovering(event, to: destination, announcer, packet: packet)
         }
         return sendEvent(event, to: destination, packet: packet)
+    }
+
+    // MARK: Replay
+
+    /// Asks for `destination`'s last values to be sent again, from the start, at the input
+    /// thread's next turn (any thread; the caller then wakes that thread). Nothing happens for
+    /// a destination without `sync`.
+    public func wantReplay(_ destination: Int) {
+        guard destination < replayWanted.count, stores[destination] != nil else { return }
+        replayWanted[destination].store(true, ordering: .releasing)
+    }
+
+    /// The destinations a `/aseqosc/sync` asks for that have `sync: ["request"]`: those at the
+    /// sender's address, or those the name picks (the route's name picks all of its own).
+    public func destinations(for request: SyncRequest) -> [Int] {
+        destinations.indices.filter { index in
+            guard destinations[index].sync.contains(.request) else { return false }
+            switch request {
+            case .from(let address):
+                if let target = sender.serviceTargets[index] { return target.current?.ip == address }
+                return resolved[index].address.ip == address
+            case .named(let name):
+                let destination = destinations[index]
+                return name == config.name || name == destination.endpoint || name == destination.service?.name
+                    || (destination.service == nil && name == "\(destination.host):\(destination.port)")
+            }
+        }
+    }
+
+    /// Starts the replays asked for since the last call, and sends the next values of those
+    /// under way: at most `budget` per destination, only after this turn's live events, and to
+    /// a TCP destination only while its link is connected with room to spare. A request for a
+    /// destination whose replay started less than a second ago is refused (counted in
+    /// `refused`). Returns whether a replay is still under way. On the input thread.
+    func continueReplays(now: UInt64, budget: Int, refusedRequests: inout Int, packet: UnsafeMutableRawBufferPointer)
+        -> Bool
+    {
+        var underWay = false
+        for destination in replays.indices {
+            guard let store = stores[destination] else { continue }
+            if replayWanted[destination].exchange(false, ordering: .acquiring) {
+                if replays[destination] != nil && now &- replayStarted[destination] < 1_000_000_000 {
+                    refusedRequests += 1
+                } else {
+                    replays[destination] = StoreReplayCursor()
+                    replayStarted[destination] = now
+                }
+            }
+            guard var cursor = replays[destination] else { continue }
+            if let link = sender.links[destination] {
+                guard link.isConnected else {
+                    // Gone again: its next connection asks for a replay of its own.
+                    replays[destination] = nil
+                    continue
+                }
+                guard link.hasRoomForReplay else {
+                    underWay = true
+                    continue
+                }
+            }
+            let finished = store.replay(&cursor, limit: budget) { event in
+                _ = sendEvent(event, to: destination, packet: packet)
+            }
+            replays[destination] = finished ? nil : cursor
+            if !finished { underWay = true }
+        }
+        return underWay
+    }
+
+    /// Whether a replay is under way or asked for (the input thread's view).
+    var hasReplayWork: Bool {
+        guard hasSync else { return false }
+        for destination in replays.indices
+        where replays[destination] != nil || replayWanted[destination].load(ordering: .relaxed) {
+            return true
+        }
+        return false
     }
 
     /// ``send(_:to:packet:)`` to a destination with recovery: a note that starts a phase goes

@@ -13,6 +13,7 @@ import Platform
 import Recovery
 import Storage
 import Synchronization
+import ValueStore
 
 /// Counters of the OSC -> MIDI direction, readable from any thread (relaxed: statistics only).
 package final class OSCInputCounters: Sendable {
@@ -72,6 +73,25 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private var recording = Recording.nobody
     /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
     public var realtime: RealtimeScheduler?
+    /// What each output port was last sent of every controller, program, bend and pressure
+    /// (the event's port is the output's index): OSCQuery's values, and the replays.
+    public let values: LastValueStore
+    /// Each output's `sync`, by index.
+    private let outputSync: [SyncTriggers]
+    /// Outputs whose device came back since the OSC thread last looked (any thread sets them).
+    private let deviceBack: FixedBuffer<Atomic<Bool>>
+    private let deviceBackRaised = Atomic<Bool>(false)
+    /// Where each output's replay under way has got to (the OSC thread's).
+    private var outputReplays: [ReplayCursor?]
+    /// When each output's last replay started, for the once-a-second limit on requests.
+    private var replayStarted: [UInt64]
+    private var replaying = false
+    /// Where an `/aseqosc/sync` goes for the MIDI -> OSC destinations (the bridge sets it).
+    public var onSyncRequest: (@Sendable (SyncRequest) -> Void)?
+    /// `/aseqosc/sync` messages read.
+    package let syncRequests = Atomic<Int>(0)
+    /// Requests for an output whose replay started less than a second before.
+    package let syncRequestsRefused = Atomic<Int>(0)
 
     // Per message being handled: its arrival time (read once per receive batch), and the time
     // (monotonic) its bundle asks for.
@@ -107,6 +127,11 @@ public final class OSCToMIDISide: @unchecked Sendable {
             writer: SequencerPortWriter(client: client, queue: queue), ports: ports, sysexStore: sysexStore,
             bytesPerSecond: config.sysexBytesPerSecond)
         ledger = OutputNoteLedger(ports: ports.count)
+        values = LastValueStore(portCount: outputs.count)
+        outputSync = outputs.map(\.sync)
+        deviceBack = FixedBuffer(count: outputs.count) { _ in Atomic<Bool>(false) }
+        outputReplays = Array(repeating: nil, count: outputs.count)
+        replayStarted = Array(repeating: 0, count: outputs.count)
         translator = OSCToMIDITranslator(
             outputNames: outputNames, rules: config.mappings, families: config.families, sysex: sysexStore)
         route = Route(
@@ -155,7 +180,10 @@ public final class OSCToMIDISide: @unchecked Sendable {
             realtime?.enter(.osc)
             // One clock reading per batch of packets: they arrived together. TCP keeps its
             // connections' idle times by the same reading (the same clock, CLOCK_MONOTONIC).
-            receiver.run(tick: tick, beforeBatch: { now = MonotonicClock.now() }, clock: { now }, handle)
+            // An output whose device can come back is woken for its replay.
+            let wakeable = outputSync.contains { $0.contains(.device) }
+            receiver.run(
+                tick: tick, beforeBatch: { now = MonotonicClock.now() }, clock: { now }, wakeable: wakeable, handle)
             receiver.close()
         }
         log.info(
@@ -202,6 +230,86 @@ public final class OSCToMIDISide: @unchecked Sendable {
         output.finish()
     }
 
+    // MARK: Replay
+
+    /// Where a control surface or a script asks for the last values again (docs/OSC.md).
+    static let syncAddress: StaticString = "/aseqosc/sync"
+
+    private static func isSyncRequest(_ message: OSCMessageView) -> Bool {
+        syncAddress.withUTF8Buffer { message.address.elementsEqual(UnsafeRawBufferPointer($0)) }
+    }
+    /// Values a replay sends to one output port per turn, and how often (ns): 6,400 a second.
+    static let replayBudget = 32
+    static var replayInterval: UInt64 { 5_000_000 }
+
+    /// Tells the OSC thread that the device of our output port `port` came back, for outputs
+    /// with `sync: ["device"]` (any thread; the input thread, as it reconciles bindings).
+    public func deviceReturned(ourPort port: UInt8) {
+        guard let index = ports.firstIndex(of: port), outputSync[index].contains(.device) else { return }
+        deviceBack[index].store(true, ordering: .releasing)
+        deviceBackRaised.store(true, ordering: .releasing)
+        receiver.wake()
+    }
+
+    /// `/aseqosc/sync` (no argument: for the sender's address) or `/aseqosc/sync ,s NAME`:
+    /// replays the outputs it names with `sync: ["request"]` here, and hands the request on for
+    /// the destinations of MIDI -> OSC.
+    private func syncRequested(_ message: OSCMessageView, from sender: PacketSource) {
+        syncRequests.add(1, ordering: .relaxed)
+        let request: SyncRequest
+        var arguments = message.arguments
+        switch (message.argumentCount, arguments.next()) {
+        case (0, _): request = .from(sender.address)
+        case (1, .string(let name)?): request = .named(String(decoding: name, as: UTF8.self))
+        default:
+            counters.malformedMessages.add(1, ordering: .relaxed)
+            log.debug("osc input: \(Self.syncAddress) from \(sender): expected no argument or one string")
+            return
+        }
+        if case .named(let name) = request {
+            for (index, outputName) in outputNames.enumerated()
+            where outputName == name && outputSync[index].contains(.request) {
+                startReplay(index, now: now, requested: true)
+            }
+            replaying = replaying || outputReplays.contains { $0 != nil }
+        }
+        onSyncRequest?(request)
+    }
+
+    private func startReplay(_ index: Int, now: UInt64, requested: Bool) {
+        if requested && outputReplays[index] != nil && now &- replayStarted[index] < 1_000_000_000 {
+            syncRequestsRefused.add(1, ordering: .relaxed)
+            return
+        }
+        outputReplays[index] = ReplayCursor()
+        replayStarted[index] = now
+    }
+
+    /// Starts the replays of outputs whose device came back, and sends the next values of each
+    /// replay under way to a port holding nothing back; returns whether one is still under way.
+    private func continueReplays(now: UInt64) -> Bool {
+        if deviceBackRaised.exchange(false, ordering: .acquiring) {
+            for index in outputReplays.indices where deviceBack[index].exchange(false, ordering: .acquiring) {
+                startReplay(index, now: now, requested: false)
+            }
+        }
+        var underWay = false
+        for index in outputReplays.indices {
+            guard var cursor = outputReplays[index] else { continue }
+            guard output.isQuiet(port: index) else {
+                underWay = true
+                continue
+            }
+            let sent = values[index].replay(&cursor, limit: Self.replayBudget) { event in
+                output.send(event, now: now)
+            }
+            values.replayedCount.add(sent, ordering: .relaxed)
+            outputReplays[index] = cursor.isFinished ? nil : cursor
+            if !cursor.isFinished { underWay = true }
+        }
+        return underWay
+    }
+
     /// How far past the queue's clock a scheduled note-on counts as played when stopping.
     static var cutoffMargin: UInt64 { 5_000_000 }
 
@@ -226,7 +334,13 @@ public final class OSCToMIDISide: @unchecked Sendable {
         output.flush(now: now)
         // Nothing timed, the usual case: no clock to read and nothing more to call on a
         // message's way back to the wait.
-        guard !output.isIdle || route.nextDeadline != nil || !recovery.isEmpty else { return -1 }
+        guard !output.isIdle || route.nextDeadline != nil || !recovery.isEmpty || replaying
+            || deviceBackRaised.load(ordering: .relaxed)
+        else { return -1 }
+        if replaying || deviceBackRaised.load(ordering: .relaxed) {
+            replaying = continueReplays(now: MonotonicClock.now())
+            output.flush(now: now)
+        }
         let now = MonotonicClock.now()
         if recovery.nextDeadline <= now {
             // Senders gone silent: their notes end as if their note-offs had come.
@@ -246,6 +360,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
             }
             if let later = route.nextDeadline { next = min(next, later) }
         }
+        if replaying { next = min(next, MonotonicClock.now() + Self.replayInterval) }
         guard next != .max else { return -1 }
         guard next > now else { return 0 }
         return Int32(min((next - now + 999_999) / 1_000_000, 1000))
@@ -314,6 +429,8 @@ public final class OSCToMIDISide: @unchecked Sendable {
         switch outcome {
         case .translated:
             counters.translated.add(1, ordering: .relaxed)
+        case .unknownAddress where Self.isSyncRequest(message):
+            syncRequested(message, from: sender)
         case .unknownAddress where HeldNotesMessage.isAddressed(message):
             guard let held = HeldNotesMessage(message) else {
                 recovery.malformed.add(1, ordering: .relaxed)
@@ -363,6 +480,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     private func emit(_ event: MIDIEvent, _ destination: Int) {
         if event.kind == .sysex { consumedSysEx = true }
+        values.record(event)
         if let scheduleAt {
             ledger.record(event, at: scheduleAt, now: now)
             output.schedule(event, at: scheduleAt, now: now)

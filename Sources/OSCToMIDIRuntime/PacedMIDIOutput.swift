@@ -129,6 +129,10 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     /// and the kernel's queue is stopped (or has nothing of ours in it).
     var isIdle: Bool { queues.total == 0 && stagedCount == 0 && backlog.total == 0 && kernel.until == nil }
 
+    /// Whether output `port` holds no event back: a replay's values go out only then, so that
+    /// a live event never waits behind them.
+    func isQuiet(port: Int) -> Bool { port < ports.count && queues.count(port) == 0 }
+
     /// Scheduled events waiting in our scheduled queues (the kernel had no room), over all ports.
     var scheduledWaiting: Int { backlog.total }
 

@@ -45,6 +45,12 @@ public final class OSCReceiver: @unchecked Sendable {
         udp?.stop()
     }
 
+    /// Ends the current wait of a ``run(tick:beforeBatch:clock:wakeable:_:)`` started
+    /// `wakeable`, so `tick` runs soon; callable from any thread.
+    public func wake() {
+        wakePipe.wake()
+    }
+
     /// Closes every socket (after ``run(tick:beforeBatch:_:)`` has returned), freeing the port at once.
     public func close() {
         udp?.close()
@@ -57,9 +63,13 @@ public final class OSCReceiver: @unchecked Sendable {
     /// returns how long `poll` may wait next, in milliseconds (-1: until a packet or a wake-up).
     /// `clock` gives the time of each TCP round on `MonotonicClock`, which the TCP receiver
     /// keeps its connections' idle times and frame deadlines by; it is called right after `beforeBatch`, so it may return what that one just read.
+    ///
+    /// `wakeable`: every wait is a `poll` that ``wake()`` can end. Otherwise a UDP-only receiver
+    /// with nothing timed waits in a single `recvfrom`, one system call less per packet, which
+    /// only ``stop()`` ends.
     public func run(
         tick: () -> Int32, beforeBatch: () -> Void = {}, clock: () -> UInt64 = MonotonicClock.now,
-        _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void
+        wakeable: Bool = false, _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void
     ) {
         descriptors[0] = pollfd(fd: wakePipe.reader, events: Int16(POLLIN), revents: 0)
         descriptors[1] = pollfd(fd: udp?.socket ?? -1, events: Int16(POLLIN), revents: 0)
@@ -68,7 +78,7 @@ public final class OSCReceiver: @unchecked Sendable {
         if let tcp { timeout = tcp.pollTimeout(timeout) }
         // Acquiring: pairs with the releasing store in `stop()`.
         while !stopRequested.load(ordering: .acquiring) {
-            if timeout < 0, tcp == nil, let udp {
+            if timeout < 0, tcp == nil, !wakeable, let udp {
                 udp.receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick, waitingForOne: true)
                 timeout = tick()
                 continue

@@ -66,6 +66,7 @@ public final class TCPLink: @unchecked Sendable {
     private let drops = TCPDropCounters()
     private let lostPackets = Atomic<Int>(0)
     private let lastErrorCode = Atomic<Int32>(0)
+    private let connectionObservers = Mutex<[@Sendable () -> Void]>([])
 
     /// The service the link follows, connecting to wherever it is; nil: ``destination``'s address.
     private let service: ServiceTarget?
@@ -176,6 +177,22 @@ public final class TCPLink: @unchecked Sendable {
 
     // MARK: Statistics
 
+    /// Calls `body` on the link's thread each time a connection is made (the first one too),
+    /// after the queue was put in order for it: where a replay of last values starts.
+    public func observeConnections(_ body: @escaping @Sendable () -> Void) {
+        connectionObservers.withLock { $0.append(body) }
+    }
+
+    /// Whether the link is connected and its queue at most half full: room for a replay's
+    /// values that leaves the rest to live events.
+    public var hasRoomForReplay: Bool {
+        stateValue.load(ordering: .relaxed) == TCPLinkState.connected.rawValue
+            && queuedCount.load(ordering: .relaxed) < queueCapacity / 2
+    }
+
+    /// Whether the link is connected now.
+    public var isConnected: Bool { stateValue.load(ordering: .relaxed) == TCPLinkState.connected.rawValue }
+
     /// The counters as they stand (any thread).
     public var counters: TCPLinkCounters {
         let code = lastErrorCode.load(ordering: .relaxed)
@@ -226,6 +243,7 @@ public final class TCPLink: @unchecked Sendable {
             // After an outage (or before the first connection) the queue is put in the order a
             // receiver needs it: note-offs that end sounding notes first, late note-ons out.
             queue.reorderAfterOutage(now: MonotonicClock.now())
+            for observer in connectionObservers.withLock({ $0 }) { observer() }
         }
 
         while true {

@@ -40,6 +40,10 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         /// Where the service a destination by service name follows is now (`10.0.0.5:9000`),
         /// or `absent`; nil for a destination with a fixed host.
         public var serviceAt: String? = nil
+        /// The destination's `sync` triggers (`reconnect, request`), nil when off.
+        public var sync: String? = nil
+        /// Values its replays sent.
+        public var replayed: Int = 0
     }
 
     /// A TCP destination's connection and queue.
@@ -127,6 +131,10 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         public var tcp: OSCTCPInput?
         /// Note recovery from senders that announce their held notes, once one has.
         public var recovery: OSCRecovery? = nil
+        /// `/aseqosc/sync` requests read.
+        public var syncRequests: Int = 0
+        /// Values the output ports' replays sent.
+        public var replayed: Int = 0
     }
 
     /// The OSC input's side of note recovery (docs/OSC.md, "Recovery").
@@ -258,6 +266,9 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
     public var notesEndedAfterOverrun: Int
     public var sysexDropped: Int
     public var unsentEvents: Int
+    /// Replay requests refused: too many at once, or within a second of the last replay of the
+    /// same destination or output.
+    public var replaysRefused: Int = 0
     /// The OSC -> MIDI side's counters, when it runs.
     public var oscInput: OSCInput?
     /// The event threads' scheduling, when the bridge reports it.
@@ -268,7 +279,7 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         var lines = [
             "aseqosc \(version), client '\(client)', up \(Self.duration(uptimeSeconds))",
             "events in \(eventsIn); input overruns \(inputOverruns) (notes ended \(notesEndedAfterOverrun)); "
-                + "SysEx dropped \(sysexDropped); not sent by scheme \(unsentEvents)",
+                + "SysEx dropped \(sysexDropped); not sent by scheme \(unsentEvents); replays refused \(replaysRefused)",
         ]
         if let realtime { lines.append(realtime.text) }
         lines.append("bindings:")
@@ -297,17 +308,18 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
                         : "; held-notes messages \(destination.recoverySent)"
                 }
                 let latency = destination.latencyMilliseconds.map { "; time-tagged +\($0) ms" } ?? ""
+                let sync = destination.sync.map { "; sync on \($0): \(destination.replayed) values replayed" } ?? ""
                 let location = destination.serviceAt.map { $0 == "absent" ? ", not on the network" : " at \($0)" } ?? ""
                 if let tcp = destination.tcp {
                     lines.append(
                         "    -> tcp \(destination.address)\(location) (\(destination.scheme), \(tcp.framing) framing): "
                             + "\(destination.packetsSent) packets, \(destination.bytesSent) bytes, \(tcp.text)"
-                            + "\(recovery ?? "")\(latency)")
+                            + "\(recovery ?? "")\(latency)\(sync)")
                     continue
                 }
                 lines.append(
                     "    -> \(destination.address)\(location) (\(destination.scheme)): \(destination.packetsSent) packets, "
-                        + "\(destination.bytesSent) bytes, \(errors)\(recovery ?? "")\(latency)")
+                        + "\(destination.bytesSent) bytes, \(errors)\(recovery ?? "")\(latency)\(sync)")
             }
         }
         return lines.joined(separator: "\n")
@@ -360,12 +372,17 @@ extension BridgeStatus {
                             recoverySent: announcer?.sentCount.load(ordering: .relaxed) ?? 0,
                             latencyMilliseconds: runtime.destinations[index].latencyMilliseconds,
                             tcp: link.map { TCPDestination($0.counters, framing: $0.framing) },
-                            serviceAt: runtime.sender.serviceTargets[index].map { $0.current?.description ?? "absent" })
+                            serviceAt: runtime.sender.serviceTargets[index].map { $0.current?.description ?? "absent" },
+                            sync: runtime.destinations[index].sync.isEmpty
+                                ? nil : runtime.destinations[index].sync.description,
+                            replayed: runtime.stores[index]?.replayed ?? 0)
                     })
             },
             eventsIn: input.runner.eventsIn.load(ordering: .relaxed), inputOverruns: input.reader.overruns,
             notesEndedAfterOverrun: input.runner.notesEndedAfterOverrun.load(ordering: .relaxed),
             sysexDropped: sysexStore.droppedCount, unsentEvents: input.runner.unformatted.load(ordering: .relaxed),
+            replaysRefused: input.runner.replaySignal.refused.load(ordering: .relaxed)
+                + (oscInput?.syncRequestsRefused.load(ordering: .relaxed) ?? 0),
             oscInput: oscInput.map(OSCInput.init), realtime: realtime.map { Realtime($0, osc: oscInput != nil) })
     }
 }
@@ -420,6 +437,7 @@ extension BridgeStatus.OSCInput {
             ("dropped", "\(notAllowed) not allowed, \(unknownAddresses) unknown address"),
             ("malformed", malformedText),
             ("SysEx", "\(sysexDisabled) refused (osc.sysex off), \(sysexDropped) without room"),
+            ("sync", "\(syncRequests) /aseqosc/sync requests; \(replayed) values replayed to output ports"),
         ]
         if let tcp { rows.insert(("TCP", tcp.text), at: 1) }
         if let recovery {

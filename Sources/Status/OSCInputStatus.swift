@@ -41,7 +41,8 @@ extension BridgeStatus.OSCInput {
                     scheduledHeld: port.scheduledHeld.load(ordering: .relaxed),
                     scheduledHighWater: port.scheduledHighWater.load(ordering: .relaxed),
                     droppedScheduled: Self.byKind(port.droppedScheduled))
-            }, tcp: tcp, recovery: Self.recovery(side))
+            }, tcp: tcp, recovery: Self.recovery(side),
+            syncRequests: side.syncRequests.load(ordering: .relaxed), replayed: side.values.replayed)
     }
 
     /// Note recovery's counters, once a sender has used it.

@@ -15,13 +15,13 @@ import Testing
     ])
     func connectedLogLineNamesItsSide(direction: PortSpec.Direction, expected: String) throws {
         let change = PortBindings.Change(
-            .connected, spec: try PortSpec(parsing: "Synth"), port: Self.synth, direction: direction)
+            .connected, spec: try PortSpec(parsing: "Synth"), port: Self.synth, direction: direction, ourPort: 0)
         #expect(change.logLine == expected)
     }
 
     @Test func lostOutputSaysOutput() throws {
         let change = PortBindings.Change(
-            .lost, spec: try PortSpec(parsing: "Synth"), port: Self.synth, direction: .destination)
+            .lost, spec: try PortSpec(parsing: "Synth"), port: Self.synth, direction: .destination, ourPort: 0)
         #expect(change.logLine.hasPrefix("output: 'Synth' lost 24:0"))
     }
 }
