@@ -94,21 +94,25 @@ public final class RouteRunner: @unchecked Sendable {
     /// this batch's live events, which went out first); returns whether one is still under way.
     private func continueReplays() -> Bool {
         if replaySignal.raised.exchange(false, ordering: .acquiring) {
+            let now = MonotonicClock.now()
+            var refused = 0
             for request in replaySignal.takeRequests() {
                 for runtime in routes {
-                    for destination in runtime.destinations(for: request) { runtime.wantReplay(destination) }
+                    for destination in runtime.destinations(for: request) {
+                        if runtime.acceptRequest(destination, now: now) {
+                            runtime.wantReplay(destination)
+                        } else {
+                            refused += 1
+                        }
+                    }
                 }
             }
+            if refused > 0 { replaySignal.refused.add(refused, ordering: .relaxed) }
         }
-        let now = MonotonicClock.now()
         var underWay = false
-        var refused = 0
         for runtime in routes where runtime.hasSync {
-            if runtime.continueReplays(now: now, budget: Self.replayBudget, refusedRequests: &refused, packet: packet) {
-                underWay = true
-            }
+            if runtime.continueReplays(budget: Self.replayBudget, packet: packet) { underWay = true }
         }
-        if refused > 0 { replaySignal.refused.add(refused, ordering: .relaxed) }
         for runtime in routes where runtime.hasSync { runtime.flush() }
         return underWay
     }

@@ -61,9 +61,8 @@ public final class RouteRuntime: @unchecked Sendable {
     private let replayWanted: FixedBuffer<Atomic<Bool>>
     /// Where each replay under way has got to, by destination index (the input thread's).
     private var replays: [StoreReplayCursor?]
-    /// When each destination's last replay started (monotonic ns), for the once-a-second limit
-    /// on requests.
-    private var replayStarted: [UInt64]
+    /// When each destination last accepted an `/aseqosc/sync` (monotonic ns): one a second.
+    private var lastRequest: [UInt64]
 
     /// A runtime for `config`, its destinations resolved and their sockets open.
     /// `replaySignal`: the runner's, which the destinations' reconnections and appearances
@@ -93,7 +92,7 @@ public final class RouteRuntime: @unchecked Sendable {
         hasSync = stores.contains { $0 != nil }
         replayWanted = FixedBuffer(count: destinations.count) { _ in Atomic<Bool>(false) }
         replays = Array(repeating: nil, count: destinations.count)
-        replayStarted = Array(repeating: 0, count: destinations.count)
+        lastRequest = Array(repeating: 0, count: destinations.count)
         Self.warmUp(route.chain, formatters)
         resolved = try Self.resolve(destinations)
         sender = try Self.sender(resolved, realtime)
@@ -117,7 +116,7 @@ public final class RouteRuntime: @unchecked Sendable {
         hasSync = old.hasSync
         replayWanted = FixedBuffer(count: old.destinations.count) { _ in Atomic<Bool>(false) }
         replays = old.replays
-        replayStarted = old.replayStarted
+        lastRequest = old.lastRequest
         self.resolved = resolved
         replaySignal = old.replaySignal
         sender = try Self.sender(resolved, old.realtime)
@@ -285,24 +284,25 @@ public final class RouteRuntime: @unchecked Sendable {
         }
     }
 
-    /// Starts the replays asked for since the last call, and sends the next values of those
-    /// under way: at most `budget` per destination, only after this turn's live events, and to
-    /// a TCP destination only while its link is connected with room to spare. A request for a
-    /// destination whose replay started less than a second ago is refused (counted in
-    /// `refused`). Returns whether a replay is still under way. On the input thread.
-    func continueReplays(now: UInt64, budget: Int, refusedRequests: inout Int, packet: UnsafeMutableRawBufferPointer)
-        -> Bool
-    {
+    /// Takes an `/aseqosc/sync` for `destination` unless it took one less than a second
+    /// before `now`; false: refused. On the input thread.
+    func acceptRequest(_ destination: Int, now: UInt64) -> Bool {
+        guard lastRequest[destination] == 0 || now &- lastRequest[destination] >= 1_000_000_000 else { return false }
+        lastRequest[destination] = now
+        return true
+    }
+
+    /// Starts the replays asked for since the last call (one asked for while another runs
+    /// starts again from the top), and sends the next values of those under way: at most
+    /// `budget` per destination, only after this turn's live events, and to a TCP destination
+    /// only while its link is connected with room to spare. Returns whether a replay is still
+    /// under way. On the input thread.
+    func continueReplays(budget: Int, packet: UnsafeMutableRawBufferPointer) -> Bool {
         var underWay = false
         for destination in replays.indices {
             guard let store = stores[destination] else { continue }
             if replayWanted[destination].exchange(false, ordering: .acquiring) {
-                if replays[destination] != nil && now &- replayStarted[destination] < 1_000_000_000 {
-                    refusedRequests += 1
-                } else {
-                    replays[destination] = StoreReplayCursor()
-                    replayStarted[destination] = now
-                }
+                replays[destination] = StoreReplayCursor()
             }
             guard var cursor = replays[destination] else { continue }
             if let link = sender.links[destination] {

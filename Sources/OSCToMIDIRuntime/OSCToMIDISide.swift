@@ -83,8 +83,8 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private let deviceBackRaised = Atomic<Bool>(false)
     /// Where each output's replay under way has got to (the OSC thread's).
     private var outputReplays: [ReplayCursor?]
-    /// When each output's last replay started, for the once-a-second limit on requests.
-    private var replayStarted: [UInt64]
+    /// When each output last accepted an `/aseqosc/sync`: one a second.
+    private var lastRequest: [UInt64]
     private var replaying = false
     /// Where an `/aseqosc/sync` goes for the MIDI -> OSC destinations (the bridge sets it).
     public var onSyncRequest: (@Sendable (SyncRequest) -> Void)?
@@ -131,7 +131,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         outputSync = outputs.map(\.sync)
         deviceBack = FixedBuffer(count: outputs.count) { _ in Atomic<Bool>(false) }
         outputReplays = Array(repeating: nil, count: outputs.count)
-        replayStarted = Array(repeating: 0, count: outputs.count)
+        lastRequest = Array(repeating: 0, count: outputs.count)
         translator = OSCToMIDITranslator(
             outputNames: outputNames, rules: config.mappings, families: config.families, sysex: sysexStore)
         route = Route(
@@ -277,12 +277,14 @@ public final class OSCToMIDISide: @unchecked Sendable {
     }
 
     private func startReplay(_ index: Int, now: UInt64, requested: Bool) {
-        if requested && outputReplays[index] != nil && now &- replayStarted[index] < 1_000_000_000 {
-            syncRequestsRefused.add(1, ordering: .relaxed)
-            return
+        if requested {
+            guard lastRequest[index] == 0 || now &- lastRequest[index] >= 1_000_000_000 else {
+                syncRequestsRefused.add(1, ordering: .relaxed)
+                return
+            }
+            lastRequest[index] = now
         }
         outputReplays[index] = ReplayCursor()
-        replayStarted[index] = now
     }
 
     /// Starts the replays of outputs whose device came back, and sends the next values of each
