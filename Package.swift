@@ -84,7 +84,8 @@ let package = Package(
         .target(
             name: "MIDIToOSCRuntime",
             dependencies: [
-                "MIDIToOSC", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "OSCMapping", "Pipeline",
+                "MIDIToOSC", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "OSCMapping",
+                "Pipeline",
                 "ALSASequencer", "OSCTransport", "Platform", "Storage", "ValueStore",
             ]),
         // OSC -> MIDI as it runs: the OSC thread, the translator, the routes, paced and scheduled
@@ -92,7 +93,8 @@ let package = Package(
         .target(
             name: "OSCToMIDIRuntime",
             dependencies: [
-                "OSCToMIDI", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "OSCMapping", "Pipeline",
+                "OSCToMIDI", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "OSCMapping",
+                "Pipeline",
                 "ALSASequencer", "OSCTransport", "Platform", "Storage", "ValueStore",
             ]),
         // What `aseqosc status` shows: the running parts' counters read into values, with their
@@ -111,7 +113,8 @@ let package = Package(
         .target(
             name: "Bridge",
             dependencies: [
-                "Config", "BridgeSession", "MIDIToOSCRuntime", "OSCToMIDIRuntime", "Recovery", "Status", "Discovery", "Endpoints",
+                "Config", "BridgeSession", "MIDIToOSCRuntime", "OSCToMIDIRuntime", "Recovery", "Status", "Discovery",
+                "Endpoints",
                 "MIDI", "Pipeline", "ALSASequencer", "OSCTransport", "Platform", "Service", "OSCQuery", "OSCQueryHTTP",
                 "JSON", "ValueStore", "OSC",
             ]),
@@ -145,7 +148,8 @@ let package = Package(
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
-        .testTarget(name: "ValueStoreTests", dependencies: ["ValueStore", "MIDI", "CAllocationCounter", "TestSupport"]),
+        .testTarget(
+            name: "ValueStoreTests", dependencies: ["ValueStore", "MIDI", "CAllocationCounter", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "EndpointsTests", dependencies: ["Endpoints"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "TestSupport"]),
@@ -205,5 +209,7 @@ var dwarf4: [CSetting] { [.unsafeFlags(["-gdwarf-4"])] }
 // the socket (BENCHMARKS.md, "Issue 35").
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings =
-        (target.swiftSettings ?? []) + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+        (target.swiftSettings ?? []) + [
+            .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
+        ]
 }

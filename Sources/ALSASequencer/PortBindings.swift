@@ -109,17 +109,24 @@ public final class PortBindings: @unchecked Sendable {
             for port in binding.connected where !wantedAddresses.contains(port.address) {
                 // Still present but no longer matching (renamed): undo our subscription.
                 if ports.contains(where: { $0.address == port.address }) { disconnect(port.address, binding) }
-                changes.append(Change(.lost, spec: binding.spec, port: port, direction: binding.direction, ourPort: binding.ourPort))
+                changes.append(
+                    Change(
+                        .lost, spec: binding.spec, port: port, direction: binding.direction, ourPort: binding.ourPort))
             }
             var nowConnected = binding.connected.filter { wantedAddresses.contains($0.address) }
             for port in wanted where !nowConnected.contains(where: { $0.address == port.address }) {
                 do {
                     try connect(port.address, binding)
                     nowConnected.append(port)
-                    changes.append(Change(.connected, spec: binding.spec, port: port, direction: binding.direction, ourPort: binding.ourPort))
+                    changes.append(
+                        Change(
+                            .connected, spec: binding.spec, port: port, direction: binding.direction,
+                            ourPort: binding.ourPort))
                 } catch {
                     changes.append(
-                        Change(.failed(error), spec: binding.spec, port: port, direction: binding.direction, ourPort: binding.ourPort))
+                        Change(
+                            .failed(error), spec: binding.spec, port: port, direction: binding.direction,
+                            ourPort: binding.ourPort))
                 }
             }
             bindings[index].connected = nowConnected

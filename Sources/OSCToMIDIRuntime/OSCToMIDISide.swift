@@ -336,8 +336,9 @@ public final class OSCToMIDISide: @unchecked Sendable {
         output.flush(now: now)
         // Nothing timed, the usual case: no clock to read and nothing more to call on a
         // message's way back to the wait.
-        guard !output.isIdle || route.nextDeadline != nil || !recovery.isEmpty || replaying
-            || deviceBackRaised.load(ordering: .relaxed)
+        guard
+            !output.isIdle || route.nextDeadline != nil || !recovery.isEmpty || replaying
+                || deviceBackRaised.load(ordering: .relaxed)
         else { return -1 }
         if replaying || deviceBackRaised.load(ordering: .relaxed) {
             replaying = continueReplays(now: MonotonicClock.now())

@@ -60,7 +60,9 @@ final class ReplayALSATests: XCTestCase {
         let first = BackgroundProcess(stdbuf, ["-oL", aseqdump])
         try first.start()
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) { bridge.bridge.standardError.contains("output: 'aseqdump' bound to") },
+            RunningBridge.waitUntil(timeout: 10) {
+                bridge.bridge.standardError.contains("output: 'aseqdump' bound to")
+            },
             bridge.bridge.standardError)
         try send(57340, "/midi/synth/1/program", "i", 5)
         try send(57340, "/midi/synth/1/cc", "ii", 7, 100)
@@ -121,8 +123,10 @@ final class ReplayALSATests: XCTestCase {
         let replay = ["/midi/keys/1/program i 5", "/midi/keys/1/cc ii 7 100", "/midi/keys/2/cc ii 10 64"]
         XCTAssertEqual(
             bridge.messages(port: 9350),
-            ["/midi/keys/1/cc ii 7 100", "/midi/keys/1/program i 5", "/midi/keys/2/cc ii 10 64",
-             "/midi/keys/1/note_on ii 60 100"] + replay + replay)
+            [
+                "/midi/keys/1/cc ii 7 100", "/midi/keys/1/program i 5", "/midi/keys/2/cc ii 10 64",
+                "/midi/keys/1/note_on ii 60 100",
+            ] + replay + replay)
         XCTAssertEqual(bridge.messages(port: 9351).count, 4, "\(bridge.messages(port: 9351))")
         let synced = try destination(bridge)
         XCTAssertEqual(synced["replayed"] as? Int, 6, "\(synced)")
@@ -182,7 +186,8 @@ final class ReplayALSATests: XCTestCase {
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "90 3C 64"]).status, 0)
         XCTAssertTrue(synth.waitForOutput(timeout: 20) { $0.contains("note_on [60, 100]\n") }, synth.standardOutput)
         XCTAssertEqual(
-            lines(synth), controllers.map { "/midi/keys/1/cc [\($0), \($0 * 10)]" } + ["/midi/keys/1/note_on [60, 100]"])
+            lines(synth), controllers.map { "/midi/keys/1/cc [\($0), \($0 * 10)]" } + ["/midi/keys/1/note_on [60, 100]"]
+        )
         bridge.stop()
     }
 }

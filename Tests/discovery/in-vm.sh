@@ -208,13 +208,14 @@ kill $tablet $query $taken 2>/dev/null
 wait_until 30 browse_lacks _osc._udp 'Taken'
 
 # 7. A destination by service name: waits (counted) while the service is absent, then follows it
-# to its address and, when it is published again on another port, there.
+# to its address and, when it is published again on another port, there; with sync: ["appear"],
+# each time it appears it is sent the controller played while it was absent.
 cat > "$out/follower.json5" <<'JSON'
 {
   client: "aseqosc-follower",
   inputs: [{ name: "keys", from: "Midi Through" }],
   outputs: [],
-  routes: [{ from: ["keys"], destinations: [{ service: "Tablet synth" }] }],
+  routes: [{ from: ["keys"], destinations: [{ service: "Tablet synth", sync: ["appear"] }] }],
 }
 JSON
 fcontrol=/run/aseqosc-discovery/follower
@@ -225,14 +226,16 @@ dump9101=$!
 "$ASEQOSC" run --config "$out/follower.json5" --control $fcontrol > "$out/follower.log" 2>&1 &
 follower=$!
 wait_until 60 has "$out/follower.log" "running:"
-"$ASEQOSC" send --to "Midi Through" on C4 100 off C4 > /dev/null 2>&1
+"$ASEQOSC" send --to "Midi Through" on C4 100 off C4 cc 7 100 > /dev/null 2>&1
 check "while the service is absent its packets are dropped and counted, and status says so" wait_until 20 sh -c \
   "\"$ASEQOSC\" status --control $fcontrol > $out/status-absent.txt;
-   grep -qE \"^    -> service 'Tablet synth' \\(_osc\\._udp\\), not on the network \\(default\\): 0 packets, 0 bytes, service_absent 2\" $out/status-absent.txt"
+   grep -qE \"^    -> service 'Tablet synth' \\(_osc\\._udp\\), not on the network \\(default\\): 0 packets, 0 bytes, service_absent 3; sync on appear: 0 values replayed\" $out/status-absent.txt"
 avahi-publish -s "Tablet synth" _osc._udp 9100 > "$out/publish-follow1.log" 2>&1 &
 publisher=$!
 check "the service is found, logged with its address" wait_until 30 has "$out/follower.log" \
   "service destinations: 'Tablet synth' \\(_osc\\._udp\\) (found at|moved to) 10\\.77\\.0\\.1:9100"
+check "as it appears it gets the controller played while it was absent (sync: appear)" wait_until 20 has \
+  "$out/oscdump-9100.txt" '/midi/keys/1/cc ii 7 100'
 "$ASEQOSC" send --to "Midi Through" on D4 100 off D4 > /dev/null 2>&1
 check "what is played reaches the service's port" wait_until 20 has "$out/oscdump-9100.txt" \
   '/midi/keys/1/note_on ii 62 100'
@@ -245,8 +248,9 @@ check "published again on another port: followed there" wait_until 30 has "$out/
 "$ASEQOSC" send --to "Midi Through" on E4 100 off E4 > /dev/null 2>&1
 check "what is played then reaches the new port, not the old one" wait_until 20 sh -c \
   "grep -q '/midi/keys/1/note_on ii 64 100' $out/oscdump-9101.txt && ! grep -q ' 64 100' $out/oscdump-9100.txt"
-check "status shows where the service is" sh -c \
-  "\"$ASEQOSC\" status --control $fcontrol | grep -qE \"^    -> service 'Tablet synth' \\(_osc\\._udp\\) at 10\\.77\\.0\\.1:9101 \\(default\\): 4 packets\""
+check "and the controller again, at its new port" has "$out/oscdump-9101.txt" '/midi/keys/1/cc ii 7 100'
+check "status shows where the service is and what was replayed" sh -c \
+  "\"$ASEQOSC\" status --control $fcontrol | grep -qE \"^    -> service 'Tablet synth' \\(_osc\\._udp\\) at 10\\.77\\.0\\.1:9101 \\(default\\): 6 packets.*; sync on appear: 2 values replayed\""
 # A service already on the network when a reload first names it: found at once (the browser
 # reported it before anything followed it).
 oscdump -L 9102 > "$out/oscdump-9102.txt" 2>&1 &
@@ -254,7 +258,7 @@ dump9102=$!
 avahi-publish -s "Second synth" _osc._udp 9102 > "$out/publish-second.log" 2>&1 &
 second=$!
 wait_until 30 browse_has _osc._udp 'Second\\032synth;_osc\._udp;local;[^;]*;10\.77\.0\.1;9102'
-sed -i 's/destinations: \[{ service: "Tablet synth" }\]/destinations: [{ service: "Tablet synth" }, { service: "Second synth" }]/' \
+sed -i 's/destinations: \[{ service: "Tablet synth", sync: \["appear"\] }\]/destinations: [{ service: "Tablet synth", sync: ["appear"] }, { service: "Second synth" }]/' \
   "$out/follower.json5"
 "$ASEQOSC" reload --control $fcontrol > "$out/reload-follower.out" 2>&1
 check "a reload naming a service already on the network follows it at once" wait_until 30 has "$out/follower.log" \
