@@ -137,20 +137,7 @@ final class ReplayALSATests: XCTestCase {
     func testATCPServerStartedAgainGetsEveryControllersLastValueBeforeANotePlayedAfter() throws {
         let python = try TimeTaggedOutputALSATests.pythonWithPythonOSC()
         func server() throws -> BackgroundProcess {
-            let script = """
-                from pythonosc.dispatcher import Dispatcher
-                from pythonosc.osc_tcp_server import ThreadingOSCTCPServer
-                dispatcher = Dispatcher()
-                dispatcher.set_default_handler(lambda address, *args: print(address, list(args), flush=True))
-                ThreadingOSCTCPServer.allow_reuse_address = True
-                server = ThreadingOSCTCPServer(("127.0.0.1", 9352), dispatcher, mode="1.0")
-                print("listening", flush=True)
-                server.serve_forever()
-                """
-            let process = BackgroundProcess(python, ["-c", script])
-            try process.start()
-            XCTAssertTrue(process.waitForOutput(timeout: 30) { $0.contains("listening") }, process.standardError)
-            return process
+            try TCPDestinationALSATests.pythonServer(python, port: 9352, mode: "1.0")
         }
         func lines(_ process: BackgroundProcess) -> [String] {
             process.standardOutput.split(separator: "\n").map(String.init).filter { $0 != "listening" }

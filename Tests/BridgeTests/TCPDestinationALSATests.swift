@@ -20,6 +20,11 @@ final class TCPDestinationALSATests: XCTestCase {
     /// A python-osc TCP server on `port` in `mode` ("1.0" or "1.1") that prints each message as
     /// `ADDRESS [ARGS]`, after `listening`.
     func pythonServer(port: Int, mode: String) throws -> BackgroundProcess {
+        try Self.pythonServer(python, port: port, mode: mode)
+    }
+
+    /// ``pythonServer(port:mode:)`` run by `python`, for other tests.
+    static func pythonServer(_ python: String, port: Int, mode: String) throws -> BackgroundProcess {
         let script = """
             import sys
             from pythonosc.dispatcher import Dispatcher
