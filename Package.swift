@@ -186,7 +186,7 @@ let package = Package(
             dependencies: [
                 "MIDIToOSCRuntime", "OSCToMIDIRuntime", "Recovery", "Status", "BridgeSession", "MIDIToOSC", "OSCToMIDI",
                 "Config", "ALSASequencer", "Endpoints", "MIDI", "OSC", "OSCMapping", "OSCTransport", "Pipeline",
-                "Platform", "Storage", "CALSA", "TestSupport", "CAllocationCounter",
+                "Platform", "Storage", "CALSA", "TestSupport", "CAllocationCounter", "Bridge", "ValueStore",
             ]),
         // End to end: the built binary against the kernel sequencer and peer tools.
         .testTarget(

@@ -38,6 +38,8 @@ public final class Bridge: @unchecked Sendable {
     /// Keeps destinations named by service where their services are; made with the first one.
     private var follower: ServiceFollower?
     private var routesForStatus: [RouteRuntime] = []
+    /// The last values OSCQuery shows, from the stores of the running ports.
+    let liveValues = LiveValues()
     private var oscInputForStatus: OSCToMIDISide?
 
     /// The OSC -> MIDI side as of the last start or reload, for status on another thread.
@@ -72,6 +74,14 @@ public final class Bridge: @unchecked Sendable {
         followServices(routes)
         oscInput = try makeOSCInput(config)
         oscInputForStatus = oscInput
+        showValues(config)
+    }
+
+    /// Hands OSCQuery the stores of `config`'s running ports.
+    private func showValues(_ config: BridgeConfig) {
+        let outputs = oscInput.map { side in zip(side.outputNames, side.values.ports).map { ($0, $1) } } ?? []
+        let inputs = zip(config.inputs.map(\.name), input.values.ports).map { ($0, $1) }
+        liveValues.update(outputs: outputs, inputs: inputs)
     }
 
     /// Starts the input thread and the OSC thread.
@@ -129,6 +139,7 @@ public final class Bridge: @unchecked Sendable {
             routesForStatus = built.routes
             oscInputForStatus = oscInput
         }
+        showValues(new)
         logDestinations()
     }
 
