@@ -58,7 +58,7 @@ public struct Daemon {
             return .unavailable
         }
         bridge.start()
-        let query = QueryService(log: log)
+        let query = QueryService(log: log, values: bridge.liveValues)
         let announcement = InputAnnouncement(log: log)
         announcement.apply(config.oscInput, queryPort: query.apply(config))
         let reloader = Reloader(

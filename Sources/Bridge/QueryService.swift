@@ -22,9 +22,12 @@ final class QueryService: Sendable {
     private let running = Mutex<(server: OSCQueryServer, binding: Binding)?>(nil)
     private let failure = Mutex<String?>(nil)
     private let log: Logger
+    /// Where the servers read live values (ACCESS 3, VALUE); nil: every method is write-only.
+    private let values: (any OSCQueryValueSource)?
 
-    init(log: Logger) {
+    init(log: Logger, values: (any OSCQueryValueSource)? = nil) {
         self.log = log
+        self.values = values
     }
 
     /// Serves the namespace of `config`'s OSC input, or stops (nil, no input, `query: false`).
@@ -38,7 +41,7 @@ final class QueryService: Sendable {
         }
         let namespace = OSCQueryNamespace(
             outputNames: config.outputs.map(\.name), families: input.families, mappings: input.mappings,
-            sysex: input.sysex)
+            sysex: input.sysex, inputNames: config.inputs.map(\.name))
         let wildcard = IPAddress(parsing: input.host)?.isUnspecified ?? false
         let hostInfo = OSCQueryHostInfo(
             name: input.serviceName ?? OSCService.defaultName, oscAddress: wildcard ? nil : input.host,
@@ -53,7 +56,8 @@ final class QueryService: Sendable {
             current = nil
             do {
                 let server = try OSCQueryServer(
-                    host: input.host, port: UInt16(port), allow: input.allow, namespace: namespace, hostInfo: hostInfo)
+                    host: input.host, port: UInt16(port), allow: input.allow, namespace: namespace, hostInfo: hostInfo,
+                    values: values)
                 current = (server, binding)
                 failure.withLock { $0 = nil }
                 log.notice("oscquery: \(server.url) (\(namespace.root.methodCount) OSC methods)")

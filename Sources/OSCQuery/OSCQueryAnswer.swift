@@ -19,20 +19,25 @@ public struct OSCQueryHostInfo: Sendable, Equatable {
         self.oscTransport = oscTransport
     }
 
-    /// The optional attributes this server gives, as HOST_INFO's EXTENSIONS lists them: every
-    /// method's ACCESS, RANGE and DESCRIPTION; no VALUE (nothing the input takes can be read
-    /// back) and no WebSocket (LISTEN, PATH_CHANGED).
-    public static let extensions: [String: Bool] = [
-        "ACCESS": true, "RANGE": true, "DESCRIPTION": true, "VALUE": false, "TAGS": false, "EXTENDED_TYPE": false,
-        "UNIT": false, "CRITICAL": false, "CLIPMODE": false, "OVERLOADS": false, "LISTEN": false,
-        "PATH_CHANGED": false,
-    ]
+    /// The optional attributes and commands a server gives, as HOST_INFO's EXTENSIONS lists
+    /// them: every method's ACCESS, RANGE and DESCRIPTION; VALUE when `values` (the server has a
+    /// value source); the WebSocket commands (LISTEN, IGNORE, PATH_CHANGED, PATH_REMOVED,
+    /// PATH_ADDED) when `webSocket`. Everything else false.
+    public static func extensions(values: Bool, webSocket: Bool) -> [String: Bool] {
+        [
+            "ACCESS": true, "RANGE": true, "DESCRIPTION": true, "VALUE": values, "TAGS": false, "EXTENDED_TYPE": false,
+            "UNIT": false, "CRITICAL": false, "CLIPMODE": false, "OVERLOADS": false, "HTML": false,
+            "LISTEN": webSocket, "IGNORE": webSocket, "PATH_CHANGED": webSocket, "PATH_REMOVED": webSocket,
+            "PATH_ADDED": webSocket, "PATH_RENAMED": false,
+        ]
+    }
 
-    /// The JSON object `?HOST_INFO` answers.
-    public var json: JSONValue {
+    /// The JSON object `?HOST_INFO` answers, for a server with a value source (`values`) and a
+    /// WebSocket side (`webSocket`) or without.
+    public func json(values: Bool = false, webSocket: Bool = false) -> JSONValue {
         var fields: [String: JSONValue] = [
             "NAME": .string(name), "OSC_PORT": .number(Double(oscPort)), "OSC_TRANSPORT": .string(oscTransport),
-            "EXTENSIONS": .object(Self.extensions.mapValues { .bool($0) }),
+            "EXTENSIONS": .object(Self.extensions(values: values, webSocket: webSocket).mapValues { .bool($0) }),
         ]
         if let oscAddress { fields["OSC_IP"] = .string(oscAddress) }
         return .object(fields)
@@ -63,30 +68,45 @@ extension OSCQueryNamespace {
     ]
 
     /// Answers a GET of `path` (the URL's path, percent-decoded) with the query keys
-    /// `attributes` (`?TYPE` gives `["TYPE"]`): the node with everything below it; one of its
-    /// attributes; HOST_INFO (whatever the path); 404 for a path with no node; 204 for VALUE,
-    /// which no method here has, or an attribute the node lacks (TYPE of a container); 400 for
-    /// an attribute this server does not know or give, or more than one.
-    public func answer(path: String, attributes: [String], hostInfo: OSCQueryHostInfo) -> OSCQueryAnswer {
+    /// `attributes` (`?TYPE` gives `["TYPE"]`): the node with everything below it (VALUE
+    /// included unless `withValues` is false); one of its attributes; HOST_INFO (whatever the
+    /// path); 404 for a path with no node; for VALUE, the value `values` has, `{}` for a
+    /// readable method with none yet, 204 for a node that is not readable; 204 for an
+    /// attribute the node lacks (TYPE of a container); 400 for an attribute this server does
+    /// not know or give, or more than one. `webSocket` says whether HOST_INFO lists the
+    /// WebSocket commands.
+    public func answer(
+        path: String, attributes: [String], hostInfo: OSCQueryHostInfo, values: (any OSCQueryValueSource)? = nil,
+        webSocket: Bool = false, withValues: Bool = true
+    ) -> OSCQueryAnswer {
         guard attributes.count <= 1 else {
             return OSCQueryAnswer(status: 400, body: "one attribute per query, e.g. ?TYPE\n")
         }
         if attributes.first == "HOST_INFO" {
-            return OSCQueryAnswer(status: 200, body: JSONWriter.text(hostInfo.json))
+            return OSCQueryAnswer(
+                status: 200, body: JSONWriter.text(hostInfo.json(values: values != nil, webSocket: webSocket)))
         }
         guard let node = root.node(at: path.split(separator: "/")) else {
             return OSCQueryAnswer(status: 404, body: "no OSC method or container at \(path)\n")
         }
         guard let attribute = attributes.first else {
-            return OSCQueryAnswer(status: 200, body: JSONWriter.text(.object(node.attributes())))
+            return OSCQueryAnswer(
+                status: 200,
+                body: JSONWriter.text(.object(node.attributes(values: values, withValues: withValues))))
         }
-        if attribute == "VALUE" { return OSCQueryAnswer(status: 204, body: "") }
+        if attribute == "VALUE" {
+            guard node.access(values: values) == 3, let values else { return OSCQueryAnswer(status: 204, body: "") }
+            guard let value = values.value(at: node.fullPath) else { return OSCQueryAnswer(status: 200, body: "{}") }
+            return OSCQueryAnswer(status: 200, body: JSONWriter.text(.object(["VALUE": OSCQueryNode.json(value)])))
+        }
         guard Self.queryableAttributes.contains(attribute) else {
             let known = (["HOST_INFO"] + Self.queryableAttributes.sorted()).joined(separator: ", ")
             return OSCQueryAnswer(
                 status: 400, body: "unknown or unsupported attribute '\(attribute)'; known: \(known)\n")
         }
-        guard let value = node.attributes()[attribute] else { return OSCQueryAnswer(status: 204, body: "") }
+        guard let value = node.attributes(values: values, withValues: false)[attribute] else {
+            return OSCQueryAnswer(status: 204, body: "")
+        }
         return OSCQueryAnswer(status: 200, body: JSONWriter.text(.object([attribute: value])))
     }
 }

@@ -16,9 +16,11 @@ public struct OSCQueryNamespace: Sendable, Equatable {
     public static let addressesPerMappingLimit = 2048
 
     /// The namespace of an input with outputs `outputNames` accepting `families`, `mappings`
-    /// first, with SysEx addresses only when `sysex` is on.
+    /// first, with SysEx addresses only when `sysex` is on; then, read-only, the methods with a
+    /// value of each of `inputNames` (the input ports), as the `default` scheme sends them.
     public init(
-        outputNames: [String], families: Set<OSCAddressFamily>, mappings: [OSCMappingRule], sysex: Bool
+        outputNames: [String], families: Set<OSCAddressFamily>, mappings: [OSCMappingRule], sysex: Bool,
+        inputNames: [String] = []
     ) {
         let quoted = outputNames.map { "'\($0)'" }.joined(separator: ", ")
         root = OSCQueryNode(fullPath: "/", containerDescription: "aseqosc: OSC to MIDI for output ports \(quoted)")
@@ -45,6 +47,34 @@ public struct OSCQueryNamespace: Sendable, Equatable {
         }
         if families.contains(.osmid) {
             for (name, part) in ports { insertOsmid(output: name, part: part, sysex: sysex) }
+        }
+        for name in inputNames { insertValues(input: name, part: OSCPortNameStyle.osc.sanitise(name)) }
+    }
+
+    /// The methods of one input port whose last value can be read (ACCESS 1): what it received,
+    /// as the `default` scheme sends it. Where an output took the address, the output's stays.
+    private mutating func insertValues(input name: String, part: String) {
+        let kinds: [(String, String, [ClosedRange<Double>], String)] = [
+            ("cc", "ii", [Self.sevenBit, Self.sevenBit], "the last control change: controller, value"),
+            ("cc14", "ii", [0...31, Self.fourteenBit], "the last 14-bit control change: controller 0-31, value"),
+            ("rpn", "ii", [Self.fourteenBit, Self.fourteenBit], "the last RPN: parameter, value"),
+            ("nrpn", "ii", [Self.fourteenBit, Self.fourteenBit], "the last NRPN: parameter, value"),
+            ("program", "i", [Self.sevenBit], "the program"),
+            ("pressure", "i", [Self.sevenBit], "the channel pressure"),
+            ("pitch_bend", "i", [-8192...8191], "the pitch bend, 0 the centre"),
+            ("poly_pressure", "ii", [Self.sevenBit, Self.sevenBit], "the last poly pressure: note, pressure"),
+        ]
+        for channel in 1...16 {
+            for (type, tags, ranges, what) in kinds {
+                let path = ["midi", part, "\(channel)", type]
+                guard root.node(at: path.map { Substring($0) }) == nil else { continue }
+                root.insert(
+                    Method(
+                        types: tags, ranges: ranges,
+                        description: "\(what) received on channel \(channel) of input '\(name)'",
+                        readOnly: true),
+                    at: path[...])
+            }
         }
     }
 

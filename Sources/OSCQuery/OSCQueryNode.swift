@@ -1,4 +1,5 @@
 import JSON
+import OSC
 
 /// One node of an OSCQuery address space (Vidvox's OSCQuery proposal): an OSC method, a
 /// container of other nodes, or both (`/midi` is TouchOSC's method and the default scheme's
@@ -11,13 +12,17 @@ public struct OSCQueryNode: Sendable, Equatable {
         /// One entry per type tag: `{ MIN, MAX }`, or null where there is no range (a blob).
         public var ranges: [ClosedRange<Double>?]
         public var description: String
+        /// Whether it can only be read (ACCESS 1): what arrives at an input port, which the
+        /// OSC input does not take.
+        public var readOnly: Bool
 
         /// Creates a method; `ranges` has one entry per character of `types`.
-        public init(types: String, ranges: [ClosedRange<Double>?], description: String) {
+        public init(types: String, ranges: [ClosedRange<Double>?], description: String, readOnly: Bool = false) {
             precondition(ranges.count == types.utf8.count, "OSCQueryNode.Method: one range per type tag")
             self.types = types
             self.ranges = ranges
             self.description = description
+            self.readOnly = readOnly
         }
     }
 
@@ -36,9 +41,13 @@ public struct OSCQueryNode: Sendable, Equatable {
         self.containerDescription = containerDescription
     }
 
-    /// ACCESS: 2 (may only be set) for a method, whose value nothing can read back; 0 for a
-    /// container.
-    public var access: Int { method == nil ? 0 : 2 }
+    /// ACCESS: 0 for a container; for a method 1 when it can only be read, 3 (set and read)
+    /// when `values` keeps its value, else 2 (may only be set).
+    public func access(values: (any OSCQueryValueSource)? = nil) -> Int {
+        guard let method else { return 0 }
+        if method.readOnly { return 1 }
+        return values?.isReadable(fullPath) == true ? 3 : 2
+    }
 
     /// The node below this one at `path` (names between `/`), or nil when there is none.
     public func node(at path: some Collection<Substring>) -> OSCQueryNode? {
@@ -59,10 +68,16 @@ public struct OSCQueryNode: Sendable, Equatable {
     }
 
     /// The attributes OSCQuery names for this node, by key, each present only when the node has
-    /// it: FULL_PATH and ACCESS always, DESCRIPTION, TYPE and RANGE for methods, CONTENTS
-    /// (with every node below, whole) for containers.
-    public func attributes() -> [String: JSONValue] {
-        var fields: [String: JSONValue] = ["FULL_PATH": .string(fullPath), "ACCESS": .number(Double(access))]
+    /// it: FULL_PATH and ACCESS always, DESCRIPTION, TYPE and RANGE for methods, VALUE for a
+    /// method `values` has a value for (when `withValues`), CONTENTS (with every node below,
+    /// whole) for containers.
+    public func attributes(values: (any OSCQueryValueSource)? = nil, withValues: Bool = true) -> [String: JSONValue] {
+        var fields: [String: JSONValue] = [
+            "FULL_PATH": .string(fullPath), "ACCESS": .number(Double(access(values: values))),
+        ]
+        if withValues, method != nil, let values, values.isReadable(fullPath), let value = values.value(at: fullPath) {
+            fields["VALUE"] = Self.json(value)
+        }
         if let method {
             fields["DESCRIPTION"] = .string(method.description)
             // A method without arguments has no TYPE: the proposal lets it be left out.
@@ -77,8 +92,36 @@ public struct OSCQueryNode: Sendable, Equatable {
         } else if let containerDescription {
             fields["DESCRIPTION"] = .string(containerDescription)
         }
-        if !contents.isEmpty { fields["CONTENTS"] = .object(contents.mapValues { .object($0.attributes()) }) }
+        if !contents.isEmpty {
+            fields["CONTENTS"] = .object(
+                contents.mapValues { .object($0.attributes(values: values, withValues: withValues)) })
+        }
         return fields
+    }
+
+    /// A VALUE: one item per argument, numbers, strings and booleans as JSON has them, null for
+    /// what JSON cannot show (`m`, `b`, nil, impulse), as the proposal's type table says.
+    public static func json(_ arguments: [OSCArgument]) -> JSONValue {
+        .array(
+            arguments.map { argument in
+                switch argument {
+                case .int32(let value): .number(Double(value))
+                case .float32(let value): .number(Double(value))
+                case .int64(let value): .number(Double(value))
+                case .double(let value): .number(value)
+                case .string(let value): .string(value)
+                case .true: .bool(true)
+                case .false: .bool(false)
+                case .blob, .timeTag, .nil, .impulse, .midi: .null
+                }
+            })
+    }
+
+    /// The addresses of every method at or below this node.
+    public var methodPaths: Set<String> {
+        var paths: Set<String> = method == nil ? [] : [fullPath]
+        for child in contents.values { paths.formUnion(child.methodPaths) }
+        return paths
     }
 
     /// How many methods this node and those below it have.

@@ -12,7 +12,10 @@ public struct OSCQueryServerError: Error, Equatable, CustomStringConvertible {
 
 /// The OSCQuery namespace over HTTP (libmicrohttpd, on a thread of its own): `GET /path`,
 /// `?HOST_INFO` and attribute queries, answered from an ``OSCQueryNamespace`` a reload can
-/// swap. Whatever a client does costs only it: the addresses outside the allow-list are
+/// swap, with live values from an ``OSCQueryValueSource`` when one is given (ACCESS 3 and VALUE
+/// for the methods it keeps; the whole tree, `GET /`, is kept once written and carries no VALUE,
+/// which the proposal leaves optional: a value is asked for with `?VALUE` or `GET /path`).
+/// Whatever a client does costs only it: the addresses outside the allow-list are
 /// refused as they connect, a request line and headers larger than ``Limits/requestBytes`` are
 /// refused by the library, a connection silent for ``Limits/idleSeconds`` is closed, and at
 /// most ``Limits/connections`` are open (``Limits/connectionsPerAddress`` from one address).
@@ -57,7 +60,7 @@ public final class OSCQueryServer: @unchecked Sendable {
     /// `allow` (empty: everyone, for an input on loopback).
     public init(
         host: String, port: UInt16, allow: [IPNetwork], namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo,
-        limits: Limits = Limits()
+        limits: Limits = Limits(), values: (any OSCQueryValueSource)? = nil
     ) throws(OSCQueryServerError) {
         // The socket is bound here, not by the library, so a refusal says why: libmicrohttpd
         // 1.0 (Debian 13) leaves errno EBADF after a failed bind, not EADDRINUSE.
@@ -77,7 +80,7 @@ public final class OSCQueryServer: @unchecked Sendable {
         var flags = UInt32(MHD_USE_AUTO_INTERNAL_THREAD.rawValue)
         if isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         handler = RequestHandler(
-            namespace: namespace, hostInfo: hostInfo, allow: allow.isEmpty ? nil : IPAllowList(allow))
+            namespace: namespace, hostInfo: hostInfo, allow: allow.isEmpty ? nil : IPAllowList(allow), values: values)
         let context = Unmanaged.passUnretained(handler).toOpaque()
         errno = 0
         guard
@@ -140,10 +143,16 @@ private final class RequestHandler: Sendable {
     /// Connections that had a request answered, until they close.
     private let answeredConnections = Mutex(Set<UInt>())
     private let allow: IPAllowList?
+    /// Called on libmicrohttpd's one thread only.
+    private let values: (any OSCQueryValueSource)?
 
-    init(namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo, allow: IPAllowList?) {
+    init(
+        namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo, allow: IPAllowList?,
+        values: (any OSCQueryValueSource)?
+    ) {
         content = Mutex(Content(namespace, hostInfo, version: 0))
         self.allow = allow
+        self.values = values
     }
 
     private static func from(_ context: UnsafeMutableRawPointer?) -> RequestHandler {
@@ -189,7 +198,10 @@ private final class RequestHandler: Sendable {
             if isRoot, let root = current.root {
                 answer = root
             } else {
-                answer = current.namespace.answer(path: path, attributes: attributes, hostInfo: current.hostInfo)
+                // The kept root leaves VALUE out: values change, the tree does not.
+                answer = current.namespace.answer(
+                    path: path, attributes: attributes, hostInfo: current.hostInfo, values: handler.values,
+                    withValues: !isRoot)
                 if isRoot {
                     // Kept unless a reload swapped the namespace meanwhile.
                     handler.content.withLock { if $0.version == current.version { $0.root = answer } }

@@ -175,6 +175,21 @@ import Testing
         #expect(try Self.get("/?HOST_INFO", port: allowed.port).status == 200)
     }
 
+    @Test func aValueSourceMakesItsMethodsReadableOverHTTPAndTheKeptRootLeavesValuesOut() throws {
+        let server = try OSCQueryServer(
+            host: "127.0.0.1", port: 0, allow: [], namespace: Self.namespace, hostInfo: Self.hostInfo,
+            values: FakeValues())
+        #expect(try Self.get("/midi/synth_a/1/cc?VALUE", port: server.port).body == #"{"VALUE":[7,100]}"#)
+        #expect(try Self.get("/midi/synth_a/2/cc?VALUE", port: server.port).body == "{}")
+        #expect(try Self.get("/midi/synth_a/1/note_on?VALUE", port: server.port).status == 204)
+        let method = try Self.get("/midi/synth_a/1/cc", port: server.port).body
+        #expect(method.contains(#""VALUE":[7,100]"#) && method.contains(#""ACCESS":3"#))
+        let root = try Self.get("/", port: server.port).body
+        #expect(root.contains(#""ACCESS":3"#) && !root.contains(#""VALUE""#))
+        let info = try Self.get("/?HOST_INFO", port: server.port).body
+        #expect(info.contains(#""VALUE":true"#) && info.contains(#""LISTEN":false"#))
+    }
+
     @Test func aPortInUseIsAClearError() throws {
         let first = try Self.server()
         #expect(throws: OSCQueryServerError.self) {

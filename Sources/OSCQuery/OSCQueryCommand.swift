@@ -1,0 +1,58 @@
+import JSON
+
+/// What a WebSocket client asks for in a text frame: `{"COMMAND":"LISTEN","DATA":"/path"}`
+/// (send this method's value whenever it changes) or IGNORE (stop). Paths are exact.
+public enum OSCQueryCommand: Sendable, Equatable {
+    case listen(String)
+    case ignore(String)
+
+    /// The longest text message a client may send; a longer one closes its connection (1009).
+    public static let textLimit = 1024
+
+    /// The command in `text`; nil for anything else: not JSON, not an object, another command,
+    /// a DATA that is not a path (a string starting with `/`), or a text longer than
+    /// ``textLimit``.
+    public init?(_ text: String) {
+        guard text.utf8.count <= Self.textLimit, case .object(let fields)? = try? JSON5Reader.parse(text),
+            case .string(let command)? = fields["COMMAND"], case .string(let path)? = fields["DATA"],
+            path.hasPrefix("/")
+        else { return nil }
+        switch command {
+        case "LISTEN": self = .listen(path)
+        case "IGNORE": self = .ignore(path)
+        default: return nil
+        }
+    }
+}
+
+/// What a namespace change is told to WebSocket clients as: PATH_ADDED and PATH_REMOVED per
+/// method (DATA the method's path, a string, as the proposal has it), or one PATH_CHANGED
+/// (DATA `/`) in place of too many of them.
+public enum OSCQueryPathChange: Sendable, Equatable {
+    case added(String)
+    case removed(String)
+    case changed(String)
+
+    /// More changes than this in one update become one PATH_CHANGED `/`.
+    public static let limit = 32
+
+    /// The changes from the methods `old` to the methods `new`, removals first, each sorted;
+    /// one `.changed("/")` when there are more than ``limit``.
+    public static func changes(from old: Set<String>, to new: Set<String>) -> [OSCQueryPathChange] {
+        let removed = old.subtracting(new).sorted()
+        let added = new.subtracting(old).sorted()
+        if removed.count + added.count > limit { return [.changed("/")] }
+        return removed.map { .removed($0) } + added.map { .added($0) }
+    }
+
+    /// The text frame: `{"COMMAND":"PATH_REMOVED","DATA":"/midi/old/1/cc"}`.
+    public var text: String {
+        let (command, path) =
+            switch self {
+            case .added(let path): ("PATH_ADDED", path)
+            case .removed(let path): ("PATH_REMOVED", path)
+            case .changed(let path): ("PATH_CHANGED", path)
+            }
+        return JSONWriter.text(.object(["COMMAND": .string(command), "DATA": .string(path)]))
+    }
+}
