@@ -278,7 +278,7 @@ sed -e 's/to: \["Virtual Raw MIDI 0-0"\]/to: ["Midi Through"]/' -e 's#"192.168.1
 "$ASEQOSC" run --config "$out/example.json5" --control /run/aseqosc-discovery/example > "$out/example.log" 2>&1 &
 example=$!
 check "the example config serves OSCQuery on port 8001" wait_until 60 has "$out/example.log" \
-  'oscquery: http://0\.0\.0\.0:8001 \(333 OSC methods\)'
+  'oscquery: http://0\.0\.0\.0:8001 \(461 OSC methods\)'
 check "avahi-browse sees the example's _osc._udp and _oscjson._tcp, over IPv4 only (it listens on 0.0.0.0)" wait_until 30 sh -c \
   "timeout 20 avahi-browse -rtp _oscjson._tcp > $out/transcript-avahi-browse.txt 2>/dev/null;
    timeout 20 avahi-browse -rtp _osc._udp >> $out/transcript-avahi-browse.txt 2>/dev/null;
