@@ -22,10 +22,7 @@ let package = Package(
         // what does not use them (`send`, a bridge on loopback) does not load them either.
         .target(name: "CAvahi", dependencies: ["CLazyLibrary"], cSettings: dwarf4),
         .target(name: "CMicroHTTPD", dependencies: ["CLazyLibrary"], cSettings: dwarf4),
-        // libwebsockets (libwebsockets-dev), loaded on first use: the OSCQuery server's HTTP and
-        // WebSocket on one port, to replace CMicroHTTPD (issue 36; the server does not use it yet).
-        .target(name: "CWebSockets", dependencies: ["CLazyLibrary"], cSettings: dwarf4),
-        // Opening a library on the first call into it, for the three above.
+        // Opening a library on the first call into it, for the two above.
         .target(name: "CLazyLibrary", cSettings: dwarf4),
 
         // Pure Swift, no C, no Foundation.
@@ -160,7 +157,6 @@ let package = Package(
             name: "OSCQueryTests",
             dependencies: [
                 "OSCQuery", "OSCQueryHTTP", "Endpoints", "OSCTransport", "OSCMapping", "MIDI", "JSON", "TestSupport",
-                "CWebSockets",
             ]),
         .testTarget(name: "OSCTests", dependencies: ["OSC", "CLiblo", "CAllocationCounter", "TestSupport"]),
         // Both translations and their shared vocabulary: formatting, translating, rules, templates.
