@@ -14,6 +14,7 @@ extension Bridge {
             session: session, config: oscConfig, outputs: config.outputs, sysexCapacity: config.sysexCapacity)
         side.realtime = realtime
         side.onSyncRequest = { [runner] in runner.replaySignal.request($0) }
+        if oscConfig.touchOSCBridge != nil { side.learnedClient = touchOSCClient }
         session.outputConnected = { [weak side] in side?.deviceReturned(ourPort: $0) }
         return side
     }

@@ -8,9 +8,14 @@ import Status
 extension Bridge {
     /// A consistent-enough picture of the running bridge, from counters other threads update.
     public func status(version: String = "") -> BridgeStatus {
-        BridgeStatus(
+        var status = BridgeStatus(
             version: version, client: currentConfig.clientName, uptimeSeconds: WallClock.monotonic - startTime,
             input: input, routes: routeSnapshot, sysexStore: sysexStore,
             oscInput: oscInputSnapshot, realtime: realtime)
+        if currentConfig.touchOSCBridge != nil {
+            status.touchOSCBridge = BridgeStatus.TouchOSCBridge(
+                client: touchOSCClient.current?.description, clientsSeen: touchOSCClient.clientsSeen)
+        }
+        return status
     }
 }

@@ -37,6 +37,9 @@ public final class Bridge: @unchecked Sendable {
     private let lock = Mutex(())
     /// Keeps destinations named by service where their services are; made with the first one.
     private var follower: ServiceFollower?
+    /// The TouchOSC Bridge's client (`touchoscBridge`), which the bridge route's destination
+    /// follows; one for the bridge's life, so an observer stays through reloads.
+    public let touchOSCClient = LearnedClient()
     private var routesForStatus: [RouteRuntime] = []
     /// The last values OSCQuery shows, from the stores of the running ports.
     let liveValues = LiveValues()
@@ -71,7 +74,7 @@ public final class Bridge: @unchecked Sendable {
         try placeSendingThreads(routes, choice: config.realtime.cpu)
         input.realtime = realtime
         routesForStatus = routes
-        followServices(routes)
+        followServices(routes, config)
         oscInput = try makeOSCInput(config)
         oscInputForStatus = oscInput
         showValues(config)
@@ -127,7 +130,7 @@ public final class Bridge: @unchecked Sendable {
         }
         for note in new.retiredKeys where !config.retiredKeys.contains(note) { log.warning(note) }
         runner.replaceRoutes(built.routes)
-        followServices(built.routes)
+        followServices(built.routes, new)
         // With the setting that runs (a change of `realtime` waits for a restart), for the new
         // destinations.
         try? placeSendingThreads(built.routes, choice: running.cpu)
@@ -183,8 +186,13 @@ public final class Bridge: @unchecked Sendable {
     }
 
     /// Hands the routes' service targets to the follower, made when the first one appears.
-    private func followServices(_ routes: [RouteRuntime]) {
-        let targets = routes.flatMap(\.serviceTargets)
+    private func followServices(_ routes: [RouteRuntime], _ config: BridgeConfig) {
+        // The TouchOSC Bridge's destination follows its client, which the OSC input learns.
+        let all = routes.flatMap(\.serviceTargets)
+        let isClient = { (target: ServiceTarget) in target.type == TouchOSCBridgeConfig.clientType }
+        touchOSCClient.follow(
+            all.filter(isClient), replyPort: UInt16(truncatingIfNeeded: config.touchOSCBridge?.replyPort ?? 0))
+        let targets = all.filter { !isClient($0) }
         if follower == nil && !targets.isEmpty {
             let log = log
             do {

@@ -17,14 +17,26 @@ final class InputAnnouncement: Sendable {
     /// Announces what `input` listens on (and the OSCQuery server on `queryPort`), or withdraws
     /// the announcement (nil, `announce: false`, or a loopback address).
     func apply(_ input: OSCInputConfig?, queryPort: UInt16? = nil) {
-        guard let input, input.announce, input.isReachableFromNetwork else {
+        var services: [OSCService] = []
+        if let input, input.isReachableFromNetwork {
+            if input.announce {
+                let transports = input.transports.sorted().map { $0 == .udp ? OSCService.Transport.udp : .tcp }
+                services = OSCService.announcements(
+                    name: input.serviceName ?? OSCService.defaultName, port: UInt16(input.port),
+                    transports: transports, queryPort: queryPort)
+            }
+            // As touchosc2midi announces itself: the host name, no TXT records.
+            if let bridge = input.touchOSCBridge, bridge.announce {
+                services.append(
+                    OSCService(
+                        name: bridge.serviceName ?? OSCService.hostName, type: TouchOSCBridgeConfig.serviceType,
+                        port: UInt16(input.port), txt: []))
+            }
+        }
+        guard let input, !services.isEmpty else {
             announcer.withLock { $0 = nil }
             return
         }
-        let transports = input.transports.sorted().map { $0 == .udp ? OSCService.Transport.udp : .tcp }
-        let services = OSCService.announcements(
-            name: input.serviceName ?? OSCService.defaultName, port: UInt16(input.port), transports: transports,
-            queryPort: queryPort)
         announcer.withLock { current in
             if let current {
                 current.update(services: services, listeningOn: input.host)

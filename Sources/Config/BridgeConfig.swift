@@ -22,6 +22,9 @@ public struct BridgeConfig: Sendable {
     public var sysexCapacity = 65_536
     /// Real-time scheduling of the event threads (the `realtime` key).
     public var realtime = RealtimeConfig()
+    /// The TouchOSC Bridge drop-in (`touchoscBridge`), already expanded into the first input
+    /// port, the first output port, the OSC input and the first route; nil when off.
+    public var touchOSCBridge: TouchOSCBridgeConfig?
 }
 
 /// SCHED_FIFO for the input and OSC threads, and locked memory.

@@ -43,6 +43,7 @@ public enum ConfigParser {
 
     static let topLevelKeys = [
         "client", "middleC", "inputs", "outputs", "mappings", "routes", "ring", "sysex", "osc", "realtime",
+        "touchoscBridge",
     ]
 
     static func parse(_ root: ConfigNode) throws(ConfigError) -> BridgeConfig {
@@ -66,6 +67,15 @@ public enum ConfigParser {
             if let maxBytes = object["maxBytes"] { config.sysexCapacity = try maxBytes.int(in: 16...16_777_216) }
         }
         if let realtime = top["realtime"] { config.realtime = try self.realtime(realtime) }
+        // The bridge's ports come first, so that its input and output are port 0 in TouchOSC's
+        // port byte, both ways; the config's own ports follow and may not reuse its name.
+        var bridge: (settings: TouchOSCBridgeConfig, allow: [IPNetwork])?
+        if let node = top["touchoscBridge"] { bridge = try touchOSCBridge(node) }
+        if let settings = bridge?.settings {
+            config.touchOSCBridge = settings
+            config.inputs.append(InputPortConfig(name: settings.name, from: []))
+            config.outputs.append(OutputPortConfig(name: settings.name, to: []))
+        }
         if let inputs = top["inputs"] {
             for node in try inputs.array() {
                 let object = try node.object(allowing: ["name", "from"])
@@ -87,15 +97,27 @@ public enum ConfigParser {
         let outputNames = config.outputs.map(\.name)
         let mappingSets = try mappingSets(top["mappings"], outputNames: outputNames)
         if let routes = top["routes"] {
-            let context = Context(
+            var context = Context(
                 inputNames: config.inputs.map(\.name), middleCOctave: config.middleCOctave, outputNames: outputNames,
                 mappingSets: mappingSets)
+            // A route without `from` takes the config's own inputs, not the bridge's.
+            if bridge != nil { context.defaultInputs = Array(config.inputs.indices.dropFirst()) }
             for (index, node) in try routes.array().enumerated() {
                 config.routes.append(try route(node, index: index, context))
             }
         }
-        config.oscInput = try oscInput(
-            top["osc"], outputs: config.outputs, middleCOctave: config.middleCOctave, mappingSets: mappingSets)
+        if let (settings, allow) = bridge {
+            if let osc = top["osc"] {
+                throw osc.error(
+                    "does not go with touchoscBridge, whose UDP input on 0.0.0.0:\(settings.port) is the config's "
+                        + "OSC input; remove one of them")
+            }
+            config.routes.insert(touchOSCBridgeRoute(settings), at: 0)
+            config.oscInput = touchOSCBridgeInput(settings, allow: allow)
+        } else {
+            config.oscInput = try oscInput(
+                top["osc"], outputs: config.outputs, middleCOctave: config.middleCOctave, mappingSets: mappingSets)
+        }
         if config.inputs.isEmpty && !config.routes.isEmpty {
             throw ConfigError(path: "inputs", message: "routes need at least one input port")
         }
@@ -140,6 +162,8 @@ public enum ConfigParser {
         /// For the mappings a destination sends (their `output` keys name output ports).
         var outputNames: [String] = []
         var mappingSets = MappingSets()
+        /// The inputs of a route without `from`; nil: every input.
+        var defaultInputs: [Int]?
     }
 
     static func portName(_ node: ConfigNode, taken: [String]) throws(ConfigError) -> String {
@@ -177,7 +201,13 @@ public enum ConfigParser {
                 inputs.append(input)
             }
         } else {
-            inputs = Array(context.inputNames.indices)
+            inputs = context.defaultInputs ?? Array(context.inputNames.indices)
+            if inputs.isEmpty {
+                throw ConfigError(
+                    path: node.path,
+                    message: "a route needs 'from' or an input port of its own: the TouchOSC Bridge's input has "
+                        + "its own route")
+            }
         }
         let chain = try self.chain(object, context)
         if chain.destinations.isEmpty && chain.branches.isEmpty {

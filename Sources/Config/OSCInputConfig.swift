@@ -51,6 +51,9 @@ public struct OSCInputConfig: Sendable, Equatable {
     /// any free port); nil when it is off. On by default, on the listen port + 1, when the
     /// input listens where other machines can reach it.
     public var queryPort: Int?
+    /// Set when this is the TouchOSC Bridge's input (`touchoscBridge`): the source address of
+    /// what arrives is the client the bridge's route sends to.
+    public var touchOSCBridge: TouchOSCBridgeConfig?
 
     /// Whether other machines can reach the input: it listens on a non-loopback address.
     public var isReachableFromNetwork: Bool { IPAddress(parsing: host).map { !$0.isLoopback } ?? false }

@@ -88,6 +88,8 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private var replaying = false
     /// Where an `/aseqosc/sync` goes for the MIDI -> OSC destinations (the bridge sets it).
     public var onSyncRequest: (@Sendable (SyncRequest) -> Void)?
+    /// The TouchOSC Bridge's client, which every packet's sender may become (`touchoscBridge`).
+    public var learnedClient: LearnedClient?
     /// `/aseqosc/sync` messages read.
     package let syncRequests = Atomic<Int>(0)
     /// Requests for an output whose replay started less than a second before.
@@ -371,6 +373,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     private func handle(_ datagram: UnsafeRawBufferPointer, from sender: PacketSource) {
         scheduleAt = nil
+        learnedClient?.heard(sender)
         // One look at an empty table for every packet when no sender uses recovery.
         let followed = recovery.isEmpty ? nil : recovery.index(of: sender, now: now)
         recording = Recording(followed, sender)

@@ -273,6 +273,26 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
     public var oscInput: OSCInput?
     /// The event threads' scheduling, when the bridge reports it.
     public var realtime: Realtime? = nil
+    /// The TouchOSC Bridge drop-in's client, when `touchoscBridge` is on.
+    public var touchOSCBridge: TouchOSCBridge? = nil
+
+    /// The TouchOSC Bridge's client: where its route sends, and how many clients it has had.
+    public struct TouchOSCBridge: Codable, Sendable, Equatable {
+        /// `IP:PORT` of the latest client; nil before any (its route's packets are then dropped
+        /// and counted as `serviceAbsent`).
+        public var client: String?
+        public var clientsSeen: Int
+
+        public init(client: String?, clientsSeen: Int) {
+            self.client = client
+            self.clientsSeen = clientsSeen
+        }
+
+        var text: String {
+            "touchosc bridge: " + (client.map { "client \($0)" } ?? "no client yet (its MIDI is dropped and counted)")
+                + ", clients seen \(clientsSeen)"
+        }
+    }
 
     /// The text `aseqosc status` prints for people.
     public var text: String {
@@ -291,6 +311,7 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
             lines.append("  \(binding.port) \(arrow) '\(binding.spec)': \(target)")
         }
         if let oscInput { lines += oscInput.lines }
+        if let touchOSCBridge { lines.append(touchOSCBridge.text) }
         lines.append("routes:")
         for route in routes {
             lines.append(
