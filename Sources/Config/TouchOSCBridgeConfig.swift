@@ -84,6 +84,9 @@ extension ConfigParser {
             host: "", port: 0, scheme: "touchosc", messages: [:], resolvedScheme: .touchOSC, multicastTTL: nil,
             multicastInterface: nil, multicastLoop: nil, broadcast: false)
         destination.service = OSCServiceName(name: bridge.name, type: TouchOSCBridgeConfig.clientType)
+        // A new client (another tablet, or the same after a restart) gets the faders' and
+        // buttons' last values, and so does one that asks with /aseqosc/sync.
+        destination.sync = [.appear, .request]
         return RouteConfig(name: bridge.name, inputs: [0], chain: ChainConfig(destinations: [destination]))
     }
 
