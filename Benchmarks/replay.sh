@@ -10,6 +10,7 @@
 # the bridge (priority 4): on one vCPU, a receiver below it would time its own starvation.
 #
 #   Benchmarks/replay.sh [NOTES]         # default 500 note-ons per latency run (~2 minutes)
+#   REPLAY_SMP=2 Benchmarks/replay.sh    # two vCPUs: the instruments off the bridge's CPU
 #
 # Needs python3 and alsa-utils (aconnect) only; builds aseqosc (release) unless E2E_NO_BUILD=1. Results in
 # .build/bench-replay/ (results.json, vm.log, each receiver's messages).
@@ -22,7 +23,9 @@ out=$(realpath "$out")
 [ "${E2E_NO_BUILD:-0}" = 1 ] || swift build -c release -j "${JOBS:-2}" --product aseqosc
 binary=$(swift build -c release --show-bin-path)/aseqosc
 [ -x "$binary" ] || { echo "replay.sh: no $binary" >&2; exit 70; }
-ALSA_VM_QUIET=1 ALSA_VM_MEM=1024 ALSA_VM_TIMEOUT=${ALSA_VM_TIMEOUT:-1200} \
-  scripts/alsa-vm -- chrt -f 70 /usr/bin/python3 Benchmarks/replay/in-vm.py "$binary" "$out" "$notes" > "$out/vm.log" 2>&1 ||
+smp=${REPLAY_SMP:-1}   # 2: the bridge on vCPU 0, the instruments on vCPU 1
+pin=(); [ "$smp" = 1 ] || pin=(taskset -c 1)
+ALSA_VM_QUIET=1 ALSA_VM_SMP=$smp ALSA_VM_MEM=1024 ALSA_VM_TIMEOUT=${ALSA_VM_TIMEOUT:-1200} \
+  scripts/alsa-vm -- ${pin[@]+"${pin[@]}"} chrt -f 70 /usr/bin/python3 Benchmarks/replay/in-vm.py "$binary" "$out" "$notes" > "$out/vm.log" 2>&1 ||
   { echo "replay.sh: the VM run failed:" >&2; tail -n 20 "$out/vm.log" >&2; exit 1; }
 sed -n '/^RESULTS/,$p' "$out/vm.log"

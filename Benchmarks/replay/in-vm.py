@@ -247,7 +247,9 @@ def main():
     # This script and its receivers run at SCHED_FIFO 70 (replay.sh), above the bridge's own
     # threads (priority 4), so that the times they take are the bridge's; the bridge starts as
     # a normal process and raises its own threads.
-    bridge = subprocess.Popen(["chrt", "-o", "0", binary, "run", "--config", f"{out}/aseqosc.json5", "--control", CONTROL],
+    # With two vCPUs (REPLAY_SMP=2) the bridge keeps CPU 0 and the instruments CPU 1.
+    pin = ["taskset", "-c", "0"] if (os.cpu_count() or 1) > 1 else []
+    bridge = subprocess.Popen(pin + ["chrt", "-o", "0", binary, "run", "--config", f"{out}/aseqosc.json5", "--control", CONTROL],
                               stdout=bridge_log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while "running" not in open(f"{out}/bridge.log").read():
