@@ -127,6 +127,10 @@ public final class SequencerReader: @unchecked Sendable {
     /// resuming); events that arrived meanwhile wait in the kernel and are read then.
     public func rearm() {
         stopRequested.store(false, ordering: .relaxed)
+        emptyWakePipe()
+    }
+
+    private func emptyWakePipe() {
         var sink = (UInt64(0), UInt64(0))
         while withUnsafeMutableBytes(of: &sink, { read(wakeReader, $0.baseAddress, $0.count) }) > 0 {}
     }
@@ -217,6 +221,9 @@ public final class SequencerReader: @unchecked Sendable {
             if ready > 0 && (!readsWait || Self.hasInput(descriptors, count: Int(filled))) {
                 try drain(midiBatch, other, waiting: false)
             }
+            // A wake() is answered by this turn's afterBatch: emptied, the pipe lets the next
+            // poll wait again instead of returning at once for ever.
+            if ready > 0 && descriptors[Int(filled)].revents != 0 { emptyWakePipe() }
             timeout = afterBatch()
         }
     }
