@@ -103,18 +103,27 @@ def namespace(name, out):
     root = json.loads(body)
     seen = {}
 
+    # The methods whose last value the bridge keeps can be read too (ACCESS 3); the rest only set.
+    readable = ("cc", "cc14", "rpn", "nrpn", "program", "pressure", "pitch_bend", "poly_pressure")
+    wrong_access = []
+
     def walk(node):
-        if node.get("ACCESS") == 2:
-            seen[node["FULL_PATH"]] = (node.get("TYPE"), node.get("RANGE"))
+        if node.get("ACCESS") in (2, 3):
+            path = node["FULL_PATH"]
+            seen[path] = (node.get("TYPE"), node.get("RANGE"))
+            want_access = 3 if path.startswith("/midi/synth/") and path.split("/")[-1] in readable \
+                and path.count("/") == 4 else 2
+            if node["ACCESS"] != want_access:
+                wrong_access.append((path, node["ACCESS"]))
         for child in node.get("CONTENTS", {}).values():
             walk(child)
     walk(root)
     want = expected_methods()
     missing, extra = sorted(set(want) - set(seen)), sorted(set(seen) - set(want))
     wrong = sorted(p for p in set(want) & set(seen) if want[p] != seen[p])
-    if missing or extra or wrong:
-        sys.exit("missing %s\nextra %s\nwrong %s" % (missing[:20], extra[:20],
-                 [(p, want[p], seen[p]) for p in wrong[:10]]))
+    if missing or extra or wrong or wrong_access:
+        sys.exit("missing %s\nextra %s\nwrong %s\naccess %s" % (missing[:20], extra[:20],
+                 [(p, want[p], seen[p]) for p in wrong[:10]], wrong_access[:10]))
     for path in ["/midi/synth/1/note_on", "/3/xy"]:
         node = json.loads(urllib.request.urlopen(base + path).read())
         assert node["FULL_PATH"] == path and node["ACCESS"] == 2, node
@@ -124,6 +133,8 @@ def namespace(name, out):
     info = json.loads(info_body)
     assert info["NAME"] == name and info["OSC_PORT"] == 57300 and info["OSC_TRANSPORT"] == "UDP", info
     assert "OSC_IP" not in info and info["EXTENSIONS"]["ACCESS"] is True, info
+    # A readable method with no value yet answers an empty object.
+    assert json.loads(urllib.request.urlopen(base + "/midi/synth/1/cc?VALUE").read()) == {}
     for path, status in [("/nowhere", 404), ("/?BOGUS", 400), ("/midi/synth/1/note_on?VALUE", 204)]:
         try:
             answer = urllib.request.urlopen(base + path).status
