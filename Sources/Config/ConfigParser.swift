@@ -202,7 +202,7 @@ public enum ConfigParser {
             }
         } else {
             inputs = context.defaultInputs ?? Array(context.inputNames.indices)
-            if inputs.isEmpty {
+            if inputs.isEmpty, context.defaultInputs != nil {
                 throw ConfigError(
                     path: node.path,
                     message: "a route needs 'from' or an input port of its own: the TouchOSC Bridge's input has "
