@@ -1,0 +1,104 @@
+import Foundation
+import Glibc
+import TestSupport
+import XCTest
+
+/// `touchoscBridge: true` as touchosc2midi's peers see it: `/midi ,m` sent to UDP 12101 comes out
+/// of the "TouchOSC Bridge" output port, and MIDI played into its input port goes to the IP of
+/// the latest sender, on port 12102, as `/midi ,m` with the port byte 0.
+final class TouchOSCBridgeALSATests: XCTestCase {
+    var aseqdump = ""
+    var aconnect = ""
+    var amidi = ""
+    var stdbuf = ""
+    var oscsend = ""
+
+    override func setUpWithError() throws {
+        try TestEnvironment.requireSequencer()
+        aseqdump = try TestEnvironment.tool("aseqdump", package: "alsa-utils")
+        aconnect = try TestEnvironment.tool("aconnect", package: "alsa-utils")
+        amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
+        stdbuf = try TestEnvironment.tool("stdbuf", package: "coreutils")
+        oscsend = try TestEnvironment.tool("oscsend", package: "liblo-tools")
+    }
+
+    /// `/midi ,m` with TouchOSC's bytes (port, data 2, data 1, status), sent from `source`
+    /// (a loopback address) to 127.0.0.1:12101.
+    func sendMIDI(_ bytes: [UInt8], from source: String) {
+        var packet = Array("/midi\0\0\0,m\0\0".utf8)
+        packet += bytes
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(descriptor) }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        XCTAssertEqual(bound, 0, "bind \(source): errno \(errno)")
+        let sent = withIPv4Loopback(port: 12101) { address, length in
+            sendto(descriptor, packet, packet.count, 0, address, length)
+        }
+        XCTAssertEqual(sent, packet.count)
+    }
+
+    func status(_ bridge: RunningBridge) throws -> [String: Any] {
+        let json = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--json", "--control", bridge.controlPath])
+        XCTAssertEqual(json.status, 0, json.standardError)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+    }
+
+    func client(_ bridge: RunningBridge) throws -> (String?, Int?) {
+        let bridgeStatus = try status(bridge)["touchOSCBridge"] as? [String: Any]
+        return (bridgeStatus?["client"] as? String, bridgeStatus?["clientsSeen"] as? Int)
+    }
+
+    func testBothWaysWithTheLatestClient() throws {
+        let bridge = try RunningBridge(config: "{ touchoscBridge: { announce: false } }", oscPorts: [12102])
+        // Both ports are named "TouchOSC Bridge"; `aseqdump -l` lists only the readable one, the output.
+        let listed = try runProcess(aseqdump, ["-l"]).standardOutput.split(separator: "\n")
+        let output = try XCTUnwrap(
+            listed.first { $0.contains("aseqosc") && $0.contains("TouchOSC Bridge") }?.split(separator: " ").first,
+            listed.joined(separator: "\n"))
+        let dump = BackgroundProcess(stdbuf, ["-oL", aseqdump, "-p", String(output)])
+        try dump.start()
+        defer { dump.stop() }
+        let connect = try runProcess(aconnect, ["Virtual Raw MIDI 0-0", "aseqosc:0"])
+        XCTAssertEqual(connect.status, 0, connect.standardError)
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 10) { dump.standardOutput.contains("Waiting") },
+            dump.standardOutput + dump.standardError)
+
+        // Before any client: MIDI for TouchOSC is dropped and counted.
+        XCTAssertEqual(try client(bridge).1, 0)
+        XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "B0 07 10"]).status, 0)
+
+        // TouchOSC -> MIDI, from 127.0.0.1: a note-on on the output port; the sender becomes the client.
+        sendMIDI([0x00, 0x64, 0x3C, 0x90], from: "127.0.0.1")
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 10) { dump.standardOutput.contains("Note on") }, dump.standardOutput)
+        XCTAssertTrue(dump.standardOutput.contains("0, note 60, velocity 100"), dump.standardOutput)
+        XCTAssertTrue(RunningBridge.waitUntil(timeout: 10) { (try? self.client(bridge).0) == "127.0.0.1:12102" })
+
+        // MIDI -> TouchOSC: to the client's IP on 12102, (0, data 2, data 1, status).
+        XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "90 3E 50 B1 07 7F"]).status, 0)
+        XCTAssertTrue(bridge.waitForMessages(port: 12102, count: 2), "\(bridge.messages(port: 12102))")
+        XCTAssertEqual(bridge.messages(port: 12102), ["/midi m MIDI [0x00 0x50 0x3e 0x90]", "/midi m MIDI [0x00 0x7f 0x07 0xb1]"])
+
+        // A second client takes over.
+        sendMIDI([0x00, 0x00, 0x3C, 0x80], from: "127.0.0.2")
+        XCTAssertTrue(RunningBridge.waitUntil(timeout: 10) { (try? self.client(bridge).0) == "127.0.0.2:12102" })
+        XCTAssertEqual(try client(bridge).1, 2)
+        XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "C2 05"]).status, 0)
+        XCTAssertTrue(bridge.waitForMessages(port: 12102, count: 3), "\(bridge.messages(port: 12102))")
+        XCTAssertEqual(bridge.messages(port: 12102).last, "/midi m MIDI [0x00 0x00 0x05 0xc2]")
+
+        let text = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--control", bridge.controlPath])
+        XCTAssertTrue(text.standardOutput.contains("touchosc bridge: client 127.0.0.2:12102, clients seen 2"), text.standardOutput)
+        XCTAssertTrue(text.standardOutput.contains("service_absent 1"), text.standardOutput)
+        let (stopped, _) = bridge.stop()
+        XCTAssertEqual(stopped.status, 0, stopped.standardError)
+    }
+}
