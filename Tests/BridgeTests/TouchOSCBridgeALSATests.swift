@@ -82,18 +82,29 @@ final class TouchOSCBridgeALSATests: XCTestCase {
         XCTAssertTrue(dump.standardOutput.contains("0, note 60, velocity 100"), dump.standardOutput)
         XCTAssertTrue(RunningBridge.waitUntil(timeout: 10) { (try? self.client(bridge).0) == "127.0.0.1:12102" })
 
-        // MIDI -> TouchOSC: to the client's IP on 12102, (0, data 2, data 1, status).
+        // The new client first gets the controller moved before it appeared (the route syncs on
+        // appearance), then live MIDI: to the client's IP on 12102, (0, data 2, data 1, status).
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "90 3E 50 B1 07 7F"]).status, 0)
-        XCTAssertTrue(bridge.waitForMessages(port: 12102, count: 2), "\(bridge.messages(port: 12102))")
-        XCTAssertEqual(bridge.messages(port: 12102), ["/midi m MIDI [0x00 0x50 0x3e 0x90]", "/midi m MIDI [0x00 0x7f 0x07 0xb1]"])
+        XCTAssertTrue(bridge.waitForMessages(port: 12102, count: 3), "\(bridge.messages(port: 12102))")
+        XCTAssertEqual(
+            bridge.messages(port: 12102),
+            [
+                "/midi m MIDI [0x00 0x10 0x07 0xb0]", "/midi m MIDI [0x00 0x50 0x3e 0x90]",
+                "/midi m MIDI [0x00 0x7f 0x07 0xb1]",
+            ])
 
-        // A second client takes over.
+        // A second client takes over and is brought up to date with both controllers.
         sendMIDI([0x00, 0x00, 0x3C, 0x80], from: "127.0.0.2")
         XCTAssertTrue(RunningBridge.waitUntil(timeout: 10) { (try? self.client(bridge).0) == "127.0.0.2:12102" })
         XCTAssertEqual(try client(bridge).1, 2)
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "C2 05"]).status, 0)
-        XCTAssertTrue(bridge.waitForMessages(port: 12102, count: 3), "\(bridge.messages(port: 12102))")
-        XCTAssertEqual(bridge.messages(port: 12102).last, "/midi m MIDI [0x00 0x00 0x05 0xc2]")
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 10) {
+                bridge.messages(port: 12102).contains("/midi m MIDI [0x00 0x00 0x05 0xc2]")
+            }, "\(bridge.messages(port: 12102))")
+        let sinceSecond = bridge.messages(port: 12102).dropFirst(3)
+        XCTAssertTrue(sinceSecond.contains("/midi m MIDI [0x00 0x10 0x07 0xb0]"), "\(sinceSecond)")
+        XCTAssertTrue(sinceSecond.contains("/midi m MIDI [0x00 0x7f 0x07 0xb1]"), "\(sinceSecond)")
 
         let text = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--control", bridge.controlPath])
         XCTAssertTrue(text.standardOutput.contains("touchosc bridge: client 127.0.0.2:12102, clients seen 2"), text.standardOutput)
