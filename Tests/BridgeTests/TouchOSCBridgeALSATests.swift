@@ -107,7 +107,9 @@ final class TouchOSCBridgeALSATests: XCTestCase {
         XCTAssertTrue(sinceSecond.contains("/midi m MIDI [0x00 0x7f 0x07 0xb1]"), "\(sinceSecond)")
 
         let text = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--control", bridge.controlPath])
-        XCTAssertTrue(text.standardOutput.contains("touchosc bridge: client 127.0.0.2:12102, clients seen 2"), text.standardOutput)
+        XCTAssertTrue(
+            text.standardOutput.contains("touchosc bridge: client 127.0.0.2:12102, clients seen 2"), text.standardOutput
+        )
         XCTAssertTrue(text.standardOutput.contains("service_absent 1"), text.standardOutput)
         let (stopped, _) = bridge.stop()
         XCTAssertEqual(stopped.status, 0, stopped.standardError)
