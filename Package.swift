@@ -17,11 +17,11 @@ let package = Package(
         // glibc's sendmmsg, recvmmsg and pthread_setname_np, declared as _GNU_SOURCE would.
         .systemLibrary(name: "CGNUCalls"),
         // The system's mDNS responder (avahi-daemon), for announcing and browsing OSC services,
-        // and an embedded HTTP server, for the OSCQuery namespace: their headers (Debian's
-        // libavahi-client-dev, libmicrohttpd-dev), the libraries loaded on first use, so that
-        // what does not use them (`send`, a bridge on loopback) does not load them either.
+        // and an HTTP and WebSocket server on one port, for the OSCQuery namespace: their headers
+        // (Debian's libavahi-client-dev, libwebsockets-dev), the libraries loaded on first use, so
+        // that what does not use them (`send`, a bridge on loopback) does not load them either.
         .target(name: "CAvahi", dependencies: ["CLazyLibrary"], cSettings: dwarf4),
-        .target(name: "CMicroHTTPD", dependencies: ["CLazyLibrary"], cSettings: dwarf4),
+        .target(name: "CWebSockets", dependencies: ["CLazyLibrary"], cSettings: dwarf4),
         // Opening a library on the first call into it, for the two above.
         .target(name: "CLazyLibrary", cSettings: dwarf4),
 
@@ -55,7 +55,9 @@ let package = Package(
         .target(name: "Discovery", dependencies: ["CAvahi", "OSCTransport", "Platform"]),
         // OSCQuery: the namespace of what the OSC input accepts (pure), and its HTTP server.
         .target(name: "OSCQuery", dependencies: ["MIDI", "OSC", "OSCMapping", "JSON"]),
-        .target(name: "OSCQueryHTTP", dependencies: ["CMicroHTTPD", "Endpoints", "OSCQuery", "OSCTransport"]),
+        .target(
+            name: "OSCQueryHTTP",
+            dependencies: ["CWebSockets", "Endpoints", "OSC", "OSCQuery", "OSCTransport", "Platform"]),
 
         // The bridge, one module per job. Configuration: read a config, validate it, summarise
         // it (`aseqosc check`) and build each route's operator chain; pure, no threads, no ALSA

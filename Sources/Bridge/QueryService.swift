@@ -88,6 +88,11 @@ final class QueryService: Sendable {
                 + (byStatus.isEmpty ? "" : " (\(byStatus.joined(separator: ", ")))")
                 + ", \(counters.connections) connection\(counters.connections == 1 ? "" : "s") (\(counters.open) open)"
                 + ", \(counters.closedUnanswered) closed unanswered, \(counters.refusedNotAllowed) refused not allowed"
+                + ", \(counters.refusedOverLimit) refused over the limit"
+                + "; websocket: \(counters.webSocketsOpen) open of \(counters.webSockets), \(counters.listening) listens"
+                + ", \(counters.valuesSent) values and \(counters.pathChangesSent) path changes sent"
+                + ", \(counters.framesIgnored) frames ignored, closed: \(counters.closedSlow) not reading"
+                + ", \(counters.closedOversized) oversized, \(counters.closedTooManyListens) too many listens"
         }
     }
 
@@ -97,6 +102,15 @@ final class QueryService: Sendable {
         return running.withLock { current in
             guard let server = current?.server else { return nil }
             let counters = server.counters
+            let webSocket: JSONValue = .object([
+                "connections": .number(Double(counters.webSockets)), "open": .number(Double(counters.webSocketsOpen)),
+                "listening": .number(Double(counters.listening)), "valuesSent": .number(Double(counters.valuesSent)),
+                "pathChangesSent": .number(Double(counters.pathChangesSent)),
+                "framesIgnored": .number(Double(counters.framesIgnored)),
+                "closedNotReading": .number(Double(counters.closedSlow)),
+                "closedOversized": .number(Double(counters.closedOversized)),
+                "closedTooManyListens": .number(Double(counters.closedTooManyListens)),
+            ])
             return .object([
                 "url": .string(server.url), "port": .number(Double(server.port)),
                 "answered": .object(
@@ -105,6 +119,8 @@ final class QueryService: Sendable {
                 "connections": .number(Double(counters.connections)), "open": .number(Double(counters.open)),
                 "closedUnanswered": .number(Double(counters.closedUnanswered)),
                 "refusedNotAllowed": .number(Double(counters.refusedNotAllowed)),
+                "refusedOverLimit": .number(Double(counters.refusedOverLimit)),
+                "webSocket": webSocket,
             ])
         }
     }

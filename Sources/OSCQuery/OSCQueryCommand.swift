@@ -25,9 +25,9 @@ public enum OSCQueryCommand: Sendable, Equatable {
     }
 }
 
-/// What a namespace change is told to WebSocket clients as: PATH_ADDED and PATH_REMOVED per
-/// method (DATA the method's path, a string, as the proposal has it), or one PATH_CHANGED
-/// (DATA `/`) in place of too many of them.
+/// What a namespace change is told to WebSocket clients as: PATH_ADDED and PATH_REMOVED (DATA
+/// the path, a string, as the proposal has it) for each method or whole container that came or
+/// went, or one PATH_CHANGED (DATA `/`) in place of too many of them.
 public enum OSCQueryPathChange: Sendable, Equatable {
     case added(String)
     case removed(String)
@@ -36,16 +36,33 @@ public enum OSCQueryPathChange: Sendable, Equatable {
     /// More changes than this in one update become one PATH_CHANGED `/`.
     public static let limit = 32
 
-    /// The changes from the methods `old` to the methods `new`, removals first, each sorted;
-    /// one `.changed("/")` when there are more than ``limit``.
+    /// The changes from the methods `old` to the methods `new`, removals first, each sorted: a
+    /// container that is gone (an output removed) is one PATH_REMOVED of the container, not one
+    /// per method under it, and a new one one PATH_ADDED; one `.changed("/")` when there are
+    /// more than ``limit``.
     public static func changes(from old: Set<String>, to new: Set<String>) -> [OSCQueryPathChange] {
-        let removed = old.subtracting(new).sorted()
-        let added = new.subtracting(old).sorted()
+        let removed = topmost(old.subtracting(new), noneIn: new)
+        let added = topmost(new.subtracting(old), noneIn: old)
         if removed.count + added.count > limit { return [.changed("/")] }
         return removed.map { .removed($0) } + added.map { .added($0) }
     }
 
-    /// The text frame: `{"COMMAND":"PATH_REMOVED","DATA":"/midi/old/1/cc"}`.
+    /// Each path in `paths` replaced by its highest container that has no method of `other`
+    /// under it (the path itself when there is none), without repeats, sorted.
+    private static func topmost(_ paths: Set<String>, noneIn other: Set<String>) -> [String] {
+        var containers: Set<Substring> = []
+        for path in other {
+            for index in path.indices.dropFirst() where path[index] == "/" { containers.insert(path[..<index]) }
+        }
+        var result: Set<String> = []
+        for path in paths {
+            let highest = path.indices.dropFirst().first { path[$0] == "/" && !containers.contains(path[..<$0]) }
+            result.insert(highest.map { String(path[..<$0]) } ?? path)
+        }
+        return result.sorted()
+    }
+
+    /// The text frame: `{"COMMAND":"PATH_REMOVED","DATA":"/midi/old"}`.
     public var text: String {
         let (command, path) =
             switch self {

@@ -220,3 +220,19 @@ public func waitForRawMIDIReader(_ device: String, timeout: TimeInterval = 10) -
         return text[input.upperBound...].contains("Owner PID")
     }
 }
+
+/// The first python3 on PATH (then /usr/bin's) that imports `modules` (`"websockets, pythonosc"`),
+/// resolved to its interpreter: pip's is often pyenv's, whose shim costs seconds a start under
+/// emulation. Nil when none does.
+public func python3(importing modules: String) -> String? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    for folder in path.split(separator: ":").map(String.init) + ["/usr/bin"] {
+        let candidate = folder + "/python3"
+        guard access(candidate, X_OK) == 0,
+            let found = try? runProcess(candidate, ["-c", "import sys, \(modules); print(sys.executable)"]),
+            found.status == 0
+        else { continue }
+        return found.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    return nil
+}

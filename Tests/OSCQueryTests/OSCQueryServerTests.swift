@@ -83,7 +83,8 @@ import Testing
         #expect(server.port != 0)
         let root = try Self.get("/", port: server.port)
         #expect(root.status == 200)
-        #expect(root.headers.contains("Content-Type: application/json"))
+        // libwebsockets writes header names in lower case, as HTTP/2 must and HTTP/1.1 may.
+        #expect(root.headers.contains("content-type: application/json"))
         guard case .object(let fields) = try JSON5Reader.parse(root.body) else {
             Issue.record("not a JSON object: \(root.body.prefix(200))")
             return
@@ -102,7 +103,7 @@ import Testing
         let head = try Self.get("/?HOST_INFO", port: server.port, method: "HEAD")
         #expect(head.status == 200 && head.body.isEmpty)
         let post = try Self.get("/", port: server.port, method: "POST")
-        #expect(post.status == 405 && post.headers.contains("Allow: GET, HEAD"))
+        #expect(post.status == 405 && post.headers.contains("allow: GET, HEAD"), "\(post.headers)")
         let counters = server.counters
         #expect(counters.answered == [200: 5, 204: 1, 400: 1, 404: 1, 405: 1])
         #expect(counters.connections == 9 && counters.closedUnanswered == 0)
@@ -126,9 +127,10 @@ import Testing
     @Test func oversizedRequestsAndGarbageAreRefusedByTheLibraryAndCountedAndTheServerGoesOn() throws {
         let server = try Self.server()
         let long = try Self.get("/" + String(repeating: "a", count: 40_000), port: server.port)
-        #expect([413, 414, 431].contains(long.status), "status \(long.status)")
+        // The library closes a request whose headers overflow without answering it (status 0).
+        #expect([0, 413, 414, 431].contains(long.status), "status \(long.status)")
         let garbage = try Self.exchange("\u{1}\u{2}\u{3} nonsense\r\n\r\n", port: server.port)
-        #expect(garbage.status == 400 || garbage.status == 0)
+        #expect([0, 400, 403].contains(garbage.status), "\(garbage)")
         #expect(Self.eventually { server.counters.closedUnanswered == 2 })
         #expect(try Self.get("/?HOST_INFO", port: server.port).status == 200)
         #expect(server.counters.answered == [200: 1])
@@ -144,16 +146,15 @@ import Testing
         defer { for descriptor in idle { close(descriptor) } }
         #expect(idle.allSatisfy { $0 >= 0 })
         #expect(Self.eventually { server.counters.open == 8 })
-        // A ninth waits in the kernel's backlog, unserved, until a silent one is closed at the
-        // idle limit and frees a slot.
+        // A ninth is closed as it connects, and counted.
         let ninth = Self.connectTo(server.port)
-        try #require(ninth >= 0)
-        defer { close(ninth) }
-        let request = Array("GET /?HOST_INFO HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
-        #expect(write(ninth, request, request.count) == request.count)
-        let answer = String(decoding: Self.readAll(ninth), as: UTF8.self)
-        #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
-        #expect(server.counters.closedUnanswered >= 1)
+        if ninth >= 0 {
+            let request = Array("GET /?HOST_INFO HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
+            _ = write(ninth, request, request.count)
+            #expect(Self.readAll(ninth).count == 0)
+            close(ninth)
+        }
+        #expect(Self.eventually { server.counters.refusedOverLimit == 1 })
         // Each silent one is closed once its second is up: the client reads the end of the stream.
         for descriptor in idle { #expect(Self.readAll(descriptor).count == 0) }
         #expect(Self.eventually { server.counters.closedUnanswered == 8 && server.counters.open == 0 })
@@ -187,7 +188,7 @@ import Testing
         let root = try Self.get("/", port: server.port).body
         #expect(root.contains(#""ACCESS":3"#) && !root.contains(#""VALUE""#))
         let info = try Self.get("/?HOST_INFO", port: server.port).body
-        #expect(info.contains(#""VALUE":true"#) && info.contains(#""LISTEN":false"#))
+        #expect(info.contains(#""VALUE":true"#) && info.contains(#""LISTEN":true"#))
     }
 
     @Test func aPortInUseIsAClearError() throws {

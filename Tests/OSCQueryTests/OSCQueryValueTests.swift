@@ -83,7 +83,7 @@ final class FakeValues: OSCQueryValueSource {
         #expect(OSCQueryHostInfo.extensions(values: false, webSocket: false)["VALUE"] == false)
     }
 
-    @Test func aNamespaceChangeIsToldAsPathsRemovedAndAddedOrOnePathChangedPastTheLimit() {
+    @Test func aNamespaceChangeIsToldAsPathsOrContainersRemovedAndAddedOrOnePathChangedPastTheLimit() {
         let before = Self.namespace.root.methodPaths
         #expect(before.count == 170 && before.contains("/midi/synth_a/1/cc") && !before.contains("/midi"))
         let fewer: Set<String> = before.subtracting(["/midi/synth_a/1/cc"]).union(["/midi/new"])
@@ -91,8 +91,16 @@ final class FakeValues: OSCQueryValueSource {
             OSCQueryPathChange.changes(from: before, to: fewer) == [
                 .removed("/midi/synth_a/1/cc"), .added("/midi/new"),
             ])
+        // An output replaced by another: its container goes, the other's comes, one change each.
         let other = OSCQueryNamespace(outputNames: ["Piano"], families: [.default], mappings: [], sysex: false)
-        #expect(OSCQueryPathChange.changes(from: before, to: other.root.methodPaths) == [.changed("/")])
+        #expect(
+            OSCQueryPathChange.changes(from: before, to: other.root.methodPaths) == [
+                .removed("/midi/synth_a"), .added("/midi/piano"),
+            ])
+        // 33 methods gone from containers that stay: past the limit.
+        let scattered = Set((1...16).flatMap { ["/midi/synth_a/\($0)/cc", "/midi/synth_a/\($0)/program"] })
+            .union(["/midi/synth_a/1/note_on"])
+        #expect(OSCQueryPathChange.changes(from: before, to: before.subtracting(scattered)) == [.changed("/")])
         #expect(OSCQueryPathChange.changes(from: before, to: before).isEmpty)
         #expect(OSCQueryPathChange.removed("/a").text == #"{"COMMAND":"PATH_REMOVED","DATA":"/a"}"#)
     }
