@@ -9,7 +9,8 @@ CONFIG ?= Config/aseqosc.json5
 # The product: the Swift runtime linked in, so the binary runs where no toolchain is installed.
 # Its own scratch path, beside the test suite's .build/release (built with other flags by
 # scripts/test): switching between the two rebuilds nothing. The package build (debian/rules)
-# adds SWIFT_EXTRA_FLAGS, and for a cross build (`make deb ARCH=arm64`) a SCRATCH of its own.
+# adds SWIFT_EXTRA_FLAGS, and with Debian's swiftlang (in the Debian 13 root: `make deb
+# DEBIAN_ROOT=trixie`, `make deb ARCH=arm64`) a SCRATCH of its own, .build/static-ARCH.
 SCRATCH ?= .build/static
 SWIFT_EXTRA_FLAGS ?=
 STATIC_BIN := $(SCRATCH)/release/aseqosc
@@ -140,21 +141,46 @@ uninstall:
 	fi
 
 ## make deb: the Debian package (debian/), checked by lintian; its path is the last line.
-## make deb ARCH=arm64: the same for arm64, cross-built in a Debian 13 root with Debian's own
+## make deb DEBIAN_ROOT=trixie: the same, built natively in the Debian 13 root (scripts/build-root)
+## with Debian 13's swiftlang and libraries: the package for Debian 13 (libasound2t64,
+## libwebsockets19t64), where `make deb` on Debian 12 makes Debian 12's (libwebsockets17). Needs root.
+## make deb ARCH=arm64: the same for arm64, cross-built in that Debian 13 root with Debian's own
 ## Swift and arm64 packages (scripts/cross-sdk; docs/packaging.md). Needs root.
-## dpkg-buildpackage writes into the parent folder; the results are moved to .build/deb/.
+## dpkg-buildpackage writes into the parent folder; the results are moved to .build/deb/, or for
+## a build in the root to .build/deb/trixie/ (a Debian 12 and a Debian 13 amd64 package share a name).
 BUILD_ARCH := $(shell dpkg-architecture -qDEB_BUILD_ARCH 2>/dev/null)
 # Only from make's command line: an ARCH in the environment (kernel builds set one) is not ours.
 ifneq ($(origin ARCH),command line)
 ARCH := $(BUILD_ARCH)
 endif
+# Where the package is built: here (empty), or in the root of a Debian release that
+# scripts/build-root makes: trixie is the one (Debian 13, whose swiftlang builds there). Another
+# architecture is always built there.
+DEBIAN_ROOT ?=
+ifneq ($(ARCH),$(BUILD_ARCH))
+DEBIAN_ROOT := trixie
+endif
+ifneq ($(filter-out trixie,$(DEBIAN_ROOT)),)
+$(error DEBIAN_ROOT=$(DEBIAN_ROOT): the package is built in a Debian 13 root, DEBIAN_ROOT=trixie, or here)
+endif
+# In the root: the root with the build's tools and ARCH's libraries (for another ARCH with its
+# Swift runtime too), and dpkg-buildpackage's options. Profile nocheck, as Debian's cross builds
+# set it (liblo-dev, the tests', is left out), and cross for another ARCH.
+ifeq ($(ARCH),$(BUILD_ARCH))
+ROOT_SETUP = scripts/build-root $(ARCH)
+ROOT_BUILD = dpkg-buildpackage -Pnocheck -b -us -uc
+else
+ROOT_SETUP = scripts/cross-sdk $(ARCH)
+ROOT_BUILD = dpkg-buildpackage -a$(ARCH) -Pcross,nocheck -b -us -uc
+endif
 DEB_VERSION = $(shell dpkg-parsechangelog -SVersion)
 DEB_OUT = aseqosc_$(DEB_VERSION)_$(ARCH).deb aseqosc-dbgsym_$(DEB_VERSION)_$(ARCH).deb \
   aseqosc_$(DEB_VERSION)_$(ARCH).buildinfo aseqosc_$(DEB_VERSION)_$(ARCH).changes
+DEB_DIR = .build/deb$(if $(DEBIAN_ROOT),/$(DEBIAN_ROOT))
 # Moves what dpkg-buildpackage wrote into $(1) (the parent folder, here or in the build root).
-collect_deb = mkdir -p .build/deb && for f in $(DEB_OUT); do [ ! -e "$(1)/$$f" ] || mv -f "$(1)/$$f" .build/deb/; done
+collect_deb = mkdir -p $(DEB_DIR) && for f in $(DEB_OUT); do [ ! -e "$(1)/$$f" ] || mv -f "$(1)/$$f" $(DEB_DIR)/; done
 deb:
-ifeq ($(ARCH),$(BUILD_ARCH))
+ifeq ($(DEBIAN_ROOT),)
 	scripts/bootstrap --deb
 	@# Build-Depends names Debian's swiftlang. A swift from elsewhere (swift.org's, as on Debian
 	@# 12, which has no swiftlang) builds under the build profile that drops it (debian/control).
@@ -165,21 +191,20 @@ ifeq ($(ARCH),$(BUILD_ARCH))
 	echo "dpkg-buildpackage -b -us -uc$${profile:+ -P$$profile}"; \
 	PATH="$$(dirname "$(SWIFT)"):$$PATH" dpkg-buildpackage -b -us -uc $${profile:+-P$$profile}
 	$(call collect_deb,..)
-	lintian --display-info .build/deb/aseqosc_$(DEB_VERSION)_$(ARCH).deb
+	lintian --display-info $(DEB_DIR)/aseqosc_$(DEB_VERSION)_$(ARCH).deb
 else
-	@# The build root is Debian 13 with swiftlang and $(ARCH)'s libraries; dpkg-buildpackage -a
-	@# checks Build-Depends for both architectures. Profiles cross and nocheck, as Debian's cross
-	@# builds set them (nocheck: liblo-dev, the tests', is left out). Debian 13's lintian checks
+	@# The build root is Debian 13 with swiftlang and $(ARCH)'s libraries; dpkg-buildpackage
+	@# checks Build-Depends (for both architectures in a cross build). Debian 13's lintian checks
 	@# the package, as nobody (it warns when run as root).
 	@# The parent folder is the root's (a tmpfs when it is /tmp): the results leave it in the
 	@# same entry into the root.
-	root=$$(scripts/cross-sdk $(ARCH)) && \
+	root=$$($(ROOT_SETUP)) && \
 	scripts/in-root "$$root" sh -c 'DEB_BUILD_OPTIONS="nocheck $(DEB_BUILD_OPTIONS)" \
-	  dpkg-buildpackage -a$(ARCH) -Pcross,nocheck -b -us -uc && $(call collect_deb,..)' && \
+	  $(ROOT_BUILD) && $(call collect_deb,..)' && \
 	scripts/in-root "$$root" setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/tmp \
-	  lintian --display-info .build/deb/aseqosc_$(DEB_VERSION)_$(ARCH).deb
+	  lintian --display-info $(DEB_DIR)/aseqosc_$(DEB_VERSION)_$(ARCH).deb
 endif
-	@echo "$(CURDIR)/.build/deb/aseqosc_$(DEB_VERSION)_$(ARCH).deb"
+	@echo "$(CURDIR)/$(DEB_DIR)/aseqosc_$(DEB_VERSION)_$(ARCH).deb"
 
 clean:
 	rm -rf .build

@@ -292,24 +292,25 @@ check "curl reads the example's namespace and HOST_INFO from the other namespace
 kill -TERM $example
 wait $example
 
-# 9. Without libavahi-client and libmicrohttpd (each hidden under an empty file, so dlopen fails):
+# 9. Without libavahi-client and libwebsockets (each hidden under an empty file, so dlopen fails):
 # the bridge says why it neither announces nor serves OSCQuery, and plays what it is sent.
+# Debian 12's files: libwebsockets.so.17 is the file itself (the build's 4.1 header names it).
 lib=/usr/lib/x86_64-linux-gnu
 : > "$out/empty.so"
-mount --bind "$out/empty.so" $lib/libavahi-client.so.3.2.9 && mount --bind "$out/empty.so" $lib/libmicrohttpd.so.12.60.0
+mount --bind "$out/empty.so" $lib/libavahi-client.so.3.2.9 && mount --bind "$out/empty.so" $lib/libwebsockets.so.17
 sed 's/announce: false/announce: "No libraries"/' "$out/bridge.json5" > "$out/nolibs.json5"
 "$ASEQOSC" run --config "$out/nolibs.json5" --control /run/aseqosc-discovery/nolibs > "$out/nolibs.log" 2>&1 &
 nolibs=$!
 check "without the libraries the bridge runs and says why it does not announce or serve OSCQuery" wait_until 60 sh -c \
   "grep -q 'running:' $out/nolibs.log && grep -q 'libavahi-client.so.3 cannot be loaded (apt-get install libavahi-client3)' $out/nolibs.log &&
-   grep -q 'oscquery: libmicrohttpd.so.12 cannot be loaded (apt-get install libmicrohttpd12); the namespace is not served' $out/nolibs.log"
+   grep -q 'oscquery: libwebsockets.so.17 cannot be loaded (apt-get install libwebsockets17); the namespace is not served' $out/nolibs.log"
 "$PYTHON" -c 'import socket,struct
 m=b"/midi/synth/4/note_on\0\0\0,ii\0"+struct.pack(">ii",65,90)
 socket.socket(socket.AF_INET,socket.SOCK_DGRAM).sendto(m,("127.0.0.1",57300))'
 check "and plays what it is sent" wait_until 20 has "$out/aseqdump.txt" 'Note on +3, note 65, velocity 90'
 kill -TERM $nolibs
 wait $nolibs
-umount $lib/libavahi-client.so.3.2.9 $lib/libmicrohttpd.so.12.60.0
+umount $lib/libavahi-client.so.3.2.9 $lib/libwebsockets.so.17
 kill $dump 2>/dev/null
 echo "discovery: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -46,9 +46,9 @@ if [ "$st" != 0 ]; then   # nothing below could pass
   echo "debian13 $arch: $passed passed, $failed failed"
   exit 1
 fi
-providers=$(dpkg-query -W -f '${Package} ${Provides}\n' libasound2t64 libmicrohttpd12t64 2>/dev/null | oneline)
-check "the dependencies resolve to Debian 13's packages (libasound2t64, libmicrohttpd12t64)" \
-  "$(dpkg-query -W -f '${Status}\n' libasound2t64 libmicrohttpd12t64 2>/dev/null | grep -c 'install ok installed' | grep -qx 2; echo $?)" \
+providers=$(dpkg-query -W -f '${Package} ${Provides}\n' libasound2t64 libwebsockets19t64 2>/dev/null | oneline)
+check "the dependencies resolve to Debian 13's packages (libasound2t64, libwebsockets19t64)" \
+  "$(dpkg-query -W -f '${Status}\n' libasound2t64 libwebsockets19t64 2>/dev/null | grep -c 'install ok installed' | grep -qx 2; echo $?)" \
   "installed: $providers"
 missing=$(ldd /usr/bin/aseqosc 2>&1 | grep 'not found' | oneline)
 check "every library the binary needs is there (ldd)" "$([ -z "$missing" ]; echo $?)" "$missing"
@@ -85,8 +85,8 @@ if [ "$virmidi" = 1 ]; then
     "oscdump saw: $(head -n 5 "$osc_main" | oneline)"
 fi
 
-# The test config: Midi Through in (a software port, which "*" leaves out), OSC in on 57130,
-# OSC -> MIDI out to aseqdump's port.
+# The test config: Midi Through in (a software port, which "*" leaves out), OSC in on 57130
+# with its OSCQuery server on 57131, OSC -> MIDI out to aseqdump's port.
 aseqdump_out=$out/aseqdump.txt
 stdbuf -oL aseqdump > "$aseqdump_out" 2>&1 &
 bg_pids+=($!)
@@ -95,7 +95,7 @@ cat > /etc/aseqosc/aseqosc.json5 <<'EOF'
   client: "aseqosc",
   inputs: [{ name: "in", from: ["*", "Midi Through"] }],
   outputs: [{ name: "synth", to: "aseqdump" }],
-  osc: { listen: "127.0.0.1:57130" },
+  osc: { listen: "127.0.0.1:57130", query: { port: 57131 } },
   routes: [{ name: "to oscdump", from: ["in"],
              destinations: [{ host: "127.0.0.1", port: 57120, scheme: "default" }] }],
 }
@@ -105,6 +105,18 @@ wait_for 20 systemctl is-active -q aseqosc
 check "aseqosc.service restarts on a config with Midi Through, an OSC input and an output" \
   "$([ "$st" = 0 ] && systemctl is-active -q aseqosc; echo $?)" \
   "restart exit $st, $(systemctl show -p ActiveState,Result aseqosc | oneline): $(journalctl -q -u aseqosc -n 3 | oneline)"
+
+# OSCQuery: the server opens libwebsockets on first use (no ldd line shows it), by the soname of
+# the header the package was built against; Debian 13's is libwebsockets.so.19, whose structs
+# are not 4.1's. No curl in the root: bash's /dev/tcp asks.
+http_get() {  # PORT PATH: the raw HTTP answer
+  timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" &&
+    printf "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" "$2" >&3 && cat <&3' _ "$1" "$2" 2>&1
+}
+served() { http_get 57131 '/midi/synth/1/note_on?TYPE' | grep -q '{"TYPE":"ii"}'; }
+wait_for 20 served
+check "OSCQuery answers on 57131 through libwebsockets19t64 (/midi/synth/1/note_on?TYPE: {\"TYPE\":\"ii\"})" "$?" \
+  "$(http_get 57131 '/midi/synth/1/note_on?TYPE' | tr -d '\r' | oneline); journal: $(journalctl -q -u aseqosc | grep oscquery | tail -n 2 | oneline)"
 
 midi_to=14:0
 play_until "$osc_main" 'note_on .*62 101' 10 '90 3E 65 80 3E 00'

@@ -19,6 +19,9 @@ echo "dev-deb: packing $bin" >&2
 make -s install BIN="$tmp/aseqosc" DESTDIR="$stage" PREFIX=/usr UNITDIR=/lib/systemd/system >&2
 version=$(cat VERSION 2>/dev/null || echo 0.0.0)
 arch=$(dpkg --print-architecture)
+# libavahi-client3 and libwebsockets are opened on first use, as in debian/control; the
+# libwebsockets is the one this machine's header calls for, which the binary was built against.
+lws=$(scripts/libwebsockets-package)
 mkdir -p "$stage/DEBIAN" "$out"
 echo /etc/aseqosc/aseqosc.json5 > "$stage/DEBIAN/conffiles"
 cat > "$stage/DEBIAN/control" <<CONTROL
@@ -26,7 +29,7 @@ Package: aseqosc
 Version: $version-0dev
 Architecture: $arch
 Maintainer: aseqosc developers <aseqosc@localhost>
-Depends: libasound2, liblo7, libavahi-client3, libmicrohttpd12
+Depends: libasound2, liblo7, libavahi-client3, $lws
 Section: sound
 Priority: optional
 Description: ALSA sequencer <-> OSC bridge (development build)
