@@ -190,8 +190,9 @@ public final class OSCToMIDISide: @unchecked Sendable {
             realtime?.enter(.osc)
             // One clock reading per batch of packets: they arrived together. TCP keeps its
             // connections' idle times by the same reading (the same clock, CLOCK_MONOTONIC).
-            // An output whose device can come back is woken for its replay.
-            let wakeable = outputSync.contains { $0.contains(.device) }
+            // An output whose device can come back is woken for its replay, and a status page
+            // with actions wakes it for a panic or a replay.
+            let wakeable = outputSync.contains { $0.contains(.device) } || !config.pageActions.isEmpty
             receiver.run(
                 tick: tick, beforeBatch: { now = MonotonicClock.now() }, clock: { now }, wakeable: wakeable, handle)
             receiver.close()
