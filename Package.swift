@@ -191,7 +191,7 @@ let package = Package(
             dependencies: [
                 "MIDIToOSCRuntime", "OSCToMIDIRuntime", "Recovery", "Status", "BridgeSession", "MIDIToOSC", "OSCToMIDI",
                 "Config", "ALSASequencer", "Endpoints", "MIDI", "OSC", "OSCMapping", "OSCTransport", "Pipeline",
-                "Platform", "Storage", "CALSA", "TestSupport", "CAllocationCounter", "Bridge", "ValueStore",
+                "Platform", "Storage", "CALSA", "TestSupport", "CAllocationCounter", "Bridge", "ValueStore", "EventTap",
             ]),
         // End to end: the built binary against the kernel sequencer and peer tools.
         .testTarget(

@@ -2,6 +2,7 @@ import ALSASequencer
 import CALSA
 import CAllocationCounter
 import Config
+import EventTap
 import Foundation
 import MIDI
 import MIDIToOSC
@@ -78,6 +79,38 @@ final class HotPathAllocationTests: XCTestCase {
                 + "\(path.delivered[0]) packets received, \(allocations) allocations")
     }
 
+    /// With a status page watching, each message sent is copied into the monitor's ring, which
+    /// fills (nobody drains it here) and then drops and counts: still nothing allocated.
+    func testWithTheMonitorOnEverySentMessageIsCopiedOrCountedAndNothingAllocated() throws {
+        try requireOptimizedBuild()
+        let tap = EventTap()
+        let path = try HotPath(
+            config: """
+                { inputs: [{ name: "keys" }], routes: [{ destinations: [{ host: "127.0.0.1", port: PORT1 }] }] }
+                """, destinations: 1, tap: tap)
+        path.pump(2_000)
+        _ = tap.drain { _, _ in }
+        tap.set(on: true)
+
+        let events = 100_000
+        let allocations = path.allocations(pumping: events)
+
+        XCTAssertEqual(allocations, 0, "\(allocations) allocations for \(events) events")
+        XCTAssertEqual(path.delivered[0], events)
+        var copied = 0
+        var first = ""
+        let dropped = tap.drain { entry, bytes in
+            if copied == 0, case .message(let message)? = try? OSCPacket.decode(Array(bytes)) {
+                first = message.address
+            }
+            copied += 1
+            XCTAssertEqual(entry.kind, .oscOut)
+        }
+        XCTAssertEqual(copied, EventTap.capacity)
+        XCTAssertEqual(copied + Int(dropped), events)
+        XCTAssertTrue(first.hasPrefix("/midi/keys/"), first)
+    }
+
     /// A varied stream of sequencer events: notes (some off as note-on 0), controllers, bends,
     /// pressure, program changes and clocks.
     static func fill(_ raw: inout snd_seq_event_t, sequence: Int) {
@@ -121,7 +154,7 @@ final class HotPath {
     private var raw = snd_seq_event_t()
 
     /// `config` names its destination ports `PORT1`, `PORT2`, ...: `destinations` of them.
-    init(config: String, destinations: Int) throws {
+    init(config: String, destinations: Int, tap: EventTap? = nil) throws {
         receivers = try (0..<destinations).map { _ in try UDPReceiverSocket() }
         var text = config
         for (index, receiver) in receivers.enumerated() {
@@ -130,7 +163,7 @@ final class HotPath {
         let parsed = try ConfigParser.parse(Data(text.utf8))
         let store = SysExStore(slots: 4, capacity: 1024)
         let routes = try parsed.routes.map {
-            try RouteRuntime(config: $0, inputPorts: [0], portNames: ["keys"], sysexStore: store)
+            try RouteRuntime(config: $0, inputPorts: [0], portNames: ["keys"], sysexStore: store, tap: tap)
         }
         runner = RouteRunner(routes: routes)
         decoder = SequencerEventDecoder(sysexStore: store)
