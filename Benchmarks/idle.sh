@@ -8,7 +8,9 @@
 # (/proc/interrupts, LOC), the daemon's context switches a second (voluntary and not, every
 # thread: /proc/PID/task/*/status) and its RssAnon. aseqosc is measured again after one bundle
 # time-tagged 1 s ahead has played (python-osc sends it), which is when its ALSA queue used to
-# keep running. Needs a release build (.build/release/aseqosc), m2o and o2m (osmid), python3.
+# keep running; then with its OSCQuery server and status page, idle, with a page watching, and
+# after it left. Needs a release build (.build/release/aseqosc), m2o and o2m (osmid), python3
+# with python-osc and websockets, curl.
 set -eu
 seconds=${1:-3}
 bin=${ASEQOSC:-.build/release/aseqosc}
@@ -53,5 +55,34 @@ echo "queue while the bundle waits: $(queue_state)"
 sleep 1.5
 echo "queue after it played: $(queue_state)"
 measure "aseqosc, after a bundle played" $pid
+kill $pid; wait $pid 2>/dev/null || true
+
+# The OSCQuery server (libwebsockets) and the status page with actions, nobody connected; then
+# one page watching (its updates every 10 ms are the cost of watching, while it watches).
+cat > "$dir/query.json5" <<CONF
+{ outputs: [{ name: "thru", to: "Midi Through" }],
+  osc: { listen: "127.0.0.1:57997", query: { port: 57996, actions: ["reload", "panic", "sync"] } } }
+CONF
+RUNTIME_DIRECTORY=$dir "$bin" run --config "$dir/query.json5" 2>"$dir/log" & pid=$!
+sleep 2
+curl -s -o /dev/null http://127.0.0.1:57996/ || true
+sleep 0.5
+measure "aseqosc, OSCQuery and the page" $pid
+python3 - <<'PY' &
+import json, time
+from websockets.sync.client import connect
+with connect("ws://127.0.0.1:57996/") as ws:
+    ws.send(json.dumps({"COMMAND": "STATUS"})); ws.send(json.dumps({"COMMAND": "MONITOR"}))
+    end = time.time() + 6
+    while time.time() < end:
+        try: ws.recv(timeout=0.5)
+        except TimeoutError: pass
+PY
+watcher=$!
+sleep 1
+measure "aseqosc, one page watching" $pid
+wait $watcher 2>/dev/null || true
+sleep 1
+measure "aseqosc, after the page left" $pid
 kill $pid; wait $pid 2>/dev/null || true
 rm -rf "$dir"

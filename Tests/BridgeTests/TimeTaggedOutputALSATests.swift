@@ -53,19 +53,12 @@ final class TimeTaggedOutputALSATests: XCTestCase {
             try XCTUnwrap(Self.unixTime(ofDumpLine: plain)), before + 0.4, "the other destination is plain")
     }
 
-    /// The python that has python-osc (pip's, often pyenv's, before Debian's), resolved to its
-    /// interpreter: a pyenv shim costs seconds a start under emulation.
+    /// The python that has python-osc (TestSupport's ``python3(importing:)``).
     static func pythonWithPythonOSC() throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        for folder in path.split(separator: ":").map(String.init) + ["/usr/bin"] {
-            let candidate = folder + "/python3"
-            guard access(candidate, X_OK) == 0,
-                let found = try? runProcess(candidate, ["-c", "import sys, pythonosc; print(sys.executable)"]),
-                found.status == 0
-            else { continue }
-            return found.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let python = python3(importing: "pythonosc") else {
+            throw XCTSkip("python-osc is missing: python3 -m pip install python-osc")
         }
-        throw XCTSkip("python-osc is missing: python3 -m pip install python-osc")
+        return python
     }
 
     /// python-osc reads the time tag as the same moment: the read time plus the latency.

@@ -87,6 +87,8 @@ check "avahi-browse sees _osc._udp on 10.77.0.1:57300 with the proposal's TXT" w
   '^=;veth0;IPv4;Discovery\\032test\\032bridge;_osc\._udp;local;[^;]*;10\.77\.0\.1;57300;.*"txtvers=1"' '"version=1\.1"'
 check "avahi-browse sees _osc._tcp with framing=slip" wait_until 30 browse_has _osc._tcp \
   '^=;veth0;IPv4;Discovery\\032test\\032bridge;_osc\._tcp;local;[^;]*;10\.77\.0\.1;57300;.*"framing=slip"'
+# peer-browse.py SECONDS TYPE,TYPE... NAME...: waits for each NAME (or any service, without one),
+# then prints every service found with its addresses, port and TXT.
 cat > "$out/peer-browse.py" <<'PY'
 import sys, time
 from zeroconf import ServiceBrowser, Zeroconf
@@ -100,10 +102,10 @@ class Listener:
     def remove_service(self, zc, kind, name):
         found.pop(name, None)
 zc = Zeroconf()
-ServiceBrowser(zc, ["_osc._udp.local.", "_osc._tcp.local."], Listener())
+ServiceBrowser(zc, sys.argv[2].split(","), Listener())
 deadline = time.time() + float(sys.argv[1])
-want = {"Discovery test bridge._osc._udp.local.", "Discovery test bridge._osc._tcp.local."}
-while time.time() < deadline and not want <= set(found):
+want = set(sys.argv[3:])
+while time.time() < deadline and not (want <= set(found) if want else found):
     time.sleep(0.2)
 for name, info in sorted(found.items()):
     props = {k.decode(): (v or b"").decode() for k, v in info.properties.items()}
@@ -111,7 +113,9 @@ for name, info in sorted(found.items()):
 zc.close()
 PY
 check "python zeroconf in the other namespace resolves both services to 10.77.0.1:57300" sh -c \
-  "ip netns exec peer \"$PYTHON\" $out/peer-browse.py 20 > $out/zeroconf.txt 2>&1; cat $out/zeroconf.txt;
+  "ip netns exec peer \"$PYTHON\" $out/peer-browse.py 20 _osc._udp.local.,_osc._tcp.local. \
+     'Discovery test bridge._osc._udp.local.' 'Discovery test bridge._osc._tcp.local.' > $out/zeroconf.txt 2>&1;
+   cat $out/zeroconf.txt;
    grep -q \"^Discovery test bridge._osc._udp.local. \['10.77.0.1'.*\] 57300 \[('txtvers', '1'), ('version', '1.1')\]\" $out/zeroconf.txt &&
    grep -q \"^Discovery test bridge._osc._tcp.local. \['10.77.0.1'.*\] 57300 \[('framing', 'slip'), ('txtvers', '1'), ('version', '1.1')\]\" $out/zeroconf.txt"
 check "status shows the announcement" sh -c \
@@ -299,30 +303,10 @@ printf '{ touchoscBridge: true }\n' > "$out/touchosc.json5"
 touchosc=$!
 check "avahi-browse sees _touchoscbridge._udp on 10.77.0.1:12101, named for the host" wait_until 60 browse_has \
   _touchoscbridge._udp "^=;veth0;IPv4;$(hostname);_touchoscbridge\._udp;local;[^;]*;10\.77\.0\.1;12101;"
-cat > "$out/peer-touchosc.py" <<'PY'
-import sys, time
-from zeroconf import ServiceBrowser, Zeroconf
-found = {}
-class Listener:
-    def add_service(self, zc, kind, name):
-        info = zc.get_service_info(kind, name, timeout=3000)
-        if info:
-            found[name] = info
-    update_service = add_service
-    def remove_service(self, zc, kind, name):
-        found.pop(name, None)
-zc = Zeroconf()
-ServiceBrowser(zc, ["_touchoscbridge._udp.local."], Listener())
-deadline = time.time() + float(sys.argv[1])
-while time.time() < deadline and not found:
-    time.sleep(0.2)
-for name, info in sorted(found.items()):
-    print(name, info.parsed_addresses(), info.port)
-zc.close()
-PY
 check "python zeroconf in the other namespace resolves it to 10.77.0.1:12101" sh -c \
-  "ip netns exec peer \"$PYTHON\" $out/peer-touchosc.py 20 > $out/zeroconf-touchosc.txt 2>&1; cat $out/zeroconf-touchosc.txt;
-   grep -q \"^$(hostname)._touchoscbridge._udp.local. \\['10.77.0.1'.*\\] 12101\$\" $out/zeroconf-touchosc.txt"
+  "ip netns exec peer \"$PYTHON\" $out/peer-browse.py 20 _touchoscbridge._udp.local. > $out/zeroconf-touchosc.txt 2>&1;
+   cat $out/zeroconf-touchosc.txt;
+   grep -q \"^$(hostname)._touchoscbridge._udp.local. \\['10.77.0.1'.*\\] 12101 \" $out/zeroconf-touchosc.txt"
 kill -TERM $touchosc
 wait $touchosc
 
