@@ -68,18 +68,27 @@ sleep 2
 curl -s -o /dev/null http://127.0.0.1:57996/ || true
 sleep 0.5
 measure "aseqosc, OSCQuery and the page" $pid
-python3 - <<'PY' &
+# pip's python (often pyenv's, which the VM shares with the host) has websockets; Debian's may not.
+python=$(for p in python3 /usr/local/bin/python3 /root/.pyenv/versions/*/bin/python3; do
+  "$p" -c 'import websockets.sync.client' 2>/dev/null && { echo "$p"; break; }; done)
+[ -n "$python" ] || { echo "idle.sh: no python3 with websockets (python3 -m pip install websockets)" >&2; exit 69; }
+"$python" - <<'PY' &
 import json, time
 from websockets.sync.client import connect
 with connect("ws://127.0.0.1:57996/") as ws:
     ws.send(json.dumps({"COMMAND": "STATUS"})); ws.send(json.dumps({"COMMAND": "MONITOR"}))
+    print("watching", flush=True)
     end = time.time() + 6
+    frames = 0
     while time.time() < end:
-        try: ws.recv(timeout=0.5)
+        try:
+            ws.recv(timeout=0.5)
+            frames += 1
         except TimeoutError: pass
+    print(f"the page got {frames} frames in 6 s", flush=True)
 PY
 watcher=$!
-sleep 1
+sleep 1.5
 measure "aseqosc, one page watching" $pid
 wait $watcher 2>/dev/null || true
 sleep 1

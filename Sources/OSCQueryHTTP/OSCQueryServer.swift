@@ -266,10 +266,10 @@ private final class ConnectionHandler: @unchecked Sendable {
     let finishedActions = Mutex<[(UInt, StatusPageAction, Result<String, StatusPageRefusal>)]>([])
     /// Set once the context is destroyed: nothing may wake it then.
     let destroyed = Mutex(false)
-    /// Ticks since the last status sent, and the last status text sent.
-    private var ticksSinceStatus = 0
-    /// Ticks since the events were last sent (every 50 ms).
-    private var ticksSinceEvents = 0
+    /// When the pages are next sent the status (if it changed; 0: at the next tick) and the
+    /// events (monotonic ns), and the last status text sent.
+    private var statusDue: UInt64 = 0
+    private var eventsDue: UInt64 = 0
     private var lastStatus = ""
     private var monitoring = false
 
@@ -666,7 +666,7 @@ private final class ConnectionHandler: @unchecked Sendable {
                 session.wantsStatus = true
                 // The next tick sends it the status, changed or not.
                 lastStatus = ""
-                ticksSinceStatus = Self.statusTicks
+                statusDue = 0
             } else {
                 session.wantsMonitor = true
                 if !monitoring {
@@ -731,10 +731,13 @@ private final class ConnectionHandler: @unchecked Sendable {
         return 0
     }
 
+    /// The next tick: in ``OSCQueryServer/Limits/listenMilliseconds`` while methods are
+    /// listened to, in ``eventsInterval`` when only pages watch.
     private func scheduleTick() {
         guard !tickScheduled else { return }
         tickScheduled = true
-        aseqosc_ws_schedule(context, Int64(limits.listenMilliseconds) * 1000)
+        let interval = listeners.isEmpty ? Self.eventsInterval : UInt64(limits.listenMilliseconds) * 1_000_000
+        aseqosc_ws_schedule(context, Int64(interval / 1000))
     }
 
     /// Sends each listened method whose value changed since the last tick its latest value.
@@ -758,17 +761,18 @@ private final class ConnectionHandler: @unchecked Sendable {
         if !listeners.isEmpty || watching { scheduleTick() }
     }
 
-    /// Ticks between two looks at the status (every 500 ms).
-    static let statusTicks = 50
+    /// How often the pages are sent the events (50 ms) and the status (500 ms, when it changed).
+    static let eventsInterval: UInt64 = 50_000_000
+    static let statusInterval: UInt64 = 500_000_000
 
-    /// To the pages watching: the events seen since the last tick, and every 500 ms the status
-    /// if it changed.
+    /// To the pages watching: the events seen since they were last sent, and the status if it
+    /// changed, each when due.
     private func sendPageUpdates() {
         guard let source = page?.source else { return }
         let watchers = sessions.filter { $0.value.isWebSocket && $0.value.closing == nil }
-        ticksSinceEvents += 1
-        if monitoring && ticksSinceEvents >= 5 {
-            ticksSinceEvents = 0
+        let now = MonotonicClock.now()
+        if monitoring && now >= eventsDue {
+            eventsDue = now + Self.eventsInterval
             var lines: [JSONValue] = []
             let dropped = source.takeMonitorLines { lines.append(.string($0)) }
             if !lines.isEmpty || dropped > 0 {
@@ -777,9 +781,8 @@ private final class ConnectionHandler: @unchecked Sendable {
                 for (key, session) in watchers where session.wantsMonitor { queue(frame, binary: false, to: key) }
             }
         }
-        ticksSinceStatus += 1
-        guard ticksSinceStatus >= Self.statusTicks else { return }
-        ticksSinceStatus = 0
+        guard now >= statusDue else { return }
+        statusDue = now + Self.statusInterval
         let status = source.statusJSON()
         guard status != lastStatus else { return }
         lastStatus = status
