@@ -182,7 +182,7 @@ public final class Bridge: @unchecked Sendable {
             } else {
                 routes.append(
                     try RouteRuntime(
-                        config: route, inputPorts: inputPorts, portNames: portNames, sysexStore: sysexStore,
+                        config: route, configInputPorts: ports, portNames: portNames, sysexStore: sysexStore,
                         realtime: realtime, replaySignal: runner.replaySignal, tap: input.tap))
             }
         }

@@ -72,9 +72,10 @@ public final class RouteRuntime: @unchecked Sendable {
 
     /// A runtime for `config`, its destinations resolved and their sockets open.
     /// `replaySignal`: the runner's, which the destinations' reconnections and appearances
-    /// raise for their replays (`sync`).
+    /// raise for their replays (`sync`). `configInputPorts`: the ALSA port of every config
+    /// input, by input index, which the route's `from` and its `ports` operators index.
     public init(
-        config: RouteConfig, inputPorts: [UInt8], portNames: [String], sysexStore: SysExStore,
+        config: RouteConfig, configInputPorts: [UInt8], portNames: [String], sysexStore: SysExStore,
         realtime: RealtimeScheduler? = nil, replaySignal: ReplaySignal? = nil, tap: EventTap? = nil
     ) throws(BridgeError) {
         self.replaySignal = replaySignal
@@ -82,8 +83,8 @@ public final class RouteRuntime: @unchecked Sendable {
         monitorID = Self.monitorIDs.add(1, ordering: .relaxed).newValue & 0xFFFF
         self.config = config
         self.realtime = realtime
-        self.inputPorts = inputPorts
-        var builder = RouteBuilder(inputPorts: inputPorts)
+        inputPorts = config.inputs.map { configInputPorts[$0] }
+        var builder = RouteBuilder(inputPorts: configInputPorts)
         route = builder.build(config)
         destinations = builder.destinations
         formatters = destinations.map {

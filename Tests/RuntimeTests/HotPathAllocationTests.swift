@@ -163,7 +163,7 @@ final class HotPath {
         let parsed = try ConfigParser.parse(Data(text.utf8))
         let store = SysExStore(slots: 4, capacity: 1024)
         let routes = try parsed.routes.map {
-            try RouteRuntime(config: $0, inputPorts: [0], portNames: ["keys"], sysexStore: store, tap: tap)
+            try RouteRuntime(config: $0, configInputPorts: [0], portNames: ["keys"], sysexStore: store, tap: tap)
         }
         runner = RouteRunner(routes: routes)
         decoder = SequencerEventDecoder(sysexStore: store)

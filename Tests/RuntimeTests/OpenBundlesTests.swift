@@ -29,7 +29,7 @@ final class OpenBundlesTests: XCTestCase {
             """
         let config = try ConfigParser.parse(Data(text.utf8))
         runtime = try RouteRuntime(
-            config: config.routes[0], inputPorts: [0], portNames: ["keys"],
+            config: config.routes[0], configInputPorts: [0], portNames: ["keys"],
             sysexStore: SysExStore(slots: 4, capacity: 1024))
     }
 

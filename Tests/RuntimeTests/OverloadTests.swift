@@ -20,7 +20,7 @@ final class OverloadTests: XCTestCase {
                 """.utf8))
         let store = SysExStore(slots: 4, capacity: 1024)
         let routes = try parsed.routes.map {
-            try RouteRuntime(config: $0, inputPorts: [0], portNames: ["keys"], sysexStore: store)
+            try RouteRuntime(config: $0, configInputPorts: [0], portNames: ["keys"], sysexStore: store)
         }
         let runner = RouteRunner(routes: routes)
         for note: UInt8 in [60, 64, 67] { runner.run(.noteOn(channel: 2, note: note, velocity: 90)) }

@@ -26,7 +26,7 @@ final class ReplayTests: XCTestCase {
         let runner = RouteRunner(routes: [])
         let routes = try parsed.routes.map {
             try RouteRuntime(
-                config: $0, inputPorts: [0], portNames: ["keys"], sysexStore: store, replaySignal: runner.replaySignal)
+                config: $0, configInputPorts: [0], portNames: ["keys"], sysexStore: store, replaySignal: runner.replaySignal)
         }
         runner.replaceRoutes(routes)
         return runner
