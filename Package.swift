@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "JSON"),
         // Threads, environment, files, clocks, POSIX errors and the log for the daemon and its commands.
         .target(name: "Platform", dependencies: ["CAffinity", "CGNUCalls"]),
+        // Events copied out of the event threads for the status page's monitor.
+        .target(name: "EventTap", dependencies: ["MIDI", "Storage"]),
         .target(name: "Pipeline", dependencies: ["MIDI", "OSC", "Storage"]),
         // How MIDI and OSC name each other, both ways: address schemes, templates, argument
         // styles, mapping rules, the built-in address families (pure).
@@ -57,7 +59,7 @@ let package = Package(
         .target(name: "OSCQuery", dependencies: ["MIDI", "OSC", "OSCMapping", "JSON"]),
         .target(
             name: "OSCQueryHTTP",
-            dependencies: ["CWebSockets", "Endpoints", "OSC", "OSCQuery", "OSCTransport", "Platform"]),
+            dependencies: ["CWebSockets", "Endpoints", "JSON", "OSC", "OSCQuery", "OSCTransport", "Platform"]),
 
         // The bridge, one module per job. Configuration: read a config, validate it, summarise
         // it (`aseqosc check`) and build each route's operator chain; pure, no threads, no ALSA
@@ -88,7 +90,7 @@ let package = Package(
             dependencies: [
                 "MIDIToOSC", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "OSCMapping",
                 "Pipeline",
-                "ALSASequencer", "OSCTransport", "Platform", "Storage", "ValueStore",
+                "ALSASequencer", "OSCTransport", "Platform", "Storage", "ValueStore", "EventTap",
             ]),
         // OSC -> MIDI as it runs: the OSC thread, the translator, the routes, paced and scheduled
         // MIDI output.
@@ -97,7 +99,7 @@ let package = Package(
             dependencies: [
                 "OSCToMIDI", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "OSCMapping",
                 "Pipeline",
-                "ALSASequencer", "OSCTransport", "Platform", "Storage", "ValueStore",
+                "ALSASequencer", "OSCTransport", "Platform", "Storage", "ValueStore", "EventTap",
             ]),
         // What `aseqosc status` shows: the running parts' counters read into values, with their
         // text and JSON forms.
@@ -118,7 +120,7 @@ let package = Package(
                 "Config", "BridgeSession", "MIDIToOSCRuntime", "OSCToMIDIRuntime", "Recovery", "Status", "Discovery",
                 "Endpoints",
                 "MIDI", "Pipeline", "ALSASequencer", "OSCTransport", "Platform", "Service", "OSCQuery", "OSCQueryHTTP",
-                "JSON", "ValueStore", "OSC",
+                "JSON", "ValueStore", "OSC", "EventTap",
             ]),
         // The command line: one type per subcommand; `run` parses its options and calls `Daemon`.
         .executableTarget(
@@ -149,6 +151,7 @@ let package = Package(
         .target(name: "TestSupport"),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "EventTapTests", dependencies: ["EventTap", "MIDI"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(
             name: "ValueStoreTests", dependencies: ["ValueStore", "MIDI", "CAllocationCounter", "TestSupport"]),

@@ -11,7 +11,8 @@ extension Bridge {
     func makeOSCInput(_ config: BridgeConfig) throws(BridgeError) -> OSCToMIDISide? {
         guard let oscConfig = config.oscInput else { return nil }
         let side = try OSCToMIDISide(
-            session: session, config: oscConfig, outputs: config.outputs, sysexCapacity: config.sysexCapacity)
+            session: session, config: oscConfig, outputs: config.outputs, sysexCapacity: config.sysexCapacity,
+            tap: oscTap)
         side.realtime = realtime
         side.onSyncRequest = { [runner] in runner.replaySignal.request($0) }
         if oscConfig.touchOSCBridge != nil { side.learnedClient = touchOSCClient }

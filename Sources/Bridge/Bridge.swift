@@ -1,6 +1,7 @@
 import BridgeSession
 import Config
 import Discovery
+import EventTap
 import MIDI
 import MIDIToOSCRuntime
 import OSCToMIDIRuntime
@@ -43,6 +44,9 @@ public final class Bridge: @unchecked Sendable {
     private var routesForStatus: [RouteRuntime] = []
     /// The last values OSCQuery shows, from the stores of the running ports.
     let liveValues = LiveValues()
+    /// What the OSC thread receives and writes, for the status page's monitor; the input
+    /// thread's is `input.tap`. One for the bridge's life: a reload's new OSC side takes it on.
+    let oscTap = EventTap()
     private var oscInputForStatus: OSCToMIDISide?
 
     /// The OSC -> MIDI side as of the last start or reload, for status on another thread.
@@ -179,7 +183,7 @@ public final class Bridge: @unchecked Sendable {
                 routes.append(
                     try RouteRuntime(
                         config: route, inputPorts: inputPorts, portNames: portNames, sysexStore: sysexStore,
-                        realtime: realtime, replaySignal: runner.replaySignal))
+                        realtime: realtime, replaySignal: runner.replaySignal, tap: input.tap))
             }
         }
         return (routes, ports)

@@ -1,6 +1,7 @@
 import Config
 import Glibc
 import JSON
+import OSCQuery
 import Platform
 import Service
 import Synchronization
@@ -58,15 +59,31 @@ public struct Daemon {
             return .unavailable
         }
         bridge.start()
-        let query = QueryService(log: log, values: bridge.liveValues)
+        // The page reads the status and reloads through parts made after it: they are handed
+        // over once they exist, before the server that calls it starts.
+        let parts = Mutex<(announcement: InputAnnouncement, query: QueryService, reloader: Reloader)?>(nil)
+        let version = version
+        let page = StatusPage(
+            bridge: bridge, configPath: configPath,
+            status: {
+                guard let (announcement, query, _) = parts.withLock({ $0 }) else { return .object([:]) }
+                return Self.statusJSON(bridge: bridge, announcement: announcement, query: query, version: version)
+            },
+            reload: {
+                guard let reloader = parts.withLock({ $0?.reloader }) else {
+                    return .failure(StatusPageRefusal("not running yet"))
+                }
+                return reloader.reload().mapError { StatusPageRefusal("\($0)") }
+            })
+        let query = QueryService(log: log, values: bridge.liveValues, page: page)
         let announcement = InputAnnouncement(log: log)
-        announcement.apply(config.oscInput, queryPort: query.apply(config))
         let reloader = Reloader(
             bridge: bridge, configPath: configPath, log: log, notifier: notifier, announcement: announcement,
             query: query)
+        parts.withLock { $0 = (announcement, query, reloader) }
+        announcement.apply(config.oscInput, queryPort: query.apply(config))
         let control: ControlSocket?
         do {
-            let version = version
             let socket = try ControlSocket(path: controlPath) { request in
                 Self.answer(
                     request, bridge: bridge, reloader: reloader, announcement: announcement, query: query,
@@ -131,14 +148,22 @@ public struct Daemon {
             let served = query.statusLine.map { "\($0)\n" } ?? ""
             return Array((bridge.status(version: version).text + "\n" + announced + served).utf8)
         default:
-            var status = (try? JSONValueEncoder.encode(bridge.status(version: version))) ?? .object([:])
-            if case .object(var fields) = status {
-                if let state = announcement.state { fields["announce"] = .string(state) }
-                if let served = query.statusJSON { fields["oscQuery"] = served }
-                status = .object(fields)
-            }
+            let status = statusJSON(bridge: bridge, announcement: announcement, query: query, version: version)
             return Array((JSONWriter.text(status, pretty: true) + "\n").utf8)
         }
+    }
+
+    /// `aseqosc status --json`: the bridge's status with the announcement and OSCQuery's.
+    static func statusJSON(
+        bridge: Bridge, announcement: InputAnnouncement, query: QueryService, version: String
+    ) -> JSONValue {
+        var status = (try? JSONValueEncoder.encode(bridge.status(version: version))) ?? .object([:])
+        if case .object(var fields) = status {
+            if let state = announcement.state { fields["announce"] = .string(state) }
+            if let served = query.statusJSON { fields["oscQuery"] = served }
+            status = .object(fields)
+        }
+        return status
     }
 }
 

@@ -17,6 +17,9 @@ final class QueryService: Sendable {
         var host: String
         var port: Int
         var allow: [IPNetwork]
+        var page: Bool
+        var actions: [String]
+        var actionsAllow: [IPNetwork]
     }
 
     private let running = Mutex<(server: OSCQueryServer, binding: Binding)?>(nil)
@@ -25,9 +28,13 @@ final class QueryService: Sendable {
     /// Where the servers read live values (ACCESS 3, VALUE); nil: every method is write-only.
     private let values: (any OSCQueryValueSource)?
 
-    init(log: Logger, values: (any OSCQueryValueSource)? = nil) {
+    /// The status page its servers serve to browsers, where the config keeps it on.
+    private let page: (any StatusPageSource)?
+
+    init(log: Logger, values: (any OSCQueryValueSource)? = nil, page: (any StatusPageSource)? = nil) {
         self.log = log
         self.values = values
+        self.page = page
     }
 
     /// Serves the namespace of `config`'s OSC input, or stops (nil, no input, `query: false`).
@@ -46,7 +53,15 @@ final class QueryService: Sendable {
         let hostInfo = OSCQueryHostInfo(
             name: input.serviceName ?? OSCService.defaultName, oscAddress: wildcard ? nil : input.host,
             oscPort: input.port, oscTransport: input.transports.contains(.udp) ? "UDP" : "TCP")
-        let binding = Binding(host: input.host, port: port, allow: input.allow)
+        let binding = Binding(
+            host: input.host, port: port, allow: input.allow, page: input.page, actions: input.pageActions,
+            actionsAllow: input.actionsAllow)
+        let served = page.flatMap { source in
+            input.page
+                ? OSCQueryServer.Page(
+                    source: source, actions: Set(input.pageActions.compactMap(StatusPageAction.init)),
+                    actionsAllow: input.actionsAllow) : nil
+        }
         return running.withLock { current in
             if let current, current.binding == binding {
                 current.server.update(namespace: namespace, hostInfo: hostInfo)
@@ -57,10 +72,15 @@ final class QueryService: Sendable {
             do {
                 let server = try OSCQueryServer(
                     host: input.host, port: UInt16(port), allow: input.allow, namespace: namespace, hostInfo: hostInfo,
-                    values: values)
+                    values: values, page: served)
                 current = (server, binding)
                 failure.withLock { $0 = nil }
                 log.notice("oscquery: \(server.url) (\(namespace.root.methodCount) OSC methods)")
+                if served != nil {
+                    let actions =
+                        input.pageActions.isEmpty ? "read-only" : "actions " + input.pageActions.joined(separator: ", ")
+                    log.notice("status page: \(server.url)/ (\(actions))")
+                }
                 if !namespace.unlistedMappings.isEmpty {
                     let numbers = namespace.unlistedMappings.map { "\($0 + 1)" }.joined(separator: ", ")
                     log.notice(
@@ -93,6 +113,9 @@ final class QueryService: Sendable {
                 + ", \(counters.valuesSent) values and \(counters.pathChangesSent) path changes sent"
                 + ", \(counters.framesIgnored) frames ignored, closed: \(counters.closedSlow) not reading"
                 + ", \(counters.closedOversized) oversized, \(counters.closedTooManyListens) too many listens"
+                + "; page: served \(counters.pagesServed), \(counters.pagesWatching) watching, \(counters.actionsDone) actions"
+                + ", refused \(counters.actionsRefusedGet) by GET, \(counters.actionsRefusedNotAllowed) not allowed"
+                + ", \(counters.actionsRefusedOtherSite) from another site"
         }
     }
 
@@ -121,6 +144,14 @@ final class QueryService: Sendable {
                 "refusedNotAllowed": .number(Double(counters.refusedNotAllowed)),
                 "refusedOverLimit": .number(Double(counters.refusedOverLimit)),
                 "webSocket": webSocket,
+                "page": .object([
+                    "served": .number(Double(counters.pagesServed)),
+                    "watching": .number(Double(counters.pagesWatching)),
+                    "actionsDone": .number(Double(counters.actionsDone)),
+                    "refusedGet": .number(Double(counters.actionsRefusedGet)),
+                    "refusedNotAllowed": .number(Double(counters.actionsRefusedNotAllowed)),
+                    "refusedOtherSite": .number(Double(counters.actionsRefusedOtherSite)),
+                ]),
             ])
         }
     }

@@ -50,7 +50,7 @@ static int protocol_callback(struct lws *wsi, enum lws_callback_reasons reason, 
     return ws->callback(ws->user, wsi, reason, session, in, len);
 }
 
-// lws logs errors only, to stderr, marked as ours.
+// lws logs errors only while it starts, to stderr, marked as ours.
 static void emit_log(int level, const char *line) {
     (void)level;
     fprintf(stderr, "oscquery: libwebsockets: %s", line);
@@ -103,6 +103,12 @@ struct aseqosc_ws *aseqosc_ws_start(
         free(ws);
         return NULL;
     }
+    // Running, it logs nothing: what clients do is counted, and a client sending oversized
+    // requests must not be able to fill the journal.
+    {
+        LOOKUP(void (*)(int, void (*)(int, const char *)), "lws_set_log_level")
+        if (function) function(0, emit_log);
+    }
     return ws;
 }
 
@@ -153,6 +159,11 @@ int aseqosc_ws_filter_socket(void *args) { return ((struct lws_filter_network_co
 int lws_hdr_total_length(struct lws *wsi, enum lws_token_indexes h) {
     LOOKUP(int (*)(struct lws *, enum lws_token_indexes), "lws_hdr_total_length")
     return function ? function(wsi, h) : 0;
+}
+
+int lws_hdr_copy(struct lws *wsi, char *dest, int len, enum lws_token_indexes h) {
+    LOOKUP(int (*)(struct lws *, char *, int, enum lws_token_indexes), "lws_hdr_copy")
+    return function ? function(wsi, dest, len, h) : -1;
 }
 
 int lws_hdr_copy_fragment(struct lws *wsi, char *dest, int len, enum lws_token_indexes h, int frag_idx) {

@@ -26,6 +26,13 @@ extension BridgeConfig {
     }
 }
 
+extension RouteConfig {
+    /// The route's operators and destinations in words, one line each (the status page).
+    public func operatorSummary(middleCOctave: Int) -> [String] {
+        chain.summaryLines(indent: "", middleCOctave: middleCOctave)
+    }
+}
+
 extension ChainConfig {
     func summaryLines(indent: String, middleCOctave: Int) -> [String] {
         var lines = operators.map { indent + "| " + $0.summary(middleCOctave: middleCOctave) }

@@ -51,6 +51,16 @@ public struct OSCInputConfig: Sendable, Equatable {
     /// any free port); nil when it is off. On by default, on the listen port + 1, when the
     /// input listens where other machines can reach it.
     public var queryPort: Int?
+    /// Whether the OSCQuery server serves the status page to browsers (`query.page`; on unless
+    /// false).
+    public var page = true
+    /// What the page may do (`query.actions`): some of ``pageActionNames``; none unless listed.
+    public var pageActions: [String] = []
+    /// Whom the page's actions are taken from (`query.actionsAllow`): this machine unless set.
+    public var actionsAllow: [IPNetwork] = OSCInputConfig.loopback
+    /// The actions a page can be given.
+    public static let pageActionNames = ["reload", "panic", "sync"]
+    static let loopback = [try! IPNetwork(parsing: "127.0.0.0/8"), try! IPNetwork(parsing: "::1/128")]
     /// Set when this is the TouchOSC Bridge's input (`touchoscBridge`): the source address of
     /// what arrives is the client the bridge's route sends to.
     public var touchOSCBridge: TouchOSCBridgeConfig?
@@ -182,12 +192,32 @@ extension ConfigParser {
         case .bool(let on): config.queryPort = on ? defaultPort : nil
         case .object:
             portPath = ConfigNode.join(node.path, "port")
-            let object = try node.object(allowing: ["port"])
+            let object = try node.object(allowing: ["port", "page", "actions", "actionsAllow"])
             config.queryPort =
                 try object["port"].map { port throws(ConfigError) in try port.int(in: 0...65535) }
                 ?? defaultPort
+            if let page = object["page"] { config.page = try page.bool() }
+            if let actions = object["actions"] {
+                config.pageActions = try actions.array().map { action throws(ConfigError) in
+                    let name = try action.string()
+                    guard OSCInputConfig.pageActionNames.contains(name) else {
+                        throw action.error(
+                            "unknown action '\(name)'; the page can offer \(OSCInputConfig.pageActionNames.joined(separator: ", "))"
+                        )
+                    }
+                    return name
+                }
+            }
+            if let allow = object["actionsAllow"] {
+                config.actionsAllow = try allow.array().map { network throws(ConfigError) in
+                    let text = try network.string()
+                    do { return try IPNetwork(parsing: text) } catch { throw network.error("\(error)") }
+                }
+            }
         default:
-            throw node.error("expected true, false or { port: N } (the OSCQuery server's TCP port; 0: any free one)")
+            throw node.error(
+                "expected true, false or { port: N, page, actions, actionsAllow } (the OSCQuery server's TCP port; "
+                    + "0: any free one)")
         }
         if let port = config.queryPort, port == config.port, config.transports.contains(.tcp) {
             throw ConfigError(

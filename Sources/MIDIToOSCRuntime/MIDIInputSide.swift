@@ -2,6 +2,7 @@ import ALSASequencer
 import BridgeSession
 import Config
 import Endpoints
+import EventTap
 import MIDI
 import Pipeline
 import Platform
@@ -53,6 +54,9 @@ public final class MIDIInputSide: @unchecked Sendable {
     /// it arrived (before any route's operators): OSCQuery's values for the input ports. Made
     /// again when the ports change (``apply(_:)``), a port keeping nothing across that.
     public private(set) var values = LastValueStore(portCount: 0)
+    /// What this side's thread reads and sends, copied for the status page's monitor while a
+    /// page watches (the routes record what they send into it too).
+    public let tap = EventTap()
 
     /// The input side of `session`'s client, running `runner`'s routes; no ports until
     /// ``apply(_:)``.
@@ -147,6 +151,7 @@ public final class MIDIInputSide: @unchecked Sendable {
     @inline(__always)
     private func handle(_ event: MIDIEvent) {
         if isInputPort[Int(event.port & 0xFF)] {
+            if tap.isOn { tap.record(.midiIn, index: Int(event.port), event) }
             values.record(event)
             runner.run(event)
         }

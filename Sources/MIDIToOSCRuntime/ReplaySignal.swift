@@ -1,8 +1,9 @@
 import Endpoints
 import Synchronization
 
-/// How other threads ask the input thread for replays of last values: a TCP link that
-/// connected, a service that appeared, an `/aseqosc/sync` the OSC thread read. They mark what
+/// How other threads ask the input thread for replays of last values (a TCP link that
+/// connected, a service that appeared, an `/aseqosc/sync` the OSC thread read) and for a panic
+/// (the status page's: every held note ended). They mark what
 /// they want (``RouteRuntime/wantReplay(_:)`` or ``request(_:)``), then ``raise()`` wakes the
 /// input thread, which starts the replays after its live events (``RouteRunner``).
 public final class ReplaySignal: Sendable {
@@ -23,6 +24,15 @@ public final class ReplaySignal: Sendable {
     func wake(with body: @escaping @Sendable () -> Void) {
         wakeUp.withLock { $0 = body }
     }
+
+    /// Asks the input thread to end every note its routes hold (the status page's panic).
+    public func panic() {
+        panicWanted.store(true, ordering: .releasing)
+        raise()
+    }
+
+    /// Set by ``panic()``, taken by the input thread.
+    let panicWanted = Atomic<Bool>(false)
 
     /// Tells the input thread something was asked for, and wakes it (any thread).
     public func raise() {

@@ -85,6 +85,10 @@ public final class RouteRunner: @unchecked Sendable {
     func endBatch(idleWakeMilliseconds: Int32) -> Int32 {
         let wait = sendDue(idleWakeMilliseconds: idleWakeMilliseconds)
         guard replaying || replaySignal.raised.load(ordering: .relaxed) else { return wait }
+        if replaySignal.panicWanted.exchange(false, ordering: .acquiring) {
+            releaseAllNotes()
+            flushAll()
+        }
         replaying = continueReplays()
         guard replaying else { return wait }
         return wait < 0 ? Self.replayInterval : min(wait, Self.replayInterval)

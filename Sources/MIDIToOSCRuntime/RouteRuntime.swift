@@ -1,6 +1,7 @@
 import BridgeSession
 import Config
 import Endpoints
+import EventTap
 import MIDI
 import MIDIToOSC
 import OSC
@@ -63,15 +64,22 @@ public final class RouteRuntime: @unchecked Sendable {
     private var replays: [StoreReplayCursor?]
     /// When each destination last accepted an `/aseqosc/sync` (monotonic ns): one a second.
     private var lastRequest: [UInt64]
+    /// Where what the route sends is copied for the status page's monitor (nil: nowhere).
+    let tap: EventTap?
+    /// How the monitor's entries name this route, for as long as it runs (kept by a re-resolve).
+    public let monitorID: Int
+    private static let monitorIDs = Atomic<Int>(0)
 
     /// A runtime for `config`, its destinations resolved and their sockets open.
     /// `replaySignal`: the runner's, which the destinations' reconnections and appearances
     /// raise for their replays (`sync`).
     public init(
         config: RouteConfig, inputPorts: [UInt8], portNames: [String], sysexStore: SysExStore,
-        realtime: RealtimeScheduler? = nil, replaySignal: ReplaySignal? = nil
+        realtime: RealtimeScheduler? = nil, replaySignal: ReplaySignal? = nil, tap: EventTap? = nil
     ) throws(BridgeError) {
         self.replaySignal = replaySignal
+        self.tap = tap
+        monitorID = Self.monitorIDs.add(1, ordering: .relaxed).newValue & 0xFFFF
         self.config = config
         self.realtime = realtime
         self.inputPorts = inputPorts
@@ -119,6 +127,8 @@ public final class RouteRuntime: @unchecked Sendable {
         lastRequest = old.lastRequest
         self.resolved = resolved
         replaySignal = old.replaySignal
+        tap = old.tap
+        monitorID = old.monitorID
         sender = try Self.sender(resolved, old.realtime)
         bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
         observeReplayTriggers()
@@ -356,13 +366,24 @@ public final class RouteRuntime: @unchecked Sendable {
         let formatter = formatters[destination]
         // Straight into the sender's batch; only a message too long for a batch slot (a long
         // SysEx) takes the detour through `packet` and is sent on its own.
-        let size = formatter.write(event, into: sender.nextSlot())
+        let slot = sender.nextSlot()
+        let size = formatter.write(event, into: slot)
         if size > 0 {
+            if let tap, tap.isOn {
+                tap.record(
+                    .oscOut, index: monitorID, destination: destination, event,
+                    message: UnsafeRawBufferPointer(rebasing: slot[0..<size]))
+            }
             sender.commit(size, to: destination, kind: packetKind(event))
             return true
         }
         let long = formatter.write(event, into: packet)
         guard long > 0 else { return false }
+        if let tap, tap.isOn {
+            tap.record(
+                .oscOut, index: monitorID, destination: destination, event,
+                message: UnsafeRawBufferPointer(rebasing: packet[0..<long]))
+        }
         sender.queue(UnsafeRawBufferPointer(rebasing: packet[0..<long]), to: destination, kind: packetKind(event))
         return true
     }
@@ -383,6 +404,8 @@ public final class RouteRuntime: @unchecked Sendable {
     private func sendBundled(
         _ event: MIDIEvent, to destination: Int, ahead: UInt64, packet: UnsafeMutableRawBufferPointer
     ) -> Bool {
+        // Inside a bundle the monitor shows the event, not the message.
+        if let tap, tap.isOn { tap.record(.oscOut, index: monitorID, destination: destination, event) }
         let formatter = formatters[destination]
         let tag = OSCTimeTag.wallClock(atMonotonic: event.timestamp, ahead: ahead)
         let appended = bundles.append(

@@ -1,10 +1,14 @@
 import JSON
 
 /// What a WebSocket client asks for in a text frame: `{"COMMAND":"LISTEN","DATA":"/path"}`
-/// (send this method's value whenever it changes) or IGNORE (stop). Paths are exact.
+/// (send this method's value whenever it changes) or IGNORE (stop); and, from the status page,
+/// `{"COMMAND":"STATUS"}` (send the bridge's status as it changes) and `{"COMMAND":"MONITOR"}`
+/// (send the events flowing through). Paths are exact.
 public enum OSCQueryCommand: Sendable, Equatable {
     case listen(String)
     case ignore(String)
+    case status
+    case monitor
 
     /// The longest text message a client may send; a longer one closes its connection (1009).
     public static let textLimit = 1024
@@ -14,12 +18,14 @@ public enum OSCQueryCommand: Sendable, Equatable {
     /// ``textLimit``.
     public init?(_ text: String) {
         guard text.utf8.count <= Self.textLimit, case .object(let fields)? = try? JSON5Reader.parse(text),
-            case .string(let command)? = fields["COMMAND"], case .string(let path)? = fields["DATA"],
-            path.hasPrefix("/")
+            case .string(let command)? = fields["COMMAND"]
         else { return nil }
         switch command {
-        case "LISTEN": self = .listen(path)
-        case "IGNORE": self = .ignore(path)
+        case "STATUS": self = .status
+        case "MONITOR": self = .monitor
+        case "LISTEN", "IGNORE":
+            guard case .string(let path)? = fields["DATA"], path.hasPrefix("/") else { return nil }
+            self = command == "LISTEN" ? .listen(path) : .ignore(path)
         default: return nil
         }
     }

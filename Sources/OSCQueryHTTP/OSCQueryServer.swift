@@ -1,6 +1,7 @@
 import CWebSockets
 import Endpoints
 import Glibc
+import JSON
 import OSC
 import OSCQuery
 import OSCTransport
@@ -87,6 +88,30 @@ public final class OSCQueryServer: @unchecked Sendable {
         public var closedSlow: UInt64 = 0
         public var closedOversized: UInt64 = 0
         public var closedTooManyListens: UInt64 = 0
+        /// The status page: times served, actions done, actions refused (asked by GET, from a
+        /// network outside `actionsAllow`, from another site's page), pages watching now.
+        public var pagesServed: UInt64 = 0
+        public var actionsDone: UInt64 = 0
+        public var actionsRefusedGet: UInt64 = 0
+        public var actionsRefusedNotAllowed: UInt64 = 0
+        public var actionsRefusedOtherSite: UInt64 = 0
+        public var pagesWatching: UInt64 = 0
+    }
+
+    /// The status page served at `/` to browsers, and what it may do.
+    public struct Page: Sendable {
+        public var source: any StatusPageSource
+        /// The actions it offers (none unless the config lists them).
+        public var actions: Set<StatusPageAction>
+        /// Whom actions are taken from.
+        public var actionsAllow: [IPNetwork]
+
+        /// A page reading and acting through `source`.
+        public init(source: any StatusPageSource, actions: Set<StatusPageAction>, actionsAllow: [IPNetwork]) {
+            self.source = source
+            self.actions = actions
+            self.actionsAllow = actionsAllow
+        }
     }
 
     private let handler: ConnectionHandler
@@ -101,7 +126,7 @@ public final class OSCQueryServer: @unchecked Sendable {
     /// `allow` (empty: everyone, for an input on loopback).
     public init(
         host: String, port: UInt16, allow: [IPNetwork], namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo,
-        limits: Limits = Limits(), values: (any OSCQueryValueSource)? = nil
+        limits: Limits = Limits(), values: (any OSCQueryValueSource)? = nil, page: Page? = nil
     ) throws(OSCQueryServerError) {
         guard let address = IPAddress(parsing: host) else {
             throw OSCQueryServerError(description: "'\(host)' is not a numeric address")
@@ -123,7 +148,7 @@ public final class OSCQueryServer: @unchecked Sendable {
         }
         handler = ConnectionHandler(
             namespace: namespace, hostInfo: hostInfo, allow: allow.isEmpty ? nil : IPAllowList(allow), values: values,
-            limits: limits)
+            limits: limits, page: page)
         var wsLimits = aseqosc_ws_limits(
             connections: limits.connections, idle_seconds: limits.idleSeconds,
             request_bytes: UInt32(limits.requestBytes),
@@ -157,8 +182,11 @@ public final class OSCQueryServer: @unchecked Sendable {
         handler.stopping.store(true, ordering: .releasing)
         aseqosc_ws_wake(context)
         thread?.join()
+        // An action's thread may still want to wake it: from now on it does not.
+        handler.destroyed.withLock { $0 = true }
         // Closes every connection; no callback runs after this.
         aseqosc_ws_destroy(context)
+        handler.stopMonitoring()
     }
 
     /// Answers from `namespace` and `hostInfo` from now on (after a reload), and tells the
@@ -167,7 +195,7 @@ public final class OSCQueryServer: @unchecked Sendable {
         handler.content.withLock {
             $0 = ConnectionHandler.Content(namespace, hostInfo, version: $0.version + 1)
         }
-        aseqosc_ws_wake(context)
+        handler.wake()
     }
 
     /// The counts so far.
@@ -205,6 +233,12 @@ private final class ConnectionHandler: @unchecked Sendable {
         /// Closed once answered: a request with a method this server refuses may have a body
         /// the library would otherwise wait for.
         var closeAfterAnswer = false
+        var isHead = false
+        /// An action's answer, once it is done.
+        var pendingResponse: Response? = nil
+        /// A status page watching: it is sent the status as it changes, and the events.
+        var wantsStatus = false
+        var wantsMonitor = false
         var isWebSocket = false
         var listens: Set<String> = []
         /// Frames to send, each with `aseqosc_lws_pre` bytes the library writes its header in.
@@ -226,6 +260,19 @@ private final class ConnectionHandler: @unchecked Sendable {
     private let values: (any OSCQueryValueSource)?
     private let limits: OSCQueryServer.Limits
 
+    /// The status page, with its allow-list for actions.
+    private let page: (source: any StatusPageSource, actions: Set<StatusPageAction>, actionsAllow: IPAllowList)?
+    /// Actions done on their threads, waiting to be answered on this one.
+    let finishedActions = Mutex<[(UInt, StatusPageAction, Result<String, StatusPageRefusal>)]>([])
+    /// Set once the context is destroyed: nothing may wake it then.
+    let destroyed = Mutex(false)
+    /// Ticks since the last status sent, and the last status text sent.
+    private var ticksSinceStatus = 0
+    /// Ticks since the events were last sent (every 50 ms).
+    private var ticksSinceEvents = 0
+    private var lastStatus = ""
+    private var monitoring = false
+
     private var sessions: [UInt: Session] = [:]
     /// The address of each socket accepted but not yet given a connection.
     private var accepted: [Int32: IPAddress] = [:]
@@ -240,13 +287,24 @@ private final class ConnectionHandler: @unchecked Sendable {
 
     init(
         namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo, allow: IPAllowList?,
-        values: (any OSCQueryValueSource)?, limits: OSCQueryServer.Limits
+        values: (any OSCQueryValueSource)?, limits: OSCQueryServer.Limits, page: OSCQueryServer.Page?
     ) {
+        self.page = page.map { ($0.source, $0.actions, IPAllowList($0.actionsAllow)) }
         content = Mutex(Content(namespace, hostInfo, version: 0))
         methods = namespace.root.methodPaths
         self.allow = allow
         self.values = values
         self.limits = limits
+    }
+
+    /// Ends the context's wait, from any thread, unless it is gone.
+    func wake() {
+        destroyed.withLock { if !$0, let context { aseqosc_ws_wake(context) } }
+    }
+
+    func stopMonitoring() {
+        if monitoring { page?.source.setMonitoring(false) }
+        monitoring = false
     }
 
     private static func from(_ user: UnsafeMutableRawPointer?) -> ConnectionHandler {
@@ -283,6 +341,7 @@ private final class ConnectionHandler: @unchecked Sendable {
             if let wsi { handler.closed(wsi) }
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             handler.tellNamespaceChanges()
+            handler.answerFinishedActions()
         default:
             break
         }
@@ -327,45 +386,164 @@ private final class ConnectionHandler: @unchecked Sendable {
 
     // MARK: HTTP
 
+    /// An HTTP response as it goes out.
+    struct Response {
+        var status: Int
+        var type: String?
+        var body: [UInt8]
+        var allow: String? = nil
+
+        init(status: Int, type: String?, body: String, allow: String? = nil) {
+            self.status = status
+            self.type = status == 204 ? nil : type
+            self.body = status == 204 ? [] : Array(body.utf8)
+            self.allow = allow
+        }
+
+        init(_ answer: OSCQueryAnswer) {
+            self.init(
+                status: answer.status, type: answer.isJSON ? "application/json" : "text/plain; charset=utf-8",
+                body: answer.body)
+        }
+
+        static func text(_ status: Int, _ text: String, allow: String? = nil) -> Response {
+            Response(status: status, type: "text/plain; charset=utf-8", body: text + "\n", allow: allow)
+        }
+    }
+
     private func request(_ wsi: OpaquePointer, path: String) -> Int32 {
         guard let session = sessions[UInt(bitPattern: wsi)] else { return -1 }
         let isGet = lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0
         let isHead = !isGet && lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0
-        let answer: OSCQueryAnswer
-        if isGet || isHead {
-            answer = self.answer(path: path, attributes: queryKeys(wsi))
-        } else {
-            answer = OSCQueryAnswer(status: 405, body: "only GET and HEAD\n")
-        }
+        let isPost = !isGet && !isHead && lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0
         session.answered = true
         session.closeAfterAnswer = !(isGet || isHead)
-        counters.withLock { $0.answered[answer.status, default: 0] += 1 }
+        session.isHead = isHead
+        let response: Response
+        if let page, path.hasPrefix(Self.actionPrefix) {
+            guard let action = StatusPageAction(rawValue: String(path.dropFirst(Self.actionPrefix.count))),
+                page.actions.contains(action)
+            else {
+                return respond(wsi, .text(404, "no such action, or not enabled (osc.query.actions)"))
+            }
+            guard isPost else {
+                counters.withLock { $0.actionsRefusedGet += 1 }
+                return respond(wsi, .text(405, "refused: actions are taken by POST only", allow: "POST"))
+            }
+            guard page.actionsAllow.allows(session.address) else {
+                counters.withLock { $0.actionsRefusedNotAllowed += 1 }
+                return respond(
+                    wsi, .text(403, "refused: \(session.address) is not in osc.query.actionsAllow"))
+            }
+            // A page of another site may POST here from a browser on an allowed network: the
+            // browser says where the page came from, and it must be this server.
+            if let origin = header(wsi, WSI_TOKEN_ORIGIN), origin != "http://" + (header(wsi, WSI_TOKEN_HOST) ?? "") {
+                counters.withLock { $0.actionsRefusedOtherSite += 1 }
+                return respond(wsi, .text(403, "refused: the request came from another site's page (\(origin))"))
+            }
+            start(action, for: UInt(bitPattern: wsi), page: page.source)
+            return 0
+        } else if isGet || isHead {
+            let attributes = queryKeys(wsi)
+            if page != nil, path == "/", attributes.isEmpty,
+                header(wsi, WSI_TOKEN_HTTP_ACCEPT)?.contains("text/html") == true
+            {
+                counters.withLock { $0.pagesServed += 1 }
+                response = Response(status: 200, type: "text/html; charset=utf-8", body: StatusPageDocument.html)
+            } else {
+                response = Response(answer(path: path, attributes: attributes))
+            }
+        } else {
+            response = .text(405, "only GET and HEAD", allow: "GET, HEAD")
+        }
+        return respond(wsi, response)
+    }
 
-        let body = answer.status == 204 ? [] : Array(answer.body.utf8)
+    /// Where the page's actions are POSTed: `/aseqosc/action/reload` and the others.
+    static let actionPrefix = "/aseqosc/action/"
+
+    /// Writes `response`'s head now and its body as the connection takes it; counted by status.
+    private func respond(_ wsi: OpaquePointer, _ response: Response) -> Int32 {
+        guard let session = sessions[UInt(bitPattern: wsi)] else { return -1 }
+        counters.withLock { $0.answered[response.status, default: 0] += 1 }
         var head = [UInt8](repeating: 0, count: aseqosc_lws_pre + 512)
         let written: Int? = head.withUnsafeMutableBufferPointer { buffer in
             let start = buffer.baseAddress! + aseqosc_lws_pre
             let end = buffer.baseAddress! + buffer.count
             var position: UnsafeMutablePointer<UInt8>? = start
-            let type = answer.status == 204 ? nil : (answer.isJSON ? "application/json" : "text/plain; charset=utf-8")
             guard
-                lws_add_http_common_headers(wsi, UInt32(answer.status), type, lws_filepos_t(body.count), &position, end)
+                lws_add_http_common_headers(
+                    wsi, UInt32(response.status), response.type, lws_filepos_t(response.body.count), &position, end)
                     == 0
             else { return nil }
-            if answer.status == 405,
-                lws_add_http_header_by_name(wsi, "allow:", "GET, HEAD", 9, &position, end) != 0
+            if let allow = response.allow,
+                lws_add_http_header_by_name(wsi, "allow:", allow, Int32(allow.utf8.count), &position, end) != 0
             {
                 return nil
             }
-            guard lws_finalize_write_http_header(wsi, start, &position, end) == 0 else { return nil }
+            // The page and its answers are not to be framed by, or sniffed as, anything else.
+            if response.type?.hasPrefix("text/html") == true {
+                let policy =
+                    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
+                    + "frame-ancestors 'none'"
+                guard
+                    lws_add_http_header_by_name(
+                        wsi, "content-security-policy:", policy, Int32(policy.utf8.count), &position, end) == 0
+                else { return nil }
+            }
+            guard lws_add_http_header_by_name(wsi, "x-content-type-options:", "nosniff", 7, &position, end) == 0,
+                lws_finalize_write_http_header(wsi, start, &position, end) == 0
+            else { return nil }
             return 0
         }
         guard written != nil else { return -1 }
-        if isHead || body.isEmpty { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
-        session.body = [UInt8](repeating: 0, count: aseqosc_lws_pre) + body
+        if session.isHead || response.body.isEmpty {
+            return lws_http_transaction_completed(wsi) != 0 || session.closeAfterAnswer ? -1 : 0
+        }
+        session.body = [UInt8](repeating: 0, count: aseqosc_lws_pre) + response.body
         session.bodyOffset = aseqosc_lws_pre
         lws_callback_on_writable(wsi)
         return 0
+    }
+
+    /// A request header's value, or nil when it is absent (or longer than 1 KiB).
+    private func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
+        let length = lws_hdr_total_length(wsi, token)
+        guard length > 0, length < 1024 else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Takes `action` on a thread of its own (a reload may restart this very server, whose
+    /// thread must not wait for itself); the answer goes out when it is done.
+    private func start(_ action: StatusPageAction, for key: UInt, page: any StatusPageSource) {
+        let handler = self
+        _ = SystemThread(name: "aseqosc-action") {
+            let result = page.perform(action)
+            handler.finishedActions.withLock { $0.append((key, action, result)) }
+            handler.wake()
+        }
+    }
+
+    /// Answers the actions done since the last look.
+    private func answerFinishedActions() {
+        for (key, action, result) in finishedActions.withLock({ finished in
+            defer { finished = [] }
+            return finished
+        }) {
+            guard let wsi = OpaquePointer(bitPattern: key), sessions[key] != nil else { continue }
+            let response: Response
+            switch result {
+            case .success(let line):
+                counters.withLock { $0.actionsDone += 1 }
+                response = .text(200, "done: \(action.rawValue): \(line)")
+            case .failure(let refusal):
+                response = .text(409, "refused: \(action.rawValue): \(refusal.reason)")
+            }
+            sessions[key]?.pendingResponse = response
+            lws_callback_on_writable(wsi)
+        }
     }
 
     /// The answer from the current namespace; the whole tree from the kept copy.
@@ -400,6 +578,10 @@ private final class ConnectionHandler: @unchecked Sendable {
     /// Writes the next piece of an HTTP body; the connection goes on (keep-alive) or closes
     /// once the last one is out.
     private func writeBody(_ wsi: OpaquePointer) -> Int32 {
+        if let response = sessions[UInt(bitPattern: wsi)]?.pendingResponse {
+            sessions[UInt(bitPattern: wsi)]?.pendingResponse = nil
+            return respond(wsi, response)
+        }
         guard let session = sessions[UInt(bitPattern: wsi)], session.bodyOffset < session.body.count else { return 0 }
         let count = min(session.body.count - session.bodyOffset, 32_768)
         let last = session.bodyOffset + count == session.body.count
@@ -434,10 +616,15 @@ private final class ConnectionHandler: @unchecked Sendable {
         for path in session.listens { stopListening(key, to: path) }
         let listens = UInt64(session.listens.count)
         session.listens = []
+        let watched = session.wantsStatus || session.wantsMonitor
+        session.wantsStatus = false
+        session.wantsMonitor = false
         counters.withLock {
             $0.webSocketsOpen -= 1
             $0.listening -= listens
+            if watched { $0.pagesWatching -= 1 }
         }
+        if monitoring && !sessions.values.contains(where: \.wantsMonitor) { stopMonitoring() }
     }
 
     private func received(_ wsi: OpaquePointer, _ bytes: UnsafeRawBufferPointer) -> Int32 {
@@ -472,6 +659,21 @@ private final class ConnectionHandler: @unchecked Sendable {
             session.listens.insert(path)
             listeners[path, default: []].insert(key)
             counters.withLock { $0.listening += 1 }
+            scheduleTick()
+        case .status where page != nil, .monitor where page != nil:
+            if !session.wantsStatus && !session.wantsMonitor { counters.withLock { $0.pagesWatching += 1 } }
+            if case .status = OSCQueryCommand(text) {
+                session.wantsStatus = true
+                // The next tick sends it the status, changed or not.
+                lastStatus = ""
+                ticksSinceStatus = Self.statusTicks
+            } else {
+                session.wantsMonitor = true
+                if !monitoring {
+                    monitoring = true
+                    page?.source.setMonitoring(true)
+                }
+            }
             scheduleTick()
         case .ignore(let path) where session.listens.contains(path):
             session.listens.remove(path)
@@ -530,7 +732,7 @@ private final class ConnectionHandler: @unchecked Sendable {
     }
 
     private func scheduleTick() {
-        guard !tickScheduled, values != nil else { return }
+        guard !tickScheduled else { return }
         tickScheduled = true
         aseqosc_ws_schedule(context, Int64(limits.listenMilliseconds) * 1000)
     }
@@ -538,7 +740,12 @@ private final class ConnectionHandler: @unchecked Sendable {
     /// Sends each listened method whose value changed since the last tick its latest value.
     func sendChangedValues() {
         tickScheduled = false
-        guard let values else { return }
+        let watching = page != nil && sessions.values.contains { $0.wantsStatus || $0.wantsMonitor }
+        if watching { sendPageUpdates() }
+        guard let values else {
+            if watching { scheduleTick() }
+            return
+        }
         var changed: [String] = []
         values.takeChanges { path in if listeners[path] != nil { changed.append(path) } }
         for path in changed {
@@ -548,7 +755,36 @@ private final class ConnectionHandler: @unchecked Sendable {
             for key in listeners[path] ?? [] { queue(bytes, binary: true, to: key) }
             counters.withLock { $0.valuesSent += UInt64(listeners[path]?.count ?? 0) }
         }
-        if !listeners.isEmpty { scheduleTick() }
+        if !listeners.isEmpty || watching { scheduleTick() }
+    }
+
+    /// Ticks between two looks at the status (every 500 ms).
+    static let statusTicks = 50
+
+    /// To the pages watching: the events seen since the last tick, and every 500 ms the status
+    /// if it changed.
+    private func sendPageUpdates() {
+        guard let source = page?.source else { return }
+        let watchers = sessions.filter { $0.value.isWebSocket && $0.value.closing == nil }
+        ticksSinceEvents += 1
+        if monitoring && ticksSinceEvents >= 5 {
+            ticksSinceEvents = 0
+            var lines: [JSONValue] = []
+            let dropped = source.takeMonitorLines { lines.append(.string($0)) }
+            if !lines.isEmpty || dropped > 0 {
+                let frame = Array(
+                    JSONWriter.text(.object(["EVENTS": .array(lines), "DROPPED": .number(Double(dropped))])).utf8)
+                for (key, session) in watchers where session.wantsMonitor { queue(frame, binary: false, to: key) }
+            }
+        }
+        ticksSinceStatus += 1
+        guard ticksSinceStatus >= Self.statusTicks else { return }
+        ticksSinceStatus = 0
+        let status = source.statusJSON()
+        guard status != lastStatus else { return }
+        lastStatus = status
+        let frame = Array(("{\"STATUS\":" + status + "}").utf8)
+        for (key, session) in watchers where session.wantsStatus { queue(frame, binary: false, to: key) }
     }
 
     /// After a reload: PATH_REMOVED and PATH_ADDED (or one PATH_CHANGED) to every WebSocket

@@ -2,6 +2,7 @@ import ALSASequencer
 import BridgeSession
 import Config
 import Endpoints
+import EventTap
 import Glibc
 import MIDI
 import OSC
@@ -97,6 +98,11 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     // Per message being handled: its arrival time (read once per receive batch), and the time
     // (monotonic) its bundle asks for.
+    /// What the OSC thread receives and writes, copied for the status page's monitor while a
+    /// page watches; the bridge's, kept across reloads that make a new side.
+    public let tap: EventTap
+    /// Set by ``panic()``, taken by the OSC thread.
+    private let panicWanted = Atomic<Bool>(false)
     private var now: UInt64 = 0
     private var scheduleAt: UInt64?
     private var consumedSysEx = false
@@ -105,8 +111,10 @@ public final class OSCToMIDISide: @unchecked Sendable {
     /// input thread keeps reconciled, and tells which wait for a port), the queue and the socket;
     /// nothing runs until ``start()``.
     public init(
-        session: SequencerSession, config: OSCInputConfig, outputs: [OutputPortConfig], sysexCapacity: Int
+        session: SequencerSession, config: OSCInputConfig, outputs: [OutputPortConfig], sysexCapacity: Int,
+        tap: EventTap = EventTap()
     ) throws(BridgeError) {
+        self.tap = tap
         self.config = config
         self.session = session
         log = session.log
@@ -253,6 +261,29 @@ public final class OSCToMIDISide: @unchecked Sendable {
         receiver.wake()
     }
 
+    /// Replays every output that has `sync` (the status page's action), whatever its triggers;
+    /// any thread. Returns how many outputs that is.
+    public func replayAll() -> Int {
+        var count = 0
+        for index in outputSync.indices where !outputSync[index].isEmpty {
+            // The flags a returning device raises: the OSC thread starts these replays the same way.
+            deviceBack[index].store(true, ordering: .releasing)
+            count += 1
+        }
+        if count > 0 {
+            deviceBackRaised.store(true, ordering: .releasing)
+            receiver.wake()
+        }
+        return count
+    }
+
+    /// Sends every output port, on every channel, sustain off and All Notes Off (the status
+    /// page's panic), at the OSC thread's next turn; any thread.
+    public func panic() {
+        panicWanted.store(true, ordering: .releasing)
+        receiver.wake()
+    }
+
     /// `/aseqosc/sync` (no argument: for the sender's address) or `/aseqosc/sync ,s NAME`:
     /// replays the outputs it names with `sync: ["request"]` here, and hands the request on for
     /// the destinations of MIDI -> OSC.
@@ -336,6 +367,21 @@ public final class OSCToMIDISide: @unchecked Sendable {
         // After every batch: the events staged from it (a bundle's chord) go to the kernel in
         // one write.
         output.flush(now: now)
+        if panicWanted.load(ordering: .relaxed) && panicWanted.exchange(false, ordering: .acquiring) {
+            let now = MonotonicClock.now()
+            self.now = now
+            scheduleAt = nil
+            for port in ports.indices {
+                for channel in UInt8(0)..<16 {
+                    for (controller, value) in [(UInt8(64), UInt8(0)), (123, 0)] {
+                        let event = MIDIEvent(
+                            .controlChange, channel: channel, data1: controller, data2: value, port: UInt16(port))
+                        emit(event, port)
+                    }
+                }
+            }
+            output.flush(now: now)
+        }
         // Nothing timed, the usual case: no clock to read and nothing more to call on a
         // message's way back to the wait.
         guard
@@ -428,6 +474,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     private func handle(_ message: OSCMessageView, from sender: PacketSource) {
         counters.messages.add(1, ordering: .relaxed)
+        if tap.isOn { tap.record(.oscIn, index: 0, MIDIEvent(.controlChange), message: message.bytes) }
         count(translator.translate(message, timestamp: now) { process($0) }, message, from: sender)
     }
 
@@ -485,6 +532,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
     }
 
     private func emit(_ event: MIDIEvent, _ destination: Int) {
+        if tap.isOn { tap.record(.midiOut, index: destination, event) }
         if event.kind == .sysex { consumedSysEx = true }
         values.record(event)
         if let scheduleAt {

@@ -33,13 +33,33 @@ import Testing
         #expect(summary.contains(", SysEx off, OSCQuery on port 9001"), "\(summary)")
     }
 
+    @Test func theStatusPageIsOnWithoutActionsWhichAreTakenFromThisMachineUnlessSet() throws {
+        let plain = try #require(try Self.parse("{ \(Self.network) }"))
+        #expect(plain.page && plain.pageActions.isEmpty)
+        #expect(plain.actionsAllow.map(\.description) == ["127.0.0.0/8", "::1/128"])
+        let acting = try #require(
+            try Self.parse(
+                "{ query: { page: true, actions: [\"reload\", \"panic\"], actionsAllow: [\"192.168.1.0/24\"] } }"))
+        #expect(
+            acting.pageActions == ["reload", "panic"] && acting.actionsAllow.map(\.description) == ["192.168.1.0/24"])
+        #expect(try Self.parse("{ query: { page: false } }")?.page == false)
+    }
+
     static let errors: [(String, String)] = [
         (
             "{ query: 8080 }",
-            "osc.query: expected true, false or { port: N } (the OSCQuery server's TCP port; 0: any free one)"
+            "osc.query: expected true, false or { port: N, page, actions, actionsAllow } (the OSCQuery server's TCP "
+                + "port; 0: any free one)"
         ),
         ("{ query: { port: 70000 } }", "osc.query.port: expected 0-65535, found 70000"),
-        ("{ query: { port: 8080, path: \"/\" } }", "osc.query.path: unknown key; expected one of port"),
+        (
+            "{ query: { port: 8080, path: \"/\" } }",
+            "osc.query.path: unknown key; did you mean 'page'?"
+        ),
+        (
+            "{ query: { actions: [\"shutdown\"] } }",
+            "osc.query.actions[0]: unknown action 'shutdown'; the page can offer reload, panic, sync"
+        ),
         (
             "{ \(network), protocol: [\"udp\", \"tcp\"], query: { port: 9000 } }",
             "osc.query.port: port 9000 is the OSC input's TCP port; OSCQuery needs another one"

@@ -2,10 +2,11 @@
 """A WebSocket client of an OSCQuery server, for the tests: the `websockets` package (PyPI) as
 the real client, python-osc to read the OSC frames.
 
-    oscquery-ws.py ws://HOST:PORT [--listen PATH]... [--ignore PATH]... [--count N]
+    oscquery-ws.py ws://HOST:PORT [--listen PATH]... [--ignore PATH]... [--command NAME]... [--count N]
                    [--timeout S] [--no-read] [--flood N] [--oversized BYTES] [--garbage]
 
-Sends a LISTEN for each --listen path (then an IGNORE for each --ignore path) and prints
+Sends a LISTEN for each --listen path (then an IGNORE for each --ignore path, then each
+--command without DATA, e.g. STATUS) and prints
 `ready`, then one line per frame received: `osc ADDRESS ARG...` for a binary frame (an OSC
 message), `text JSON` for a text frame. Ends after --count frames (status 0), at --timeout
 (status 1 when --count was not reached) or when the server closes (`closed CODE`, status 0 when
@@ -53,6 +54,7 @@ def main():
     parser.add_argument("url")
     parser.add_argument("--listen", action="append", default=[])
     parser.add_argument("--ignore", action="append", default=[])
+    parser.add_argument("--command", action="append", default=[])
     parser.add_argument("--count", type=int)
     parser.add_argument("--timeout", type=float, default=20)
     parser.add_argument("--no-read", action="store_true")
@@ -76,6 +78,8 @@ def main():
             ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": path}))
         for path in args.ignore:
             ws.send(json.dumps({"COMMAND": "IGNORE", "DATA": path}))
+        for command in args.command:
+            ws.send(json.dumps({"COMMAND": command}))
         for number in range(args.flood):
             ws.send(json.dumps({"COMMAND": "NOTHING", "DATA": number}))
         if args.oversized:

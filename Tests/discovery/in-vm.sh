@@ -292,6 +292,40 @@ check "curl reads the example's namespace and HOST_INFO from the other namespace
 kill -TERM $example
 wait $example
 
+# 8b. The TouchOSC Bridge drop-in: announced as touchosc2midi does, _touchoscbridge._udp on
+# 12101 under the host name, seen by avahi-browse here and by python zeroconf on the other side.
+printf '{ touchoscBridge: true }\n' > "$out/touchosc.json5"
+"$ASEQOSC" run --config "$out/touchosc.json5" --control /run/aseqosc-discovery/touchosc > "$out/touchosc.log" 2>&1 &
+touchosc=$!
+check "avahi-browse sees _touchoscbridge._udp on 10.77.0.1:12101, named for the host" wait_until 60 browse_has \
+  _touchoscbridge._udp "^=;veth0;IPv4;$(hostname);_touchoscbridge\._udp;local;[^;]*;10\.77\.0\.1;12101;"
+cat > "$out/peer-touchosc.py" <<'PY'
+import sys, time
+from zeroconf import ServiceBrowser, Zeroconf
+found = {}
+class Listener:
+    def add_service(self, zc, kind, name):
+        info = zc.get_service_info(kind, name, timeout=3000)
+        if info:
+            found[name] = info
+    update_service = add_service
+    def remove_service(self, zc, kind, name):
+        found.pop(name, None)
+zc = Zeroconf()
+ServiceBrowser(zc, ["_touchoscbridge._udp.local."], Listener())
+deadline = time.time() + float(sys.argv[1])
+while time.time() < deadline and not found:
+    time.sleep(0.2)
+for name, info in sorted(found.items()):
+    print(name, info.parsed_addresses(), info.port)
+zc.close()
+PY
+check "python zeroconf in the other namespace resolves it to 10.77.0.1:12101" sh -c \
+  "ip netns exec peer \"$PYTHON\" $out/peer-touchosc.py 20 > $out/zeroconf-touchosc.txt 2>&1; cat $out/zeroconf-touchosc.txt;
+   grep -q \"^$(hostname)._touchoscbridge._udp.local. \\['10.77.0.1'.*\\] 12101\$\" $out/zeroconf-touchosc.txt"
+kill -TERM $touchosc
+wait $touchosc
+
 # 9. Without libavahi-client and libwebsockets (each hidden under an empty file, so dlopen fails):
 # the bridge says why it neither announces nor serves OSCQuery, and plays what it is sent.
 # Debian 12's files: libwebsockets.so.17 is the file itself (the build's 4.1 header names it).
