@@ -140,7 +140,9 @@ return {
   configPath: text(document, '#config-path'),
   events: [...document.querySelectorAll('#monitor-events li')].map(li => li.textContent.trim()),
   dropped: text(document, '#monitor-dropped'),
-  actions: ['reload', 'panic', 'sync'].filter(a => document.querySelector('#action-' + a)),
+  actions: ['reload', 'panic', 'sync'].filter(a => { const b = document.querySelector('#action-' + a);
+    return b && !b.hidden && b.offsetParent !== null; }),
+  actionsInDOM: ['reload', 'panic', 'sync'].filter(a => document.querySelector('#action-' + a)),
   actionResult: text(document, '#action-result'),
 };
 """
@@ -429,7 +431,7 @@ def run(driver, url, vm, checks, args, timings):
                   f"{post_status} {post_body[:80]!r}")
     s = snap()
     checks.report(s["actions"] == ["reload", "panic", "sync"], "the actions the config enables are buttons",
-                  repr(s["actions"]))
+                  f"shown {s['actions']}")
     clicked = 0
     if "reload" in s["actions"]:
         driver.find_element(By.CSS_SELECTOR, "#action-reload").click()
@@ -464,6 +466,8 @@ def run(driver, url, vm, checks, args, timings):
     wait_for(lambda: snap()["connection"] == "live", 10)
     s = snap()
     checks.report("melody" in (s["config"] or ""), "#config shows the reloaded file", f"{len(s['config'] or '')} characters")
+    checks.report(s["actions"] == ["panic"], "after the reload only the action it enables (panic) is shown",
+                  f"shown {s['actions']}; in the document, hidden or not: {s['actionsInDOM']}")
     if "panic" in s["actions"]:
         driver.execute_script("const r = document.querySelector('#action-result'); if (r) r.textContent = '';")
         driver.find_element(By.CSS_SELECTOR, "#action-panic").click()
