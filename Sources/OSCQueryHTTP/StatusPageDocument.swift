@@ -28,13 +28,23 @@ enum StatusPageDocument {
         h2 { font-size: 1.05rem; margin: 0 0 .5rem; }
         h3 { font-size: 1rem; margin: .75rem 0 .25rem; }
         table { border-collapse: collapse; width: 100%; }
-        th, td { text-align: left; padding: .25rem .5rem .25rem 0; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+        th, td { text-align: left; padding: .25rem .5rem .25rem 0; border-bottom: 1px solid var(--line); vertical-align: top; }
+        td.target { overflow-wrap: break-word; }
+        .table-scroll { overflow-x: auto; }
+        /* A phone has no room for four columns: each port becomes a block, its target below. */
+        @media (max-width: 36rem) {
+          #bindings thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+          #bindings tr { display: flex; flex-wrap: wrap; gap: 0 .75rem; padding: .35rem 0; border-bottom: 1px solid var(--line); }
+          #bindings th, #bindings td { display: block; padding: 0; border: 0; }
+          #bindings td.target { flex-basis: 100%; }
+        }
         .muted, .counters { color: var(--muted); font-size: .9rem; }
         .state { font-weight: 600; }
         .state.good { color: var(--ok); } .state.warn { color: var(--warn); } .state.bad { color: var(--bad); }
         #connection { font-weight: 600; }
         #connection.live { color: var(--ok); } #connection.reconnecting { color: var(--bad); }
         ul { margin: .25rem 0; padding-left: 1.2rem; }
+        pre.operators { white-space: pre-wrap; overflow-wrap: break-word; max-height: none; color: var(--muted); }
         pre { overflow: auto; max-height: 24rem; font-size: .85rem; background: var(--bg); padding: .5rem; border: 1px solid var(--line); }
         dl { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem; margin: 0; }
         dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
@@ -59,10 +69,12 @@ enum StatusPageDocument {
         <main>
           <section class="panel" aria-labelledby="bindings-title">
             <h2 id="bindings-title">ALSA ports</h2>
+            <div class="table-scroll">
             <table id="bindings">
               <thead><tr><th scope="col">Port</th><th scope="col">Direction</th><th scope="col">State</th><th scope="col">Bound to</th></tr></thead>
               <tbody></tbody>
             </table>
+            </div>
           </section>
           <section class="panel" aria-labelledby="routes-title">
             <h2 id="routes-title">Routes</h2>
@@ -134,7 +146,7 @@ enum StatusPageDocument {
             row.dataset.binding = b.port;
             row.append(element("th", b.port));
             row.firstChild.scope = "row";
-            row.append(element("td", b.direction, "direction"));
+            row.append(element("td", b.direction === "in" ? "input" : "output", "direction"));
             const waiting = b.connected.length === 0;
             row.append(element("td", waiting ? "waiting" : "bound", "state " + (waiting ? "warn" : "good")));
             row.append(element("td", waiting ? (b.waiting || b.spec) : b.connected.join(", "), "target"));
@@ -150,7 +162,8 @@ enum StatusPageDocument {
             section.dataset.route = r.name;
             section.append(element("h3", r.name));
             const words = (pageRoutes.find((p) => p.name === r.name) || {}).operators || [];
-            section.append(element("p", words.length ? words.join("; ") : "no operators", "operators muted"));
+            // As `aseqosc check` writes the chain: `| operator`, `-> destination`, branches indented.
+            section.append(element("pre", words.length ? words.join("\n") : "no operators", "operators"));
             section.append(element("p", `in ${r.eventsIn}, passed ${r.passed}, filtered ${r.droppedByFilter}, throttled ${r.throttled}`, "counters"));
             const list = element("ul");
             for (const d of r.destinations) {
@@ -205,7 +218,7 @@ enum StatusPageDocument {
             : "none";
           const rt = s.realtime || {};
           $("threads").textContent = (rt.threads || [])
-            .map((t) => `${t.name}: ${t.schedule.policy || t.schedule}${t.schedule.priority ? "/" + t.schedule.priority : ""}`)
+            .map((t) => `${t.name}: ${t.policy}${t.priority ? " " + t.priority : ""}${t.cpu !== undefined ? " on CPU " + t.cpu : ""}`)
             .join(", ") + (rt.memoryLocked ? "; memory locked" : "");
           renderCounters(s);
           $("config-path").textContent = page.configPath || "";

@@ -107,6 +107,11 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private var scheduleAt: UInt64?
     private var consumedSysEx = false
 
+    /// The configured name of our output port `port`, if it is one of ours.
+    package func outputName(ofPort port: UInt8) -> String? {
+        ports.firstIndex(of: port).map { outputNames[$0] }
+    }
+
     /// Creates the output ports on `session`'s client (bound through its bindings, which the
     /// input thread keeps reconciled, and tells which wait for a port), the queue and the socket;
     /// nothing runs until ``start()``.

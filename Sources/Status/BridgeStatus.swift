@@ -361,8 +361,11 @@ extension BridgeStatus {
         realtime: RealtimeScheduler? = nil
     ) {
         let bindings = input.session.bindings.snapshot.map { binding in
-            BridgeStatus.Binding(
-                port: input.portName(binding.ourPort) ?? "port \(binding.ourPort)",
+            let name =
+                binding.direction == .source
+                ? input.portName(binding.ourPort) : oscInput?.outputName(ofPort: binding.ourPort)
+            return BridgeStatus.Binding(
+                port: name ?? "port \(binding.ourPort)",
                 direction: binding.direction == .source ? "in" : "out", spec: binding.spec.description,
                 connected: binding.connected.map { "\($0.address) \($0.clientName):\($0.portName)" },
                 waiting: binding.connected.isEmpty ? binding.waitingReason : nil)

@@ -28,6 +28,10 @@ def log(*words):
     print(f"browser [{time.strftime('%H:%M:%S')}]:", *words, file=sys.stderr, flush=True)
 
 
+# The note the VM plays (amidi '90 3C 64') as the monitor shows it going in and going out.
+IN_LINE = r"in keys: ch 1 +note-on +C4 \(60\) +vel 100"
+OUT_LINE = r"out keys -> 127\.0\.0\.1:9000: /midi/keys/1/note_on ,ii i:60 i:100"
+
 class Checks:
     def __init__(self):
         self.passed = 0
@@ -312,8 +316,10 @@ def run(driver, url, vm, checks, args, timings):
 
     def note_lines():
         events = driver.execute_script("return window.__events") or []
-        into = next((e for e in events if e[1].startswith("in ") and "note on 1 60 100" in e[1]), None)
-        out = next((e for e in events if e[1].startswith("out ") and re.search(r"note_on ii 60 100", e[1])), None)
+        # The monitor's words (docs/CONFIG.md): the event as `aseqosc monitor` writes it, the
+        # message as OSC text.
+        into = next((e for e in events if re.fullmatch(IN_LINE, e[1])), None)
+        out = next((e for e in events if re.fullmatch(OUT_LINE, e[1])), None)
         return (into, out) if into and out else None
     lines = wait_for(note_lines, 10, interval=0.02)
     answer = vm.answer(name)
@@ -334,7 +340,7 @@ def run(driver, url, vm, checks, args, timings):
         first = lambda side: next((e for e in events if e[1].startswith(side) and "60" in e[1]), None)
         seen = [f"{e[1]!r} after {e[0] / 1000 - sent:.3f} s" for e in (first("in "), first("out ")) if e]
         checks.report(False, "a note played into virmidi is in #monitor-events (in and out) within 1 s",
-                      "no line 'in ...: note on 1 60 100' and 'out ...: .../note_on ii 60 100' in 10 s; "
+                      f"no line matching {IN_LINE!r} and {OUT_LINE!r} in 10 s; "
                       f"lines about note 60: {seen}; all: {[e[1] for e in events][:6]}")
     s = snap()
     checks.report(s["dropped"] is not None and re.fullmatch(r"\d+", s["dropped"] or "x") is not None,
