@@ -106,10 +106,14 @@ public struct SyncTriggers: OptionSet, Sendable, Hashable, CustomStringConvertib
     public static let request = SyncTriggers(rawValue: 4)
     /// An output port's device came back (it was unplugged, power-cycled, or started late).
     public static let device = SyncTriggers(rawValue: 8)
+    /// The aseqosc receiving a `recovery: true` destination heard this sender anew: since it
+    /// started, or since it released the sender's notes for falling silent (docs/OSC.md).
+    public static let recovery = SyncTriggers(rawValue: 16)
 
     /// The names the config uses, in order.
     public static let names: [(String, SyncTriggers)] = [
         ("reconnect", .reconnect), ("appear", .appear), ("request", .request), ("device", .device),
+        ("recovery", .recovery),
     ]
 
     public var description: String {

@@ -44,6 +44,7 @@ extension ChainConfig {
             let recovery =
                 ($0.recovery == .off ? "" : ", recovery \($0.recovery.rawValue)")
                 + ($0.latencyMilliseconds.map { ", time-tagged +\($0) ms" } ?? "")
+                + ($0.sync.isEmpty ? "" : ", last values again on \($0.sync)")
                 + ($0.tcp.map { tcp in
                     ", \(tcp.framing == .slip ? "SLIP" : "length-prefixed") framing, queue \(tcp.queueCapacity), "
                         + "note-ons sent up to \(tcp.noteOnTimeoutMilliseconds) ms late"

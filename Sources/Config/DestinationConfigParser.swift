@@ -141,6 +141,7 @@ extension ConfigParser {
                     case .reconnect: "only a TCP destination (protocol: \"tcp\") reconnects"
                     case .appear: "only a destination with 'service' appears"
                     case .device: "'device' is for output ports, whose device can come back"
+                    case .recovery: "only a UDP destination with recovery: true hears from its receiver"
                     default: "it does not apply here"
                     }
                 throw node.error("sync '\(name)' cannot happen here: \(why); this one can have \(applying.description)")
@@ -213,6 +214,7 @@ extension ConfigParser {
             var applying: SyncTriggers = .request
             if destination.tcp != nil { applying.insert(.reconnect) }
             if service != nil { applying.insert(.appear) }
+            if destination.recovery == .heldNotes && destination.tcp == nil { applying.insert(.recovery) }
             destination.sync = try Self.sync(sync, applying: applying)
         }
         if let multicast = object["multicast"] {

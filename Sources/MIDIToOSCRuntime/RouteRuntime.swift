@@ -219,13 +219,34 @@ public final class RouteRuntime: @unchecked Sendable {
         return earliest
     }
 
-    /// Sends what recovery has due at `now` to the route's destinations.
+    /// Sends what recovery has due at `now` to the route's destinations, and reads what their
+    /// receivers sent back.
     func sendDueRecovery(now: UInt64, packet: UnsafeMutableRawBufferPointer) {
         for (destination, announcer) in announcers.enumerated() {
-            announcer?.sendDue(
+            guard let announcer else { continue }
+            announcer.sendDue(
                 now: now, message: { queue($0, to: destination) },
                 noteOff: { _ = sendEvent($0, to: destination, packet: packet) })
+            readReplies(destination, now: now, into: packet)
         }
+    }
+
+    /// Reads what `destination`'s receiver sent back while it is sent held notes: an aseqosc
+    /// receiver that hears this sender anew asks for its last values (`/aseqosc/sync`), which a
+    /// destination with `sync: ["recovery"]` gets, one replay a second at most. Anything else is
+    /// read and dropped, so nothing piles up in the socket.
+    private func readReplies(_ destination: Int, now: UInt64, into packet: UnsafeMutableRawBufferPointer) {
+        var asked = false
+        var budget = 8
+        while budget > 0, let size = sender.receiveReply(from: destination, into: packet) {
+            budget -= 1
+            if SyncRequestMessage.isRequest(UnsafeRawBufferPointer(rebasing: packet.prefix(size))) { asked = true }
+        }
+        guard asked, destinations[destination].sync.contains(.recovery), acceptRequest(destination, now: now) else {
+            return
+        }
+        wantReplay(destination)
+        replaySignal?.raise()
     }
 
     private func queue(_ message: HeldNotesMessage, to destination: Int) {

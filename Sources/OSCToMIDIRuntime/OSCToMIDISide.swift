@@ -248,12 +248,17 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     // MARK: Replay
 
-    /// Where a control surface or a script asks for the last values again (docs/OSC.md).
-    static let syncAddress: StaticString = "/aseqosc/sync"
-
-    private static func isSyncRequest(_ message: OSCMessageView) -> Bool {
-        syncAddress.withUTF8Buffer { message.address.elementsEqual(UnsafeRawBufferPointer($0)) }
+    /// Asks a recovery sender heard anew for the values it sent meanwhile: `/aseqosc/sync` back
+    /// to the address it sends from, which its destination's socket reads (docs/OSC.md).
+    private func askForValues(_ sender: PacketSource) {
+        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 4) { buffer in
+            let request = UnsafeRawBufferPointer(rebasing: buffer.prefix(SyncRequestMessage.write(into: buffer)))
+            if request.isEmpty || receiver.udp?.reply(request, to: sender) != true {
+                log.debug("osc input: could not ask \(sender) for its last values")
+            }
+        }
     }
+
     /// Values a replay sends to one output port per turn, and how often (ns): 6,400 a second.
     static let replayBudget = 32
     static var replayInterval: UInt64 { 5_000_000 }
@@ -302,7 +307,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         case (1, .string(let name)?): request = .named(String(decoding: name, as: UTF8.self))
         default:
             counters.malformedMessages.add(1, ordering: .relaxed)
-            log.debug("osc input: \(Self.syncAddress) from \(sender): expected no argument or one string")
+            log.debug("osc input: \(SyncRequestMessage.address) from \(sender): expected no argument or one string")
             return
         }
         if case .named(let name) = request {
@@ -488,7 +493,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         switch outcome {
         case .translated:
             counters.translated.add(1, ordering: .relaxed)
-        case .unknownAddress where Self.isSyncRequest(message):
+        case .unknownAddress where SyncRequestMessage.isAddressed(message):
             syncRequested(message, from: sender)
         case .unknownAddress where HeldNotesMessage.isAddressed(message):
             guard let held = HeldNotesMessage(message) else {
@@ -497,7 +502,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
                 return
             }
             recording = .nobody
-            recovery.received(held, from: sender, now: now) { process($0) }
+            if recovery.received(held, from: sender, now: now, release: { process($0) }) { askForValues(sender) }
             // What follows in the same bundle is the now followed sender's.
             recording = Recording(recovery.index(of: sender, now: now), sender)
         case .unknownAddress:

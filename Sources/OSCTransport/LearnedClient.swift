@@ -29,7 +29,7 @@ public final class LearnedClient: Sendable {
 
     private func newClient(_ ip: IPAddress) {
         last = ip
-        let new = Self.socketAddress(ip, port: replyPort.load(ordering: .relaxed))
+        let new = SocketAddress(ip, port: replyPort.load(ordering: .relaxed))
         address.withLock { $0 = new }
         seen.add(1, ordering: .relaxed)
         for target in targets.withLock({ $0 }) { target.update(new) }
@@ -42,7 +42,7 @@ public final class LearnedClient: Sendable {
         replyPort.store(port, ordering: .relaxed)
         targets.withLock { $0 = new }
         let current = address.withLock { current in
-            if let ip = current?.ip { current = Self.socketAddress(ip, port: port) }
+            if let ip = current?.ip { current = SocketAddress(ip, port: port) }
             return current
         }
         if let current {
@@ -62,32 +62,4 @@ public final class LearnedClient: Sendable {
 
     /// How many times the client changed (the first client counts).
     public var clientsSeen: Int { seen.load(ordering: .relaxed) }
-
-    static func socketAddress(_ ip: IPAddress, port: UInt16) -> SocketAddress {
-        switch ip {
-        case .v4(let bits):
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = bits.bigEndian
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    SocketAddress($0, length: MemoryLayout<sockaddr_in>.size)
-                }
-            }
-        case .v6(let high, let low):
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = port.bigEndian
-            withUnsafeMutableBytes(of: &address.sin6_addr) { raw in
-                raw.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
-                raw.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
-            }
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    SocketAddress($0, length: MemoryLayout<sockaddr_in6>.size)
-                }
-            }
-        }
-    }
 }

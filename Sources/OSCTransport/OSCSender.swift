@@ -364,6 +364,17 @@ public final class OSCSender {
         }
     }
 
+    /// Reads a datagram the receiver of UDP destination `destination` sent back (its socket is
+    /// connected, so only that receiver's) into `buffer`; nil when none waits, or for a TCP
+    /// destination. Never waits. An error the kernel noted on the socket (the receiver's port
+    /// unreachable) is read as an empty datagram, and cleared.
+    public func receiveReply(from destination: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard links[destination] == nil else { return nil }
+        let size = recv(sockets[destination], buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+        guard size < 0 else { return size }
+        return errno == EAGAIN || errno == EWOULDBLOCK ? nil : 0
+    }
+
     @inline(__always)
     private func sendNow(_ bytes: UnsafeRawPointer?, _ count: Int, to destination: Int) {
         let result = valueOrErrno(retryOnInterrupt: { send(sockets[destination], bytes, count, Int32(MSG_DONTWAIT)) })

@@ -67,6 +67,35 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         bytes = Array(UnsafeRawBufferPointer(start: address, count: length))
     }
 
+    /// `ip` and `port` as a `sockaddr_in` or `sockaddr_in6`.
+    public init(_ ip: IPAddress, port: UInt16) {
+        switch ip {
+        case .v4(let bits):
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = bits.bigEndian
+            self = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    SocketAddress($0, length: MemoryLayout<sockaddr_in>.size)
+                }
+            }
+        case .v6(let high, let low):
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            withUnsafeMutableBytes(of: &address.sin6_addr) { raw in
+                raw.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+                raw.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+            }
+            self = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    SocketAddress($0, length: MemoryLayout<sockaddr_in6>.size)
+                }
+            }
+        }
+    }
+
     /// Calls `body` with the address as the C calls take it.
     public func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
         try bytes.withUnsafeBytes { raw in

@@ -117,6 +117,16 @@ public final class UDPReceiver: @unchecked Sendable {
     /// The bound UDP port.
     public var port: Int { boundAddress.port }
 
+    /// Sends `bytes` to `source` from this socket, whose port is the one senders send to, so a
+    /// sender's connected socket takes it (the receiving thread's; never waits). False when the
+    /// kernel refused it.
+    public func reply(_ bytes: UnsafeRawBufferPointer, to source: PacketSource) -> Bool {
+        let sent = SocketAddress(source.address, port: source.port).withSockaddr {
+            sendto(socket, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT), $0, $1)
+        }
+        return sent == bytes.count
+    }
+
     /// Closes the socket, so the port is free at once (for a restart on the same port); the
     /// statistics stay readable. Only after the loop has returned.
     public func close() {

@@ -14,8 +14,14 @@ import Synchronization
 /// sender whose opening message was lost is followed with the notes it played before the next
 /// one (without them, a note-off lost then would leave its note stuck). A held-notes message
 /// ends each note of its channel it does not list, unless that note's note-on arrived within ``grace`` of it (it may have passed the message on the way);
-/// a sender silent for twice its period has everything of it ended and is forgotten. Used only
-/// by the OSC thread; the counters are read by `status`.
+/// a sender silent for twice its period has everything of it ended and is forgotten.
+///
+/// A sender heard anew, for the first time since this listener started or for the first time
+/// since it fell silent with notes sounding, may have sent values meanwhile that never arrived:
+/// ``received(_:from:now:release:)`` says so, and the OSC input asks it for them
+/// (`/aseqosc/sync`, which a destination with `sync: ["recovery"]` answers). A sender that ended
+/// its phase cleanly is not asked again when it plays on. Used only by the OSC thread; the
+/// counters are read by `status`.
 package final class RecoveryListener {
     /// The most senders followed at once; a further one is counted and not followed.
     static let capacity = 16
@@ -41,6 +47,10 @@ package final class RecoveryListener {
     static let silent = UInt16.max
 
     private var senders: [Sender] = []
+    /// Senders heard since start that have not fallen silent with notes sounding, oldest first;
+    /// past ``knownCapacity`` the oldest is forgotten (and asked again when it comes back).
+    private var known: [PacketSource] = []
+    static let knownCapacity = 64
 
     package init() {}
 
@@ -74,6 +84,8 @@ package final class RecoveryListener {
     package let sendersRefused = Atomic<Int>(0)
     /// Messages at `/aseqosc/held` whose arguments do not fit it.
     package let malformed = Atomic<Int>(0)
+    /// Senders asked for their last values: heard anew (see ``received(_:from:now:release:)``).
+    package let sendersAsked = Atomic<Int>(0)
     /// How many senders are followed now.
     package let following = Atomic<Int>(0)
 
@@ -125,13 +137,22 @@ package final class RecoveryListener {
 
     /// Handles a held-notes message from `source` at `now`: follows the sender if it is new, and
     /// passes `release` a note-off for each of its notes on the channel the message does not
-    /// list.
+    /// list. Returns whether the sender is heard anew and should be asked for its last values.
+    @discardableResult
     package func received(
         _ message: HeldNotesMessage, from source: PacketSource, now: UInt64, release: (MIDIEvent) -> Void
-    ) {
+    ) -> Bool {
         messages.add(1, ordering: .relaxed)
         let period = UInt64(message.periodMilliseconds) * 1_000_000
-        guard let index = index(of: source, now: now) ?? follow(source, period: period, now: now) else { return }
+        var heardAnew = false
+        let followed: Int?
+        if let index = index(of: source, now: now) {
+            followed = index
+        } else {
+            followed = follow(source, period: period, now: now)
+            heardAnew = followed != nil && learn(source)
+        }
+        guard let index = followed else { return false }
         senders[index].period = period
         let channel = message.channel & 15
         let base = Int(channel) << 7
@@ -147,6 +168,16 @@ package final class RecoveryListener {
             }
             note += 1
         }
+        if heardAnew { sendersAsked.add(1, ordering: .relaxed) }
+        return heardAnew
+    }
+
+    /// Adds `source` to the senders known; false if it was already.
+    private func learn(_ source: PacketSource) -> Bool {
+        guard !known.contains(source) else { return false }
+        if known.count == Self.knownCapacity { known.removeFirst() }
+        known.append(source)
+        return true
     }
 
     /// When the next sender falls silent (monotonic ns), if it says nothing before; `.max`
@@ -164,8 +195,10 @@ package final class RecoveryListener {
             let sender = senders[index]
             if sender.lastHeard &+ 2 &* sender.period < now {
                 var key = 0
+                var wasSounding = false
                 while key < 16 * 128 {
                     if sender.outputs[key] != Self.silent {
+                        wasSounding = true
                         releasedSilent.add(1, ordering: .relaxed)
                         release(
                             MIDIEvent(
@@ -175,6 +208,8 @@ package final class RecoveryListener {
                     key += 1
                 }
                 sendersLost.add(1, ordering: .relaxed)
+                // Cut off mid-phase: what it sent meanwhile may be lost too.
+                if wasSounding { known.removeAll { $0 == sender.source } }
                 senders.remove(at: index)
                 following.store(senders.count, ordering: .relaxed)
             }

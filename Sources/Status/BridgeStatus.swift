@@ -150,6 +150,8 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         public var sendersLost: Int
         /// Senders not followed because 16 already were.
         public var sendersRefused: Int
+        /// Senders heard anew and asked for their last values (`/aseqosc/sync` sent back).
+        public var sendersAsked: Int = 0
     }
 
     /// The OSC input's TCP clients.
@@ -471,7 +473,8 @@ extension BridgeStatus.OSCInput {
                     "\(recovery.senders) senders followed, \(recovery.messages) held-notes messages "
                         + "(\(recovery.malformed) malformed); note-offs: \(recovery.repaired) repaired, "
                         + "\(recovery.releasedSilent) for \(recovery.sendersLost) senders gone silent; "
-                        + "\(recovery.sendersRefused) senders refused (16 followed)"
+                        + "\(recovery.sendersRefused) senders refused (16 followed); "
+                        + "\(recovery.sendersAsked) heard anew and asked for their last values"
                 ))
         }
         for output in outputs {

@@ -55,7 +55,8 @@ extension BridgeStatus.OSCInput {
             repaired: side.recovery.repaired.load(ordering: .relaxed),
             releasedSilent: side.recovery.releasedSilent.load(ordering: .relaxed),
             sendersLost: side.recovery.sendersLost.load(ordering: .relaxed),
-            sendersRefused: side.recovery.sendersRefused.load(ordering: .relaxed))
+            sendersRefused: side.recovery.sendersRefused.load(ordering: .relaxed),
+            sendersAsked: side.recovery.sendersAsked.load(ordering: .relaxed))
     }
 
     /// The kinds counted in `counts` (indexed by raw value), by name.

@@ -233,6 +233,59 @@ final class RecoveryALSATests: XCTestCase {
         receiver.stop()
     }
 
+    /// `sync: ["recovery"]`: a controller moved while the receiving bridge was down reaches it
+    /// when the sender's next phase opens (the receiver hears it anew and asks with
+    /// `/aseqosc/sync`); after a phase the sender ended cleanly, the next one replays nothing.
+    func testAReceiverThatHearsASenderAnewGetsTheControllersItMissed() throws {
+        let dump = try dumpMidiThrough()
+        defer { dump.stop() }
+        let player = try RunningBridge(
+            config: """
+                { client: "recovery-s", inputs: [{ name: "thru" }],
+                  routes: [{ destinations: [{ host: "127.0.0.1", port: 57414, recovery: true, sync: ["recovery"] }] }] }
+                """, oscPorts: [])
+        defer { player.stop() }
+        func send(_ words: [String]) throws {
+            let sent = try runProcess(TestEnvironment.aseqoscBinary, ["send", "--to", "recovery-s:thru"] + words)
+            XCTAssertEqual(sent.status, 0, sent.standardError)
+        }
+        // Nobody listens yet: the controller is lost on the way, kept in the sender's store.
+        try send(["cc", "7", "100"])
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 10) {
+                let routes = (try? self.statusJSON(player))?["routes"] as? [[String: Any]]
+                let destination = (routes?.first?["destinations"] as? [[String: Any]])?.first
+                return destination?["packetsSent"] as? Int ?? 0 >= 1
+            }, "the controller was not sent")
+        let receiver = try startReceiver(port: 57414)
+        defer { receiver.stop() }
+        let controller = "Control change          0, controller 7, value 100"
+        try send(["on", "60", "100", "off", "60"])
+        XCTAssertTrue(dump.waitForOutput(timeout: 10) { $0.contains(controller) }, dump.standardOutput)
+        XCTAssertTrue(dump.standardOutput.contains("Note on                 0, note 60, velocity 100"))
+        let recovery = { () -> [String: Any]? in
+            ((try? self.statusJSON(receiver))?["oscInput"] as? [String: Any])?["recovery"] as? [String: Any]
+        }
+        XCTAssertEqual(recovery()?["sendersAsked"] as? Int, 1)
+
+        // The phase ends cleanly; the next one is not a return: nothing is replayed.
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 20) {
+                usleep(100_000)
+                return recovery()?["sendersLost"] as? Int == 1
+            }, "the receiver did not stop following the sender")
+        try send(["on", "62", "100", "off", "62"])
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 20) {
+                usleep(100_000)
+                return recovery()?["sendersLost"] as? Int == 2
+            }, "the second phase did not end")
+        let text = dump.standardOutput
+        XCTAssertTrue(text.contains("Note on                 0, note 62, velocity 100"), text)
+        XCTAssertEqual(text.components(separatedBy: controller).count - 1, 1, text)
+        XCTAssertEqual(recovery()?["sendersAsked"] as? Int, 1)
+    }
+
     private func directoryFile(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("aseqosc-\(UUID().uuidString)-\(name)").path
     }

@@ -21,9 +21,14 @@ import Testing
                 { service: "Synth", protocol: "tcp", sync: true },
                 { host: "10.0.0.5", port: 9002 },
                 { service: "Lights", sync: ["appear"] },
+                { host: "10.0.0.6", port: 57300, recovery: true, sync: true },
                 """, outputs: #"[{ name: "synth", sync: true }, { name: "lights", sync: ["device"] }]"#)
         let sync = config.routes[0].chain.destinations.map(\.sync)
-        #expect(sync == [[.request], [.request, .reconnect], [.request, .reconnect, .appear], [], [.appear]])
+        #expect(
+            sync == [
+                [.request], [.request, .reconnect], [.request, .reconnect, .appear], [], [.appear],
+                [.request, .recovery],
+            ])
         #expect(config.outputs.map(\.sync) == [[.device, .request], [.device]])
         #expect(SyncTriggers([.reconnect, .request]).description == "reconnect, request")
     }
@@ -46,7 +51,13 @@ import Testing
         ),
         (
             #"{ host: "h", port: 1, sync: ["soon"] }"#, "[]",
-            "routes[0].destinations[0].sync: unknown sync trigger 'soon'; expected one of reconnect, appear, request, device"
+            "routes[0].destinations[0].sync: unknown sync trigger 'soon'; expected one of reconnect, appear, request, device, "
+                + "recovery"
+        ),
+        (
+            #"{ host: "h", port: 1, recovery: "note-offs", sync: ["recovery"] }"#, "[]",
+            "routes[0].destinations[0].sync: sync 'recovery' cannot happen here: only a UDP destination with "
+                + "recovery: true hears from its receiver; this one can have request"
         ),
         (
             #"{ host: "h", port: 1, sync: "yes" }"#, "[]",

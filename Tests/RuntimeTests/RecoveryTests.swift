@@ -184,6 +184,45 @@ import Testing
         #expect(Self.ended(listener) { $0.expire(now: 2_601 * Self.ms, release: $1) } == ["1:1:64"])
     }
 
+    /// A sender is asked for its last values when heard for the first time, and again only
+    /// when it comes back after falling silent with notes sounding (cut off mid-phase), not
+    /// after a phase it ended cleanly.
+    @Test func aSenderHeardAnewIsAskedForItsLastValuesOnce() {
+        let listener = RecoveryListener()
+        var asked: [Bool] = []
+        func hear(_ source: PacketSource, at ms: UInt64) {
+            asked.append(listener.received(Self.held([]), from: source, now: ms * Self.ms, release: { _ in }))
+        }
+        hear(Self.sender, at: 0)
+        hear(Self.sender, at: 100)
+        hear(Self.other, at: 100)
+        #expect(asked == [true, false, true])
+        // A clean end: nothing sounding when it falls silent; back later, not asked.
+        _ = Self.ended(listener) { $0.expire(now: 5_000 * Self.ms, release: $1) }
+        #expect(listener.following.load(ordering: .relaxed) == 0)
+        hear(Self.sender, at: 6_000)
+        #expect(asked.last == false)
+        // Cut off with a note sounding: asked when it is heard again.
+        listener.record(.noteOn(channel: 0, note: 60, velocity: 100), sender: 0, now: 6_001 * Self.ms)
+        #expect(Self.ended(listener) { $0.expire(now: 8_000 * Self.ms, release: $1) } == ["0:1:60"])
+        hear(Self.sender, at: 9_000)
+        #expect(asked.last == true)
+        #expect(listener.sendersAsked.load(ordering: .relaxed) == 3)
+    }
+
+    /// What the listener sends back is `/aseqosc/sync` without arguments: 16 bytes of address,
+    /// 4 of type tags; it does not fit in fewer, and the sender's check knows it.
+    @Test func theRequestSentBackIsSyncWithoutArguments() {
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 4) { buffer in
+            let size = SyncRequestMessage.write(into: buffer)
+            #expect(Array(buffer.prefix(size)) == Array("/aseqosc/sync\0\0\0,\0\0\0".utf8))
+            #expect(SyncRequestMessage.isRequest(UnsafeRawBufferPointer(rebasing: buffer.prefix(size))))
+            #expect(SyncRequestMessage.write(into: UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(19))) == 0)
+            let held = Self.held([60]).write(into: buffer)
+            #expect(!SyncRequestMessage.isRequest(UnsafeRawBufferPointer(rebasing: buffer.prefix(held))))
+        }
+    }
+
     /// The ring is read oldest first: the last note-on of 5 wins over its earlier note-offs.
     @Test func theRingOfRecentNotesIsReadInTheOrderHeard() {
         let listener = RecoveryListener()
