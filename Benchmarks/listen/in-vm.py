@@ -21,18 +21,19 @@ Run at SCHED_FIFO 70 (listen.sh), as are the receivers it starts; the bridge run
 configured. Writes OUT/results.json and prints a table."""
 import json
 import os
-import re
 import signal
 import socket
 import statistics
-import struct
 import subprocess
 import sys
-import ctypes
 import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from vmbench import SequencerPort, log, osc_message, percentile  # noqa: E402
+import vmbench  # noqa: E402
+
 binary, out, notes = sys.argv[1], sys.argv[2], int(sys.argv[3])
 CLIENTS = 16                      # WebSocket clients in a "listeners" case
 DEST, SINK, OSC, QUERY = 9400, 9401, 57200, 57201
@@ -53,23 +54,14 @@ CONFIG = """{
   ] }],
 }
 """
-# One route forked by input port, not a route per input: at a1d8406 a route whose inputs are
-# not the first ones (`from: ["pads"]` alone) stops the bridge at start (RouteBuilder reads the
-# route's own input ports by the config's input index).
+# One route forked by input port (a1d8406, which the numbers in BENCHMARKS.md are from, stopped
+# at start with a route per input: `from: ["pads"]` alone; fixed since).
 # Below the instruments (SCHED_FIFO 70): the clients are another machine's load.
 NORMAL = ["chrt", "-o", "0"]
 
 
-def log(text):
-    print(text, flush=True)
-
-
 def status():
-    result = subprocess.run([binary, "status", "--json", "--control", CONTROL],
-                            capture_output=True, text=True, timeout=60)
-    if result.returncode != 0:
-        sys.exit(f"aseqosc status failed: {result.stderr}")
-    return json.loads(result.stdout)
+    return vmbench.status(binary, CONTROL)
 
 
 def web_socket():
@@ -135,62 +127,6 @@ class Listeners:
         return result
 
 
-class Sequencer:
-    """A sequencer port of our own (libasound through ctypes, python3-pyalsa being absent)
-    connected to the bridge's input `keys`: each event is written in this process, delivered
-    by the kernel as the write returns, as a device's driver would."""
-
-    def __init__(self):
-        self.lib = ctypes.CDLL("libasound.so.2")
-        self.seq = ctypes.c_void_p()
-        if self.lib.snd_seq_open(ctypes.byref(self.seq), b"default", 1, 0) < 0:   # SND_SEQ_OPEN_OUTPUT
-            sys.exit("snd_seq_open failed")
-        self.lib.snd_seq_set_client_name(self.seq, b"listen-play")
-        # CAP_READ | CAP_SUBS_READ; TYPE_MIDI_GENERIC | TYPE_APPLICATION
-        self.port = self.lib.snd_seq_create_simple_port(self.seq, b"play", 1 | 32, 2 | (1 << 20))
-        self.client = self.lib.snd_seq_client_id(self.seq)
-        client, port = bridge_port("keys")
-        if self.lib.snd_seq_connect_to(self.seq, self.port, client, port) < 0:
-            sys.exit("snd_seq_connect_to failed")
-
-    def write(self, event):
-        if self.lib.snd_seq_event_output_direct(self.seq, ctypes.c_char_p(event)) < 0:
-            sys.exit("snd_seq_event_output_direct failed")
-
-    def note_on(self, channel, note, velocity):
-        # snd_seq_event_t: type NOTEON (6), flags 0, tag 0, queue DIRECT (253), time, source,
-        # dest SUBSCRIBERS:UNKNOWN (254:253), note data (channel, note, velocity, off, duration).
-        self.write(struct.pack("<BBBB8xBBBBBBBBI4x", 6, 0, 0, 253, self.client, self.port, 254, 253,
-                               channel, note, velocity, 0, 0))
-
-    def control(self, channel, controller, value):
-        # CONTROLLER (10), control data (channel, 3 unused, param, value).
-        self.write(struct.pack("<BBBB8xBBBBB3xIi", 10, 0, 0, 253, self.client, self.port, 254, 253,
-                               channel, controller, value))
-
-
-def bridge_port(name):
-    """(client, port) of aseqosc's port NAME, from `aconnect -o` (write ports) ... -i."""
-    for flag in ("-o", "-i"):
-        client = None
-        for line in subprocess.run(["aconnect", flag], capture_output=True, text=True).stdout.splitlines():
-            m = re.match(r"client (\d+): '([^']*)'", line)
-            if m:
-                client = int(m.group(1)) if m.group(2) == "aseqosc" else None
-                continue
-            m = re.match(r"\s+(\d+) '([^']*)'", line)
-            if m and client is not None and m.group(2).strip() == name:
-                return client, int(m.group(1))
-    sys.exit(f"no aseqosc port {name}")
-
-
-def osc_message(address, *ints):
-    def pad(b):
-        b += b"\0"
-        return b + b"\0" * (-len(b) % 4)
-    return pad(address.encode()) + pad(b"," + b"i" * len(ints)) + struct.pack(f">{len(ints)}i", *ints)
-
-
 def methods():
     """The methods with a value, from GET / (a node with TYPE is a method)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{QUERY}/", timeout=60) as answer:
@@ -204,11 +140,6 @@ def methods():
             walk(child)
     walk(tree)
     return sorted(found)
-
-
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
 def summary(latencies, sent_count, lost):
@@ -237,7 +168,7 @@ def pace(play, move, mover=None, count=None):
 def m2o_run(name, mover=None, count=None):
     count = count or notes
     receiver = Receiver(name)
-    sequencer = Sequencer()
+    sequencer = SequencerPort("listen-play", "keys")
     sent = {}
 
     def play(i):

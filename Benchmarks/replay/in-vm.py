@@ -15,17 +15,18 @@ Run at SCHED_FIFO 70 (replay.sh), as are the receivers it starts; the bridge run
 Writes OUT/results.json and prints a table."""
 import json
 import os
-import re
 import signal
 import socket
 import statistics
 import subprocess
 import sys
-import ctypes
-import struct
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from vmbench import SequencerPort, log, percentile, sync_packet  # noqa: E402
+import vmbench  # noqa: E402
+
 binary, out, notes = sys.argv[1], sys.argv[2], int(sys.argv[3])
 DEST, OSC = 9400, 57200
 CONTROL = "/run/aseqosc-replay.sock"
@@ -46,16 +47,8 @@ CONFIG = """{
 """
 
 
-def log(text):
-    print(text, flush=True)
-
-
 def status():
-    result = subprocess.run([binary, "status", "--json", "--control", CONTROL],
-                            capture_output=True, text=True, timeout=30)
-    if result.returncode != 0:
-        sys.exit(f"aseqosc status failed: {result.stderr}")
-    return json.loads(result.stdout)
+    return vmbench.status(binary, CONTROL, timeout=30)
 
 
 def destination(state):
@@ -106,55 +99,6 @@ class Receiver:
         return rows
 
 
-class SequencerSender:
-    """A sequencer port of our own (libasound through ctypes, python3-pyalsa being absent)
-    connected to the bridge's input in0: each note-on is written in this process, delivered
-    by the kernel as the write returns, as a device's driver would."""
-
-    def __init__(self):
-        self.lib = ctypes.CDLL("libasound.so.2")
-        self.seq = ctypes.c_void_p()
-        if self.lib.snd_seq_open(ctypes.byref(self.seq), b"default", 1, 0) < 0:   # SND_SEQ_OPEN_OUTPUT
-            sys.exit("snd_seq_open failed")
-        self.lib.snd_seq_set_client_name(self.seq, b"replay-bench")
-        # CAP_READ | CAP_SUBS_READ; TYPE_MIDI_GENERIC | TYPE_APPLICATION
-        self.port = self.lib.snd_seq_create_simple_port(self.seq, b"play", 1 | 32, 2 | (1 << 20))
-        self.client = self.lib.snd_seq_client_id(self.seq)
-        client, port = bridge_port("in0")
-        if self.lib.snd_seq_connect_to(self.seq, self.port, client, port) < 0:
-            sys.exit("snd_seq_connect_to failed")
-
-    def note_on(self, channel, note, velocity):
-        # snd_seq_event_t: type NOTEON (6), flags 0, tag 0, queue DIRECT (253), time, source,
-        # dest SUBSCRIBERS:UNKNOWN (254:253), note data (channel, note, velocity, off, duration).
-        event = struct.pack("<BBBB8xBBBBBBBBI4x", 6, 0, 0, 253, self.client, self.port, 254, 253,
-                            channel, note, velocity, 0, 0)
-        if self.lib.snd_seq_event_output_direct(self.seq, ctypes.c_char_p(event)) < 0:
-            sys.exit("snd_seq_event_output_direct failed")
-
-
-def bridge_port(name):
-    """(client, port) of aseqosc's port NAME, from `aconnect -o` (write ports) ... -i."""
-    for flag in ("-o", "-i"):
-        client = None
-        for line in subprocess.run(["aconnect", flag], capture_output=True, text=True).stdout.splitlines():
-            m = re.match(r"client (\d+): '([^']*)'", line)
-            if m:
-                client = int(m.group(1)) if m.group(2) == "aseqosc" else None
-                continue
-            m = re.match(r"\s+(\d+) '([^']*)'", line)
-            if m and client is not None and m.group(2).strip() == name:
-                return client, int(m.group(1))
-    sys.exit(f"no aseqosc port {name}")
-
-
-def sync_packet(name):
-    def pad(b):
-        b += b"\0"
-        return b + b"\0" * (-len(b) % 4)
-    return pad(b"/aseqosc/sync") + pad(b",s") + pad(name.encode())
-
-
 def drops():
     """Datagrams the kernel dropped: backlog (softnet_stat) and UDP receive buffer (snmp)."""
     backlog = 0
@@ -172,14 +116,9 @@ def dropped_since(before):
     return {k: now[k] - before[k] for k in now}
 
 
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 def latency_run(name, with_replays):
     receiver = Receiver(name)
-    sender = SequencerSender()
+    sender = SequencerPort("replay-bench", "in0")
     osc = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     before, kernel = status(), drops()
     sent = {}
