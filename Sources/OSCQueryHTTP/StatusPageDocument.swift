@@ -128,13 +128,15 @@ enum StatusPageDocument {
           return node;
         }
 
+        // The words for a destination's state, from status's fields: a TCP link's state
+        // (`waiting` is between retries), a service's whereabouts (`serviceAt`), else UDP.
         function destinationState(d) {
-          if (d.address.startsWith("service ")) return d.serviceAt ? ["found", "good"] : ["absent", "bad"];
           if (d.tcp) {
             if (d.tcp.state === "connected") return ["connected", "good"];
             if (d.tcp.state === "connecting") return ["connecting", "warn"];
             return ["reconnecting", "bad"];
           }
+          if (d.serviceAt != null) return d.serviceAt === "absent" ? ["absent", "bad"] : [`found at ${d.serviceAt}`, "good"];
           return ["sending", "good"];
         }
 

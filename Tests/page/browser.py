@@ -291,6 +291,9 @@ def run(driver, url, vm, checks, args, timings):
     tcp = wait_for(lambda: (d := destination("keys", 9001)) and d["state"] == "connected" and d, 10) or destination("keys", 9001)
     checks.report(bool(tcp) and tcp["state"] == "connected", "#routes: route keys, TCP 127.0.0.1:9001 connected",
                   json.dumps(tcp))
+    lights = destination("keys", "Stage Lights")
+    checks.report(bool(lights) and lights["state"] == "absent",
+                  "#routes: route keys, the service 'Stage Lights' absent", json.dumps(lights))
     s = snap()
     route = next((r for r in s["routes"] if r["name"] == "keys"), {})
     checks.report(bool(route.get("operators")) and all(d["counters"] for d in route.get("destinations", [])),
