@@ -260,8 +260,11 @@ final class RecoveryALSATests: XCTestCase {
         let receiver = try startReceiver(port: 57414)
         defer { receiver.stop() }
         let controller = "Control change          0, controller 7, value 100"
+        let played = Date()
         try send(["on", "60", "100", "off", "60"])
         XCTAssertTrue(dump.waitForOutput(timeout: 10) { $0.contains(controller) }, dump.standardOutput)
+        // For the log: how long the replayed controller took, `aseqosc send` starting included.
+        print("recovery replay: controller at aseqdump \(Int(Date().timeIntervalSince(played) * 1000)) ms after the note was sent")
         XCTAssertTrue(dump.standardOutput.contains("Note on                 0, note 60, velocity 100"))
         let recovery = { () -> [String: Any]? in
             ((try? self.statusJSON(receiver))?["oscInput"] as? [String: Any])?["recovery"] as? [String: Any]
