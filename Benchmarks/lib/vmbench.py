@@ -1,12 +1,17 @@
 """What the benchmarks' python parts in the VM share (Benchmarks/replay/in-vm.py,
 Benchmarks/listen/in-vm.py): aseqosc's status, its ports, a sequencer port of our own that
-plays into one of them, OSC packets, percentiles."""
+plays into one of them, a UDP receiver that times what arrives, OSC packets, percentiles."""
 import ctypes
 import json
+import os
 import re
+import signal
 import struct
 import subprocess
 import sys
+import time
+
+RECEIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "replay", "receiver.py")
 
 
 def log(text):
@@ -89,3 +94,46 @@ def sync_packet(name):
 def percentile(values, p):
     values = sorted(values)
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+class Receiver:
+    """Benchmarks/replay/receiver.py on UDP PORT, writing OUT/NAME.txt: a line per message
+    received, with its arrival time."""
+
+    def __init__(self, out, name, port):
+        self.path = f"{out}/{name}.txt"
+        self.process = subprocess.Popen([sys.executable, RECEIVER, str(port), self.path],
+                                        stdout=subprocess.PIPE, text=True)
+        if self.process.stdout.readline().strip() != "ready":
+            sys.exit("receiver did not start")
+
+    def count(self):
+        try:
+            with open(self.path + ".count") as f:
+                return int(f.read().strip() or 0)
+        except (OSError, ValueError):
+            return 0
+
+    def wait_quiet(self, want=None, quiet=1.0, timeout=120):
+        """Until `want` messages arrived, or (want None) none for `quiet` seconds."""
+        deadline, last, since = time.monotonic() + timeout, -1, time.monotonic()
+        while time.monotonic() < deadline:
+            n = self.count()
+            if want is not None and n >= want:
+                return n
+            if n != last:
+                last, since = n, time.monotonic()
+            elif want is None and time.monotonic() - since >= quiet:
+                return n
+            time.sleep(0.1)
+        return self.count()
+
+    def finish(self):
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=120)
+        rows = []
+        with open(self.path) as f:
+            for line in f:
+                parts = line.split()
+                rows.append((int(parts[0]), parts[1], parts[2:]))
+        return rows

@@ -31,7 +31,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-from vmbench import SequencerPort, log, osc_message, percentile  # noqa: E402
+from vmbench import Receiver, SequencerPort, log, osc_message, percentile  # noqa: E402
 import vmbench  # noqa: E402
 
 binary, out, notes = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -77,25 +77,6 @@ def wait_for(what, test, timeout=180):
         if time.monotonic() > deadline:
             sys.exit(f"timed out waiting for {what}: {json.dumps(state)}")
         time.sleep(0.5)
-
-
-class Receiver:
-    def __init__(self, name):
-        self.path = f"{out}/{name}.txt"
-        self.process = subprocess.Popen([sys.executable, f"{HERE}/../replay/receiver.py", str(DEST), self.path],
-                                        stdout=subprocess.PIPE, text=True)
-        if self.process.stdout.readline().strip() != "ready":
-            sys.exit("receiver did not start")
-
-    def finish(self):
-        self.process.send_signal(signal.SIGTERM)
-        self.process.wait(timeout=120)
-        rows = []
-        with open(self.path) as f:
-            for line in f:
-                parts = line.split()
-                rows.append((int(parts[0]), parts[1], parts[2:]))
-        return rows
 
 
 class Listeners:
@@ -167,7 +148,7 @@ def pace(play, move, mover=None, count=None):
 
 def m2o_run(name, mover=None, count=None):
     count = count or notes
-    receiver = Receiver(name)
+    receiver = Receiver(out, name, DEST)
     sequencer = SequencerPort("listen-play", "keys")
     sent = {}
 

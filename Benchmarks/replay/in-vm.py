@@ -24,7 +24,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-from vmbench import SequencerPort, log, percentile, sync_packet  # noqa: E402
+from vmbench import Receiver, SequencerPort, log, percentile, sync_packet  # noqa: E402
 import vmbench  # noqa: E402
 
 binary, out, notes = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -59,46 +59,6 @@ def replayed():
     return destination(status())["replayed"]
 
 
-class Receiver:
-    def __init__(self, name):
-        self.path = f"{out}/{name}.txt"
-        self.process = subprocess.Popen([sys.executable, f"{HERE}/receiver.py", str(DEST), self.path],
-                                        stdout=subprocess.PIPE, text=True)
-        if self.process.stdout.readline().strip() != "ready":
-            sys.exit("receiver did not start")
-
-    def count(self):
-        try:
-            with open(self.path + ".count") as f:
-                return int(f.read().strip() or 0)
-        except (OSError, ValueError):
-            return 0
-
-    def wait_quiet(self, want=None, quiet=1.0, timeout=120):
-        """Until `want` messages arrived, or (want None) none for `quiet` seconds."""
-        deadline, last, since = time.monotonic() + timeout, -1, time.monotonic()
-        while time.monotonic() < deadline:
-            n = self.count()
-            if want is not None and n >= want:
-                return n
-            if n != last:
-                last, since = n, time.monotonic()
-            elif want is None and time.monotonic() - since >= quiet:
-                return n
-            time.sleep(0.1)
-        return self.count()
-
-    def finish(self):
-        self.process.send_signal(signal.SIGTERM)
-        self.process.wait(timeout=120)
-        rows = []
-        with open(self.path) as f:
-            for line in f:
-                parts = line.split()
-                rows.append((int(parts[0]), parts[1], parts[2:]))
-        return rows
-
-
 def drops():
     """Datagrams the kernel dropped: backlog (softnet_stat) and UDP receive buffer (snmp)."""
     backlog = 0
@@ -117,7 +77,7 @@ def dropped_since(before):
 
 
 def latency_run(name, with_replays):
-    receiver = Receiver(name)
+    receiver = Receiver(out, name, DEST)
     sender = SequencerPort("replay-bench", "in0")
     osc = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     before, kernel = status(), drops()
@@ -201,7 +161,7 @@ def main():
     per_device = len(CONTROLLERS) * 16 + 128 * 16
     total = per_device * DEVICES
     kernel = drops()
-    receiver = Receiver("prefill")
+    receiver = Receiver(out, "prefill", DEST)
     began = time.monotonic()
     for d in range(DEVICES):
         device = os.open(f"/dev/snd/midiC0D{d}", os.O_WRONLY)
@@ -224,7 +184,7 @@ def main():
     log(f"prefill: {json.dumps(results['prefill'])}")
 
     # 2. One replay.
-    receiver = Receiver("replay")
+    receiver = Receiver(out, "replay", DEST)
     before, kernel = replayed(), drops()
     osc = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     asked = time.monotonic_ns()
