@@ -104,6 +104,11 @@ final class QueryService: Sendable {
             let counters = server.counters
             let requests = counters.answered.values.reduce(0, +)
             let byStatus = counters.answered.keys.sorted().map { "\($0): \(counters.answered[$0]!)" }
+            let page =
+                "page: served \(counters.pagesServed), \(counters.pagesWatching) watching"
+                + " (\(counters.pagesMonitoring) monitoring), \(counters.actionsDone) actions"
+                + ", refused \(counters.actionsRefusedGet) by GET, \(counters.actionsRefusedNotAllowed) not allowed"
+                + ", \(counters.actionsRefusedOtherSite) from another site"
             return "oscquery: \(server.url), \(requests) request\(requests == 1 ? "" : "s")"
                 + (byStatus.isEmpty ? "" : " (\(byStatus.joined(separator: ", ")))")
                 + ", \(counters.connections) connection\(counters.connections == 1 ? "" : "s") (\(counters.open) open)"
@@ -113,9 +118,7 @@ final class QueryService: Sendable {
                 + ", \(counters.valuesSent) values and \(counters.pathChangesSent) path changes sent"
                 + ", \(counters.framesIgnored) frames ignored, closed: \(counters.closedSlow) not reading"
                 + ", \(counters.closedOversized) oversized, \(counters.closedTooManyListens) too many listens"
-                + "; page: served \(counters.pagesServed), \(counters.pagesWatching) watching, \(counters.actionsDone) actions"
-                + ", refused \(counters.actionsRefusedGet) by GET, \(counters.actionsRefusedNotAllowed) not allowed"
-                + ", \(counters.actionsRefusedOtherSite) from another site"
+                + "; " + page
         }
     }
 
@@ -134,6 +137,15 @@ final class QueryService: Sendable {
                 "closedOversized": .number(Double(counters.closedOversized)),
                 "closedTooManyListens": .number(Double(counters.closedTooManyListens)),
             ])
+            let page: JSONValue = .object([
+                "served": .number(Double(counters.pagesServed)),
+                "watching": .number(Double(counters.pagesWatching)),
+                "monitoring": .number(Double(counters.pagesMonitoring)),
+                "actionsDone": .number(Double(counters.actionsDone)),
+                "refusedGet": .number(Double(counters.actionsRefusedGet)),
+                "refusedNotAllowed": .number(Double(counters.actionsRefusedNotAllowed)),
+                "refusedOtherSite": .number(Double(counters.actionsRefusedOtherSite)),
+            ])
             return .object([
                 "url": .string(server.url), "port": .number(Double(server.port)),
                 "answered": .object(
@@ -144,14 +156,7 @@ final class QueryService: Sendable {
                 "refusedNotAllowed": .number(Double(counters.refusedNotAllowed)),
                 "refusedOverLimit": .number(Double(counters.refusedOverLimit)),
                 "webSocket": webSocket,
-                "page": .object([
-                    "served": .number(Double(counters.pagesServed)),
-                    "watching": .number(Double(counters.pagesWatching)),
-                    "actionsDone": .number(Double(counters.actionsDone)),
-                    "refusedGet": .number(Double(counters.actionsRefusedGet)),
-                    "refusedNotAllowed": .number(Double(counters.actionsRefusedNotAllowed)),
-                    "refusedOtherSite": .number(Double(counters.actionsRefusedOtherSite)),
-                ]),
+                "page": page,
             ])
         }
     }

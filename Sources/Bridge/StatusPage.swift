@@ -1,6 +1,5 @@
 import Config
 import EventTap
-import Glibc
 import JSON
 import MIDI
 import OSC
@@ -18,7 +17,7 @@ final class StatusPage: StatusPageSource {
     private let reload: @Sendable () -> Result<String, StatusPageRefusal>
     /// The most monitor lines one call gives; the rest are counted as dropped.
     static let linesPerCall = 200
-    /// The most of the config file the page shows.
+    /// The most of the config in force the page shows, in bytes.
     static let configBytes = 65_536
 
     init(
@@ -40,26 +39,12 @@ final class StatusPage: StatusPageSource {
                 "operators": .array(route.operatorSummary(middleCOctave: config.middleCOctave).map { .string($0) }),
             ])
         }
+        let text = String(decoding: config.text.utf8.prefix(Self.configBytes), as: UTF8.self)
         fields["page"] = .object([
-            "configPath": .string(configPath), "config": .string(Self.configText(configPath)), "routes": .array(routes),
+            "configPath": .string(configPath), "config": .string(text), "routes": .array(routes),
             "actions": .array((config.oscInput?.pageActions ?? []).map { .string($0) }),
         ])
         return JSONWriter.text(.object(fields))
-    }
-
-    /// The config file's text, as much as the page shows of it.
-    private static func configText(_ path: String) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return "(cannot read \(path): \(String(cString: strerror(errno))))" }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: configBytes)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            guard got > 0 else { break }
-            count += got
-        }
-        return String(decoding: bytes.prefix(count), as: UTF8.self)
     }
 
     func setMonitoring(_ on: Bool) {

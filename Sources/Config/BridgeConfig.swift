@@ -25,6 +25,9 @@ public struct BridgeConfig: Sendable {
     /// The TouchOSC Bridge drop-in (`touchoscBridge`), already expanded into the first input
     /// port, the first output port, the OSC input and the first route; nil when off.
     public var touchOSCBridge: TouchOSCBridgeConfig?
+    /// The file's text as it was loaded: the config in force, which the file on disk no longer
+    /// is once edited and not yet reloaded.
+    public var text = ""
 }
 
 /// SCHED_FIFO for the input and OSC threads, and locked memory.

@@ -16,7 +16,9 @@ public enum ConfigParser {
             throw ConfigError(path: "", message: unreadable(path, error), file: path)
         }
         do {
-            return try parse(bytes)
+            var config = try parse(bytes)
+            config.text = String(decoding: bytes, as: UTF8.self)
+            return config
         } catch {
             throw ConfigError(path: error.path, message: error.message, file: path)
         }

@@ -2,13 +2,16 @@ import JSON
 
 /// What a WebSocket client asks for in a text frame: `{"COMMAND":"LISTEN","DATA":"/path"}`
 /// (send this method's value whenever it changes) or IGNORE (stop); and, from the status page,
-/// `{"COMMAND":"STATUS"}` (send the bridge's status as it changes) and `{"COMMAND":"MONITOR"}`
-/// (send the events flowing through). Paths are exact.
+/// `{"COMMAND":"STATUS"}` (send the bridge's status as it changes), `{"COMMAND":"MONITOR"}`
+/// (send the events flowing through) and `{"COMMAND":"PAUSE"}` (stop sending them). Paths are
+/// exact.
 public enum OSCQueryCommand: Sendable, Equatable {
     case listen(String)
     case ignore(String)
     case status
     case monitor
+    /// The monitor stopped for this client, the status kept (`MONITOR` resumes it).
+    case pause
 
     /// The longest text message a client may send; a longer one closes its connection (1009).
     public static let textLimit = 1024
@@ -23,6 +26,7 @@ public enum OSCQueryCommand: Sendable, Equatable {
         switch command {
         case "STATUS": self = .status
         case "MONITOR": self = .monitor
+        case "PAUSE": self = .pause
         case "LISTEN", "IGNORE":
             guard case .string(let path)? = fields["DATA"], path.hasPrefix("/") else { return nil }
             self = command == "LISTEN" ? .listen(path) : .ignore(path)

@@ -1,8 +1,9 @@
 /// The status page: one self-contained HTML document (its CSS and JavaScript inline, nothing
 /// fetched from elsewhere, so it works on a network without internet). Its script opens a
 /// WebSocket to the server it came from, asks for the status (`{"COMMAND":"STATUS"}`) and the
-/// event monitor (`{"COMMAND":"MONITOR"}`), and renders what arrives with `textContent` only:
-/// port and route names come from the config and are never read as HTML.
+/// event monitor (`{"COMMAND":"MONITOR"}`, `{"COMMAND":"PAUSE"}` while paused), and renders what
+/// arrives with `textContent` only: port and route names come from the config and are never
+/// read as HTML.
 enum StatusPageDocument {
     static let html = #"""
         <!doctype html>
@@ -251,7 +252,7 @@ enum StatusPageDocument {
             $("connection").textContent = "live";
             $("connection").className = "live";
             socket.send(JSON.stringify({ COMMAND: "STATUS" }));
-            socket.send(JSON.stringify({ COMMAND: "MONITOR" }));
+            if (!paused) socket.send(JSON.stringify({ COMMAND: "MONITOR" }));
           };
           socket.onmessage = (message) => {
             if (typeof message.data !== "string") return;
@@ -274,6 +275,8 @@ enum StatusPageDocument {
           paused = !paused;
           event.currentTarget.setAttribute("aria-pressed", String(paused));
           event.currentTarget.textContent = paused ? "Resume" : "Pause";
+          // Paused, the server stops copying events for this page: the music carries nothing of it.
+          if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ COMMAND: paused ? "PAUSE" : "MONITOR" }));
         });
         $("monitor-filter").addEventListener("input", () => {
           const filter = $("monitor-filter").value.trim().toLowerCase();

@@ -228,6 +228,18 @@ import Testing
         #expect(config.routes[0].chain.destinations.map(\.scheme) == ["default"])
     }
 
+    /// The status page shows the config in force: the text that was parsed, not the file as
+    /// it is on disk later.
+    @Test func aLoadedConfigKeepsTheTextItWasParsedFrom() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("aseqosc-text-\(getpid()).json5")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let text = "// in force\n{ \(ConfigErrorTests.input), \(ConfigErrorTests.route) }\n"
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let config = try ConfigParser.load(path: file.path)
+        try "{ client: \"edited\" }".write(to: file, atomically: true, encoding: .utf8)
+        #expect(config.text == text)
+    }
+
     @Test func splitExampleSendsEachHalfOfTheKeyboardToItsOwnHost() throws {
         let config = try ConfigParser.load(
             path: Self.repository.appendingPathComponent("Config/examples/split-keyboard-two-synths.json5").path)

@@ -109,6 +109,8 @@ final class FakeValues: OSCQueryValueSource {
         arguments: [
             (#"{"COMMAND":"LISTEN","DATA":"/midi/a/1/cc"}"#, OSCQueryCommand.listen("/midi/a/1/cc")),
             (#"{"COMMAND":"IGNORE","DATA":"/x"}"#, .ignore("/x")),
+            (#"{"COMMAND":"STATUS"}"#, .status), (#"{"COMMAND":"MONITOR"}"#, .monitor),
+            (#"{"COMMAND":"PAUSE"}"#, .pause), (#"{"COMMAND":"pause"}"#, nil),
             ("LISTEN /x", nil), (#"{"COMMAND":"LISTEN","DATA":7}"#, nil), (#"{"COMMAND":"LISTEN","DATA":"x"}"#, nil),
             (#"["LISTEN","/x"]"#, nil), (#"{"COMMAND":"START_OSC_STREAMING","DATA":"/x"}"#, nil),
             (#"{"COMMAND":"LISTEN","DATA":"/"# + String(repeating: "a", count: 1100) + #""}"#, nil),

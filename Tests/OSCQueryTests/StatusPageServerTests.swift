@@ -14,7 +14,12 @@ final class FakePage: StatusPageSource {
     let lines = Mutex<[String]>([])
 
     func statusJSON() -> String { #"{"client":"test","uptimeSeconds":1}"# }
-    func setMonitoring(_ on: Bool) { monitoring.store(on, ordering: .relaxed) }
+    /// Each time the server turned the monitor on or off, in order.
+    let monitorChanges = Mutex<[Bool]>([])
+    func setMonitoring(_ on: Bool) {
+        monitoring.store(on, ordering: .relaxed)
+        monitorChanges.withLock { $0.append(on) }
+    }
     func takeMonitorLines(_ body: (String) -> Void) -> UInt64 {
         for line in lines.withLock({ taken in
             defer { taken = [] }
@@ -104,6 +109,7 @@ final class FakePage: StatusPageSource {
         try client.start()
         defer { client.stop() }
         #expect(waitUntil { page.monitoring.load(ordering: .relaxed) })
+        #expect(server.counters.pagesWatching == 1 && server.counters.pagesMonitoring == 1)
         page.lines.withLock { $0 = ["in keys: ch 1  note-on  C4 (60)  vel 100"] }
         let result = client.wait(timeout: 20)
         #expect(result.status == 0, "\(result.standardOutput)")
@@ -112,5 +118,26 @@ final class FakePage: StatusPageSource {
             result.standardOutput.contains(#"text {"DROPPED":0,"EVENTS":["in keys: ch 1  note-on  C4 (60)  vel 100"]}"#)
         )
         #expect(waitUntil { !page.monitoring.load(ordering: .relaxed) && server.counters.pagesWatching == 0 })
+        #expect(server.counters.pagesMonitoring == 0)
+    }
+
+    /// A paused page stops the monitor (the event threads copy nothing for it) and keeps its
+    /// status; a second PAUSE is ignored and counted.
+    @Test(.enabled(if: python3(importing: "websockets.sync.client, pythonosc") != nil))
+    func aPausedPageStopsTheMonitorAndKeepsTheStatus() throws {
+        let page = FakePage()
+        let server = try Self.server(page, actions: [], actionsAllow: [])
+        let client = BackgroundProcess(
+            python3(importing: "websockets.sync.client, pythonosc")!,
+            [
+                OSCQueryWebSocketTests.client, "ws://127.0.0.1:\(server.port)/", "--command", "STATUS", "--command",
+                "MONITOR", "--command", "PAUSE", "--command", "PAUSE", "--timeout", "20",
+            ])
+        try client.start()
+        defer { client.stop() }
+        #expect(waitUntil { client.standardOutput.contains(#"text {"STATUS":"#) })
+        #expect(
+            waitUntil { page.monitorChanges.withLock { $0 } == [true, false] && server.counters.framesIgnored == 1 })
+        #expect(server.counters.pagesWatching == 1 && server.counters.pagesMonitoring == 0)
     }
 }

@@ -366,17 +366,29 @@ def run(driver, url, vm, checks, args, timings):
     pause = driver.find_elements(By.CSS_SELECTOR, "button#monitor-pause")
     if checks.report(bool(pause), "button#monitor-pause is there"):
         before_pressed = pause[0].get_attribute("aria-pressed")
+        def monitoring():
+            """oscQuery.page.monitoring in status --json: the pages whose monitor the server runs."""
+            try:
+                return json.loads(vm.request("status")[2])["oscQuery"]["page"]["monitoring"]
+            except (TypeError, ValueError, KeyError):
+                return None
         pause[0].click()
         pressed = pause[0].get_attribute("aria-pressed")
         count = len(snap()["events"])
+        stopped = wait_for(lambda: monitoring() == 0, 10, interval=0.2)
         vm.request("release")
         time.sleep(1.5)
         during = len(snap()["events"])
         pause[0].click()
         after_pressed = pause[0].get_attribute("aria-pressed")
+        resumed = wait_for(lambda: monitoring() == 1, 10, interval=0.2)
         checks.report(before_pressed == "false" and pressed == "true" and after_pressed == "false" and during == count,
                       "button#monitor-pause: aria-pressed false -> true -> false, no line added while paused",
                       f"aria-pressed {before_pressed} -> {pressed} -> {after_pressed}, lines {count} -> {during}")
+        checks.report(stopped and resumed,
+                      "a paused page's monitor is stopped in the daemon and runs again on resume",
+                      f"status --json oscQuery.page.monitoring: 0 while paused {'seen' if stopped else 'not seen'}, "
+                      f"1 after resume {'seen' if resumed else 'not seen'} (now {monitoring()})")
     else:
         vm.request("release")
     requests_after = len(driver.execute_script("return performance.getEntriesByType('resource')"))
