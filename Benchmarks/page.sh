@@ -6,25 +6,34 @@
 # (Benchmarks/page/watch.py: the page's WebSocket, STATUS and MONITOR, every frame read and
 # discarded, its EVENTS lines and DROPPED counted), on the other nobody is connected. Paired,
 # both meet the emulated VM in the same moods; each pair is run twice, the watched instance
-# once as stream a and once as stream b. Two vCPUs: both bridges on the first; the generator
-# (SCHED_FIFO 70) and the page's client on the second, as other machines would be (on one vCPU
-# the generator could not carry 20,000 events/s beside them and lost most of the burst).
+# once as stream a and once as stream b. Two vCPUs: both bridges' event threads on the first;
+# the generator (SCHED_FIFO 70) and the page's client on the second (on one vCPU the generator
+# could not carry 20,000 events/s beside them and lost most of the burst). The rest of each
+# bridge, the page's server among it, is placed each way of --placements: "shared" (on the
+# event threads' vCPU, as on a machine with one CPU), "apart" (on the other vCPU, as on a
+# machine with CPUs to spare) or "free" (where the scheduler puts it). --commands are what the
+# page asks for (add PAUSE for a paused monitor).
 #
-#   Benchmarks/page.sh [--rounds N] [--rate R] [--count N] [--out DIR]
-#                      (default 3 rounds, 10,000 events/s to each, 20,000 each: ~1 min a round)
+#   Benchmarks/page.sh [--rounds N] [--rate R] [--count N] [--directions "m2o o2m"]
+#                      [--placements "shared apart"] [--commands "STATUS MONITOR"] [--out DIR]
+#                      (defaults as shown, 3 rounds, 10,000 events/s to each, 20,000 each:
+#                      ~1 min a round)
 #
 # Prints each pair and a table: watched / closed paced p50 and p99 (medians over the pairs),
 # and what the page received (lines, and the events dropped from the monitor's rings).
 # Builds aseqosc (release) unless E2E_NO_BUILD=1; results in .build/bench-page/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=3 rate=10000 count=20000 out=.build/bench-page
+rounds=3 rate=10000 count=20000 out=.build/bench-page directions="m2o o2m" placements="shared apart" commands="STATUS MONITOR"
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --count) count=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --directions) directions=$2; shift 2 ;;
+    --placements) placements=$2; shift 2 ;;
+    --commands) commands=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "page.sh: unknown option $1 (try --help)" >&2; exit 64 ;;
   esac
@@ -74,11 +83,11 @@ done
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "aseqosc: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources || echo '+changes')"
-  echo "rounds: $rounds, rate: $rate events/s to each bridge, count: $count each"
+  echo "rounds: $rounds, rate: $rate events/s to each bridge, count: $count each, placements: $placements, page: $commands"
 } > "$out/machine.txt"
 : > "$out/results.txt"
 ALSA_VM_QUIET=1 ALSA_VM_SMP=2 ALSA_VM_MEM=1024 ALSA_VM_TIMEOUT=${ALSA_VM_TIMEOUT:-1800} \
-  scripts/alsa-vm -- Benchmarks/page/in-vm.sh "$out" "$rounds" "$rate" "$count" > "$out/vm.log" 2>&1 ||
+  scripts/alsa-vm -- Benchmarks/page/in-vm.sh "$out" "$rounds" "$rate" "$count" "$directions" "$placements" "$commands" > "$out/vm.log" 2>&1 ||
   { echo "page.sh: the VM run failed:" >&2; tail -n 20 "$out/vm.log" >&2; exit 1; }
 cat "$out/vm.log" >&2
 echo "vm: kernel $(cat "$out/vm-kernel.txt"), software emulation (TCG), 2 vCPUs" >> "$out/machine.txt"

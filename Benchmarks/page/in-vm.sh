@@ -1,16 +1,18 @@
 #!/bin/sh
-# in-vm.sh OUT ROUNDS RATE COUNT: the part of Benchmarks/page.sh that runs in the VM. Each round
-# and direction, two paired paced runs of the same aseqosc twice over (loadgen --pair, RATE
-# events/s to each, COUNT each): one instance with a page watching (watch.py), the other with
-# nobody connected; the watched one is stream a in the first pair and stream b in the second.
-# Labels WATCHED|CLOSED.DIRECTION.ROUND.PAIR; the page's counts are PAGE lines in results.txt.
+# in-vm.sh OUT ROUNDS RATE COUNT DIRECTIONS PLACEMENTS COMMANDS: the part of Benchmarks/page.sh
+# that runs in the VM. Each round, direction and placement, two paired paced runs of the same
+# aseqosc twice over (loadgen --pair, RATE events/s to each, COUNT each): one instance with a
+# page watching (watch.py, asking for COMMANDS), the other with nobody connected; the watched one
+# is stream a in the first pair and stream b in the second. Labels
+# WATCHED|CLOSED.DIRECTION-PLACEMENT.ROUND.PAIR; the page's counts are PAGE lines in results.txt.
 set -u
-out=$1 rounds=$2 rate=$3 count=$4
+out=$1 rounds=$2 rate=$3 count=$4 directions=$5 placements=$6 commands=$7
 . "$(dirname "$0")/../lib/vm-helpers.sh"
 results=$out/results.txt
 # pip's python (often pyenv's, which the VM shares with the host) has websockets; Debian's may not.
+# The interpreter itself, not pyenv's shim, which takes seconds to start under emulation.
 python=$(for p in python3 /usr/local/bin/python3 /root/.pyenv/versions/*/bin/python3; do
-  "$p" -c 'import websockets.sync.client' 2>/dev/null && { echo "$p"; break; }; done)
+  "$p" -c 'import sys, websockets.sync.client; print(sys.executable)' 2>/dev/null && break; done)
 [ -n "$python" ] || { echo "in-vm.sh: no python3 with websockets (python3 -m pip install websockets)" >&2; exit 69; }
 uname -r > "$out/vm-kernel.txt"
 # The VM's defaults drop datagrams of a burst in the loopback before anyone reads them
@@ -27,15 +29,35 @@ drops() {
   echo "$backlog $rcvbuf"
 }
 
-# Two vCPUs: both bridges on CPU 0; the generator (SCHED_FIFO 70, above the bridges, so that
-# it is never the one starved) and the page's client on CPU 1, as other machines would be. What
-# the bridges' CPU carries of a page is its server's side: the ring copies, the frames, the
-# WebSocket.
+# Two vCPUs: both bridges' event threads on CPU 0; the generator (SCHED_FIFO 70, above the
+# bridges, so that it is never the one starved) and the page's client on CPU 1. What the bridges'
+# CPU carries of a page is the ring copies, and with placement "shared" its server's side too:
+# the drains, the frames, the WebSocket.
 
-# bridge CONFIG LOG CONTROL: one aseqosc on CPU 0, in the background (bridge_pid).
+# bridge CONFIG LOG CONTROL: one aseqosc in the background (bridge_pid), its event threads
+# (aseqosc-input, aseqosc-osc-in) on CPU 0 and the rest of it as $placement says: "shared" on
+# CPU 0 too, as on a machine with one CPU; "apart" on CPU 1, as the daemon or the scheduler
+# would put a normal-priority thread on a machine with CPUs to spare; "free" wherever the
+# scheduler puts it.
 bridge() {
-  taskset -c 0 "$out/aseqosc" run --config "$1" --log-level warning --control "$3" > "$2" 2>&1 &
+  case $placement in shared) cpus=0 ;; apart) cpus=1 ;; free) cpus=0,1 ;; esac
+  taskset -c $cpus "$out/aseqosc" run --config "$1" --log-level warning --control "$3" > "$2" 2>&1 &
   bridge_pid=$!
+  [ $cpus = 0 ] || keep_threads $bridge_pid 0 aseqosc-input aseqosc-osc-in
+}
+
+# keep_threads PID CPU NAME...: puts PID's threads named NAME on CPU, waiting for them to start.
+keep_threads() {
+  pid=$1 cpu=$2
+  shift 2
+  for name in "$@"; do
+    i=0
+    until tid=$(grep -lx "$name" /proc/"$pid"/task/*/comm 2>/dev/null | head -n 1 | cut -d/ -f5) && [ -n "$tid" ]; do
+      i=$((i + 1)); [ $i -lt 600 ] || { echo "in-vm.sh: no thread $name in $pid" >&2; return 1; }
+      sleep 0.05
+    done
+    taskset -pc "$cpu" "$tid" > /dev/null
+  done
 }
 
 # pair DIRECTION LABEL_A LABEL_B WATCHED(a|b): one paired paced run; the page watches stream
@@ -57,7 +79,8 @@ pair() {
   pid_a=$bridge_pid
   bridge "$out/$config-b.json5" "$out/bridge.$label_b.log" /run/aseqosc-page-b
   pid_b=$bridge_pid
-  taskset -c 1 "$python" "$(dirname "$0")/watch.py" $query > "$out/page.$label_a.log" 2>&1 &
+  # shellcheck disable=SC2086  # the page's commands, words
+  taskset -c 1 "$python" "$(dirname "$0")/watch.py" $query $commands > "$out/page.$label_a.log" 2>&1 &
   watcher=$!
   wait_for_line "$out/page.$label_a.log" watching || echo "in-vm.sh: the page never watched ($label_a)" >&2
   # The events must all have been sent while the page watched: it is stopped after the
@@ -90,10 +113,13 @@ pair() {
 
 round=1
 while [ "$round" -le "$rounds" ]; do
-  for direction in m2o o2m; do
-    echo "== $direction, $rate events/s to each, round $round of $rounds" >&2
-    pair $direction "watched.$direction.$round.1" "closed.$direction.$round.1" a
-    pair $direction "closed.$direction.$round.2" "watched.$direction.$round.2" b
+  for direction in $directions; do
+    for placement in $placements; do
+      case=$direction-$placement
+      echo "== $direction, the page's server $placement, $rate events/s to each, round $round of $rounds" >&2
+      pair $direction "watched.$case.$round.1" "closed.$case.$round.1" a
+      pair $direction "closed.$case.$round.2" "watched.$case.$round.2" b
+    done
   done
   round=$((round + 1))
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarises a Benchmarks/page.sh run: per direction, each pair's paced p50 and p99 ratio
+"""Summarises a Benchmarks/page.sh run: per direction and placement, each pair's paced p50 and p99 ratio
 (the instance a page watched / the one nobody watched, both paced at once by one generator),
 their medians, each side's median p50 / p99, and what the page received.
 
@@ -19,10 +19,13 @@ def main(path):
         elif line.startswith("PAGE ") and "label" in fields:
             pages[fields["label"]] = fields
     rows = []
-    for direction, title in (("m2o", "MIDI -> OSC"), ("o2m", "OSC -> MIDI")):
+    cases = sorted({label.split(".")[1] for label in runs}, key=lambda case: (case[:3] != "m2o", case))
+    for case in cases:
+        direction, _, placement = case.partition("-")
+        title = {"m2o": "MIDI -> OSC", "o2m": "OSC -> MIDI"}[direction] + (f", server {placement}" if placement else "")
         pairs, lost = [], []
         for label, watched in sorted(runs.items()):
-            if not label.startswith(f"watched.{direction}."):
+            if not label.startswith(f"watched.{case}."):
                 continue
             closed = runs.get("closed" + label[len("watched"):])
             if not closed:

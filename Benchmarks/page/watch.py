@@ -3,7 +3,7 @@
 the monitor as the page does, and reads every frame, discarding it, until SIGTERM; then prints
 what it got. Part of Benchmarks/page.sh.
 
-    watch.py PORT
+    watch.py PORT [COMMAND...]     (default: STATUS MONITOR, as the page asks)
 
 Prints "watching" once the first frame has come (the server counts the page as watching), and
 at the end one line:
@@ -18,7 +18,7 @@ import time
 from websockets.sync.client import connect
 
 
-def main(port):
+def main(port, commands):
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     deadline = time.monotonic() + 60
@@ -32,8 +32,8 @@ def main(port):
             time.sleep(0.1)
     counts = dict(frames=0, status_frames=0, events_frames=0, lines=0, dropped=0, max_lines=0)
     with ws:
-        ws.send(json.dumps({"COMMAND": "STATUS"}))
-        ws.send(json.dumps({"COMMAND": "MONITOR"}))
+        for command in commands:
+            ws.send(json.dumps({"COMMAND": command}))
         while not stopping:
             try:
                 frame = ws.recv(timeout=0.2)
@@ -54,6 +54,6 @@ def main(port):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         sys.exit(__doc__)
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), sys.argv[2:] or ["STATUS", "MONITOR"])
