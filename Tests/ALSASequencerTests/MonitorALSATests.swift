@@ -27,7 +27,9 @@ final class MonitorALSATests: XCTestCase {
     func send(_ hex: String, expecting count: Int, from monitor: BackgroundProcess) throws -> [[String: Any]] {
         let result = try runProcess(amidi, ["-p", "hw:0,0", "-S", hex])
         XCTAssertEqual(result.status, 0, result.standardError)
-        monitor.waitForOutput(timeout: 10) { $0.split(separator: "\n").count >= count }
+        XCTAssertTrue(
+            monitor.waitForOutput(timeout: 10) { $0.split(separator: "\n").count >= count },
+            "fewer than \(count) lines: \(monitor.standardOutput)")
         return monitor.standardOutput.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
@@ -100,7 +102,7 @@ final class MonitorALSATests: XCTestCase {
         defer { monitor.stop() }
         XCTAssertTrue(waitUntil(timeout: 10) { monitor.standardError.contains("bound to") }, monitor.standardError)
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "91 3C 64 B0 07 64"]).status, 0)
-        monitor.waitForOutput { $0.split(separator: "\n").count >= 2 }
+        XCTAssertTrue(monitor.waitForOutput { $0.split(separator: "\n").count >= 2 }, monitor.standardOutput)
         XCTAssertEqual(
             monitor.standardOutput,
             "16:0   ch 2  note-on  C4 (60)  vel 100\n16:0   ch 1  control-change  7  100\n")
