@@ -25,17 +25,26 @@ extension ConnectionHandler {
         for path in session.listens { stopListening(key, to: path) }
         let listens = UInt64(session.listens.count)
         session.listens = []
-        let watched = session.wantsStatus || session.wantsMonitor
-        let monitored = session.wantsMonitor
+        endMonitoring(of: session)
+        let watched = session.wantsStatus
         session.wantsStatus = false
-        session.wantsMonitor = false
         counters.withLock {
             $0.webSocketsOpen -= 1
             $0.listening -= listens
             if watched { $0.pagesWatching -= 1 }
-            if monitored { $0.pagesMonitoring -= 1 }
         }
-        if monitoring && !sessions.values.contains(where: \.wantsMonitor) { stopMonitoring() }
+    }
+
+    /// `session` no longer monitors (paused or gone): counted, and the taps turned off once no
+    /// page monitors.
+    private func endMonitoring(of session: Session) {
+        guard session.wantsMonitor else { return }
+        session.wantsMonitor = false
+        counters.withLock {
+            $0.pagesMonitoring -= 1
+            if !session.wantsStatus { $0.pagesWatching -= 1 }
+        }
+        if !sessions.values.contains(where: \.wantsMonitor) { stopMonitoring() }
     }
 
     func received(_ wsi: OpaquePointer, _ bytes: UnsafeRawBufferPointer) -> Int32 {
@@ -88,12 +97,7 @@ extension ConnectionHandler {
             }
             scheduleTick()
         case .pause where page != nil && session.wantsMonitor:
-            session.wantsMonitor = false
-            counters.withLock {
-                $0.pagesMonitoring -= 1
-                if !session.wantsStatus { $0.pagesWatching -= 1 }
-            }
-            if !sessions.values.contains(where: \.wantsMonitor) { stopMonitoring() }
+            endMonitoring(of: session)
         case .ignore(let path) where session.listens.contains(path):
             session.listens.remove(path)
             stopListening(key, to: path)
