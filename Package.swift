@@ -120,7 +120,7 @@ let package = Package(
                 "Config", "BridgeSession", "MIDIToOSCRuntime", "OSCToMIDIRuntime", "Recovery", "Status", "Discovery",
                 "Endpoints",
                 "MIDI", "Pipeline", "ALSASequencer", "OSCTransport", "Platform", "Service", "OSCQuery", "OSCQueryHTTP",
-                "JSON", "ValueStore", "OSC", "EventTap",
+                "JSON", "ValueStore", "OSC", "OSCMapping", "MIDIToOSC", "EventTap",
             ]),
         // The command line: one type per subcommand; `run` parses its options and calls `Daemon`.
         .executableTarget(
@@ -173,7 +173,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "OSCTransportTests",
-            dependencies: ["OSCTransport", "Endpoints", "OSC", "CLiblo", "TestSupport", "CAllocationCounter"]),
+            dependencies: [
+                "OSCTransport", "Endpoints", "OSC", "CLiblo", "TestSupport", "CAllocationCounter", "Platform",
+            ]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter", "TestSupport"]),

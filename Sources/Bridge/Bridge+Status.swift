@@ -14,7 +14,8 @@ extension Bridge {
             oscInput: oscInputSnapshot, realtime: realtime)
         if currentConfig.touchOSCBridge != nil {
             status.touchOSCBridge = BridgeStatus.TouchOSCBridge(
-                client: touchOSCClient.current?.description, clientsSeen: touchOSCClient.clientsSeen)
+                client: touchOSCClient.current?.description, clientsSeen: touchOSCClient.clientsSeen,
+                clientsRenewed: touchOSCClient.clientsRenewed)
         }
         return status
     }

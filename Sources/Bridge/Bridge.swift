@@ -84,11 +84,24 @@ public final class Bridge: @unchecked Sendable {
         showValues(config)
     }
 
-    /// Hands OSCQuery the stores of `config`'s running ports.
+    /// Hands OSCQuery the stores of `config`'s running ports, and of the destinations whose
+    /// addresses its namespace lists (mapping rules sent back, the TouchOSC Bridge's client).
     private func showValues(_ config: BridgeConfig) {
         let outputs = oscInput.map { side in zip(side.outputNames, side.values.ports).map { ($0, $1) } } ?? []
         let inputs = zip(config.inputs.map(\.name), input.values.ports).map { ($0, $1) }
-        liveValues.update(outputs: outputs, inputs: inputs)
+        var sent: [LiveValues.Sent] = []
+        for runtime in runner.routes {
+            for (index, destination) in runtime.destinations.enumerated() where RouteRuntime.showsValues(destination) {
+                guard let store = runtime.stores[index] else { continue }
+                sent.append(
+                    LiveValues.Sent(
+                        mappings: destination.mappings, touchOSC: destination.scheme == "touchosc", tables: store.ports)
+                )
+            }
+        }
+        liveValues.update(
+            outputs: outputs, inputs: inputs, families: config.oscInput?.families ?? [],
+            mappings: config.oscInput?.mappings ?? [], sent: sent)
     }
 
     /// Starts the input thread and the OSC thread.

@@ -133,7 +133,7 @@ extension Bridge {
     func replayAll() -> Int {
         var count = 0
         for runtime in routeSnapshot {
-            for destination in runtime.stores.indices where runtime.stores[destination] != nil {
+            for destination in runtime.destinations.indices where !runtime.destinations[destination].sync.isEmpty {
                 runtime.wantReplay(destination)
                 count += 1
             }

@@ -52,11 +52,14 @@ public final class RouteRuntime: @unchecked Sendable {
     let realtime: RealtimeScheduler?
     /// The runner's replay signal (nil in tests without one).
     let replaySignal: ReplaySignal?
-    /// What each destination with `sync` was last sent of every controller, program, bend and
-    /// pressure (nil: `sync` off), by destination index; kept across a re-resolve and a reload
-    /// that keeps the route.
+    /// What each destination was last sent of every controller, program, bend and pressure,
+    /// by destination index: kept for a destination with `sync` (its replays) and for one whose
+    /// addresses OSCQuery shows values of (mapping rules, the `touchosc` scheme), nil for the
+    /// others; kept across a re-resolve and a reload that keeps the route.
     public let stores: [LastValueStore?]
-    /// Whether any destination has `sync`: the per-output check of a route without any.
+    /// Whether any destination keeps its values: the per-output check of a route without any.
+    let hasStores: Bool
+    /// Whether any destination has `sync`: the per-turn check of a route without replays.
     let hasSync: Bool
     /// Replays asked for by other threads, by destination index (see ``wantReplay(_:)``).
     private let replayWanted: FixedBuffer<Atomic<Bool>>
@@ -97,8 +100,11 @@ public final class RouteRuntime: @unchecked Sendable {
         hasTimeTags = latencies.contains { $0 != nil }
         hasTCP = destinations.contains { $0.tcp != nil }
         let ports = inputPorts.map { UInt16($0) }
-        stores = destinations.map { $0.sync.isEmpty ? nil : LastValueStore(ports: ports) }
-        hasSync = stores.contains { $0 != nil }
+        stores = destinations.map {
+            $0.sync.isEmpty && !Self.showsValues($0) ? nil : LastValueStore(ports: ports)
+        }
+        hasStores = stores.contains { $0 != nil }
+        hasSync = destinations.contains { !$0.sync.isEmpty }
         replayWanted = FixedBuffer(count: destinations.count) { _ in Atomic<Bool>(false) }
         replays = Array(repeating: nil, count: destinations.count)
         lastRequest = Array(repeating: 0, count: destinations.count)
@@ -122,6 +128,7 @@ public final class RouteRuntime: @unchecked Sendable {
         hasTCP = old.hasTCP
         realtime = old.realtime
         stores = old.stores
+        hasStores = old.hasStores
         hasSync = old.hasSync
         replayWanted = FixedBuffer(count: old.destinations.count) { _ in Atomic<Bool>(false) }
         replays = old.replays
@@ -133,6 +140,12 @@ public final class RouteRuntime: @unchecked Sendable {
         sender = try Self.sender(resolved, old.realtime)
         bundles = OpenBundles(destinations: hasTimeTags ? destinations.count : 0, capacity: sender.slotSize)
         observeReplayTriggers()
+    }
+
+    /// Whether OSCQuery shows the values `destination` is sent: its addresses are in the
+    /// namespace (the OSC input's mapping rules, the TouchOSC Bridge's `/midi`).
+    public static func showsValues(_ destination: DestinationConfig) -> Bool {
+        !destination.mappings.isEmpty || destination.scheme == "touchosc"
     }
 
     /// Asks for a replay whenever a destination with `sync: ["reconnect"]` connects and one
@@ -282,7 +295,7 @@ public final class RouteRuntime: @unchecked Sendable {
     @inline(__always)
     @discardableResult
     func send(_ event: MIDIEvent, to destination: Int, packet: UnsafeMutableRawBufferPointer) -> Bool {
-        if hasSync, let store = stores[destination] { store.record(event) }
+        if hasStores, let store = stores[destination] { store.record(event) }
         if hasRecovery, let announcer = announcers[destination] {
             return sendRecovering(event, to: destination, announcer, packet: packet)
         }
@@ -295,7 +308,7 @@ public final class RouteRuntime: @unchecked Sendable {
     /// thread's next turn (any thread; the caller then wakes that thread). Nothing happens for
     /// a destination without `sync`.
     public func wantReplay(_ destination: Int) {
-        guard destination < replayWanted.count, stores[destination] != nil else { return }
+        guard destination < replayWanted.count, !destinations[destination].sync.isEmpty else { return }
         replayWanted[destination].store(true, ordering: .releasing)
     }
 

@@ -166,6 +166,24 @@ public struct OSCQueryNamespace: Sendable, Equatable {
 
     /// Lists a mapping rule's addresses; false when they cannot be listed.
     private mutating func insert(_ rule: OSCMappingRule, number: Int, outputNames: [String]) -> Bool {
+        guard let addresses = Self.addresses(of: rule) else { return false }
+        let method = Self.method(of: rule, number: number, outputNames: outputNames)
+        for address in addresses { root.insert(method, at: address.parts[...]) }
+        return true
+    }
+
+    /// One address a mapping rule lists: its parts, and the number each capture is there.
+    public struct MappedAddress: Sendable, Equatable {
+        public var parts: [String]
+        public var captures: [Int]
+        /// `/parts/joined`.
+        public var path: String { "/" + parts.joined(separator: "/") }
+    }
+
+    /// Every address `rule` lists: one per value its captures can take (the values the fields
+    /// reading them accept); nil when they cannot be listed (a `*` part, a capture no field
+    /// gives a range to, or more than ``addressesPerMappingLimit``).
+    public static func addresses(of rule: OSCMappingRule) -> [MappedAddress]? {
         let fields = OSCMappingRule.fields(for: rule.kind)
         // The values each capture can take: what the fields reading it accept.
         var captureValues: [[Int]] = []
@@ -176,25 +194,32 @@ public struct OSCQueryNamespace: Sendable, Equatable {
                 let accepted = Self.inputs(of: value, field: field)
                 domain = domain.map { $0.clamped(to: accepted) } ?? accepted
             }
-            guard let domain else { return false }
+            guard let domain else { return nil }
             captureValues.append(Array(domain))
         }
         let count = captureValues.reduce(1) { $0 * $1.count }
-        guard count > 0, count <= Self.addressesPerMappingLimit else { return false }
-        var prefixes: [[String]] = [[]]
+        guard count > 0, count <= Self.addressesPerMappingLimit else { return nil }
+        var addresses = [MappedAddress(parts: [], captures: Array(repeating: 0, count: captureValues.count))]
         for part in rule.address.parts {
             switch part {
-            case .any: return false
-            case .literal(let bytes): prefixes = prefixes.map { $0 + [String(decoding: bytes, as: UTF8.self)] }
+            case .any: return nil
+            case .literal(let bytes):
+                let text = String(decoding: bytes, as: UTF8.self)
+                for i in addresses.indices { addresses[i].parts.append(text) }
             case .capture(let prefix, let index, let suffix):
                 let before = String(decoding: prefix, as: UTF8.self)
                 let after = String(decoding: suffix, as: UTF8.self)
-                prefixes = prefixes.flatMap { path in captureValues[index].map { path + ["\(before)\($0)\(after)"] } }
+                addresses = addresses.flatMap { address in
+                    captureValues[index].map { value in
+                        var next = address
+                        next.parts.append("\(before)\(value)\(after)")
+                        next.captures[index] = value
+                        return next
+                    }
+                }
             }
         }
-        let method = Self.method(of: rule, number: number, outputNames: outputNames)
-        for path in prefixes { root.insert(method, at: path[...]) }
-        return true
+        return addresses
     }
 
     /// The whole numbers a capture or argument read by `value` may be for `field` to get every

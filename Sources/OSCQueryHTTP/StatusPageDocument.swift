@@ -129,15 +129,27 @@ enum StatusPageDocument {
           return node;
         }
 
+        function duration(seconds) {
+          const whole = Math.floor(seconds);
+          if (whole >= 3600) return `${Math.floor(whole / 3600)}h ${Math.floor(whole / 60) % 60}m`;
+          return whole >= 60 ? `${Math.floor(whole / 60)}m ${whole % 60}s` : `${whole}s`;
+        }
+
         // The words for a destination's state, from status's fields: a TCP link's state
-        // (`waiting` is between retries), a service's whereabouts (`serviceAt`), else UDP.
+        // (`waiting` is between retries), a service's whereabouts (`serviceAt`), datagrams
+        // refused (nothing listens there), else UDP sending.
         function destinationState(d) {
           if (d.tcp) {
             if (d.tcp.state === "connected") return ["connected", "good"];
             if (d.tcp.state === "connecting") return ["connecting", "warn"];
             return ["reconnecting", "bad"];
           }
-          if (d.serviceAt != null) return d.serviceAt === "absent" ? ["absent", "bad"] : [`found at ${d.serviceAt}`, "good"];
+          if (d.serviceAt === "absent") return ["absent", "bad"];
+          if (d.refusedSeconds != null) {
+            const through = d.lastThroughSeconds != null ? `last got through ${duration(d.lastThroughSeconds)} ago` : "nothing got through";
+            return [`no receiver (refused for ${duration(d.refusedSeconds)}, ${through})`, "bad"];
+          }
+          if (d.serviceAt != null) return [`found at ${d.serviceAt}`, "good"];
           return ["sending", "good"];
         }
 

@@ -430,7 +430,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     private func handle(_ datagram: UnsafeRawBufferPointer, from sender: PacketSource) {
         scheduleAt = nil
-        learnedClient?.heard(sender)
+        learnedClient?.heard(sender, now: now)
         // One look at an empty table for every packet when no sender uses recovery.
         let followed = recovery.isEmpty ? nil : recovery.index(of: sender, now: now)
         recording = Recording(followed, sender)

@@ -84,6 +84,24 @@ public final class OSCSender {
     // every queued packet: [0] the arena bytes the queued packets take, [1] how many
     // destinations are in `active` (none: nothing is queued).
     @usableFromInline let state = FixedBuffer(repeating: 0, count: 2)
+    // The sending thread's record of each UDP destination's refusals, published as
+    // ``UDPSendStatistics/reach(of:)``.
+    private let watches: FixedBuffer<ReachWatch>
+    /// How long datagrams must go unrefused after a refusal before a destination counts as
+    /// reached again. Linux answers datagrams to a closed port on another host at most about
+    /// once a second (its ICMP rate limit), so a shorter quiet may be the limit, not a receiver.
+    public let refusalSettle: UInt64
+
+    /// What the sending thread knows of one destination's refusals.
+    private struct ReachWatch {
+        /// When the last two sends that were not refused were made.
+        var lastSend: UInt64 = 0
+        var sendBefore: UInt64 = 0
+        /// The start of the current run of refusals; 0 while not refused.
+        var refusedSince: UInt64 = 0
+        /// The first send after the last refusal; 0 before it.
+        var quietSince: UInt64 = 0
+    }
 
     /// One destination's packets waiting for a flush: a run of `sendmmsg` headers, each pointed
     /// once, in init, at its own vector, so queuing a packet writes only its vector, and a flush
@@ -103,7 +121,7 @@ public final class OSCSender {
     /// failed), and starts each TCP destination's link, whose thread first runs `linkThreadSetup`.
     public init(
         destinations: [ResolvedOSCDestination], batchCapacity: Int = 64, slotSize: Int = 1_536,
-        linkThreadSetup: (@Sendable () -> Void)? = nil
+        refusalSettle: UInt64 = 2_000_000_000, linkThreadSetup: (@Sendable () -> Void)? = nil
     ) throws(UDPSenderError) {
         precondition(batchCapacity >= 1 && slotSize >= 1, "OSCSender: batch capacity and slot size must be positive")
         var descriptors: [Int32] = []
@@ -159,6 +177,8 @@ public final class OSCSender {
         active = FixedBuffer(repeating: 0, count: count)
         followedGenerations = FixedBuffer(repeating: 0, count: count)
         servicePresent = FixedBuffer(repeating: false, count: count)
+        watches = FixedBuffer(repeating: ReachWatch(), count: count)
+        self.refusalSettle = refusalSettle
     }
 
     /// Stops the TCP links, each first writing what is queued over a live connection (at most
@@ -189,7 +209,7 @@ public final class OSCSender {
                 link.enqueue(packet, kind: kind)
                 link.wake()
             } else {
-                sendNow(packet.baseAddress, packet.count, to: destination)
+                sendNow(packet.baseAddress, packet.count, to: destination, now: MonotonicClock.now())
             }
             return
         }
@@ -242,12 +262,14 @@ public final class OSCSender {
     public func flush() {
         let count = state[1]
         guard count > 0 else { return }
+        // One reading for the whole flush: when each destination was last sent to, for its reach.
+        let now = MonotonicClock.now()
         if destinationCount == 1 {
             // The common case, `flushActive` specialised: no list to read, no registers to save
             // for a loop.
-            flush(0)
+            flush(0, now: now)
         } else {
-            flushActive(count)
+            flushActive(count, now: now)
         }
         state[0] = 0
         state[1] = 0
@@ -255,16 +277,16 @@ public final class OSCSender {
 
     /// Flushes the first `count` destinations of `active`.
     @inline(never)
-    private func flushActive(_ count: Int) {
+    private func flushActive(_ count: Int, now: UInt64) {
         var index = 0
         while index < count {
-            flush(active[index])
+            flush(active[index], now: now)
             index &+= 1
         }
     }
 
     @inline(__always)
-    private func flush(_ destination: Int) {
+    private func flush(_ destination: Int, now: UInt64) {
         let queue = queues.baseAddress + destination
         let packets = queue.pointee.count
         if hasLinks, let link = links[destination] {
@@ -275,9 +297,9 @@ public final class OSCSender {
             // A played note alone: `send` takes a shorter way through the kernel than a
             // `sendmmsg` of one (no header or vector to read from us).
             let vector = queue.pointee.vectors[0]
-            sendNow(vector.iov_base, vector.iov_len, to: destination)
+            sendNow(vector.iov_base, vector.iov_len, to: destination, now: now)
         } else {
-            sendBatch(queue.pointee.headers, packets, to: destination, bytes: queue.pointee.bytes)
+            sendBatch(queue.pointee.headers, packets, to: destination, bytes: queue.pointee.bytes, now: now)
         }
         queue.pointee.count = 0
         queue.pointee.bytes = 0
@@ -321,7 +343,7 @@ public final class OSCSender {
     /// Sends the `count` messages of `headers`, `bytes` in all, to `destination`, counting what
     /// went and what failed.
     private func sendBatch(
-        _ headers: UnsafeMutablePointer<aseqosc_mmsghdr>, _ count: Int, to destination: Int, bytes: Int
+        _ headers: UnsafeMutablePointer<aseqosc_mmsghdr>, _ count: Int, to destination: Int, bytes: Int, now: UInt64
     ) {
         let descriptor = sockets[destination]
         var next = 0
@@ -332,6 +354,7 @@ public final class OSCSender {
             statistics.recordSendCall(destination)
             switch result {
             case .success(let sent) where sent > 0:
+                noteSent(destination, now: now)
                 if next == 0 && Int(sent) == count {
                     // All of them, the usual case: UDP sends a datagram whole or not at all.
                     statistics.recordSent(destination, bytes: bytes, packets: count)
@@ -358,6 +381,7 @@ public final class OSCSender {
                     statistics.recordFailure(destination, reason, count: count - next)
                     return
                 }
+                if reason == .connectionRefused { noteRefused(destination, now: now) }
                 statistics.recordFailure(destination, reason)
                 next += 1
             }
@@ -372,17 +396,60 @@ public final class OSCSender {
         guard links[destination] == nil else { return nil }
         let size = recv(sockets[destination], buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
         guard size < 0 else { return size }
-        return errno == EAGAIN || errno == EWOULDBLOCK ? nil : 0
+        let code = errno
+        if code == EAGAIN || code == EWOULDBLOCK { return nil }
+        // The refusal a later send would have reported, taken here instead.
+        if code == ECONNREFUSED { noteRefused(destination, now: MonotonicClock.now()) }
+        return 0
     }
 
     @inline(__always)
-    private func sendNow(_ bytes: UnsafeRawPointer?, _ count: Int, to destination: Int) {
+    private func sendNow(_ bytes: UnsafeRawPointer?, _ count: Int, to destination: Int, now: UInt64) {
         let result = valueOrErrno(retryOnInterrupt: { send(sockets[destination], bytes, count, Int32(MSG_DONTWAIT)) })
         statistics.recordSendCall(destination)
         switch result {
-        case .success(let sent): statistics.recordSent(destination, bytes: sent)
-        case .failure(let error): statistics.recordFailure(destination, UDPSendFailure(errno: error.code))
+        case .success(let sent):
+            noteSent(destination, now: now)
+            statistics.recordSent(destination, bytes: sent)
+        case .failure(let error):
+            let reason = UDPSendFailure(errno: error.code)
+            if reason == .connectionRefused { noteRefused(destination, now: now) }
+            statistics.recordFailure(destination, reason)
         }
+    }
+
+    // MARK: Reach
+
+    /// A send to `destination` went out at `now`: after a run of refusals, ``refusalSettle`` of
+    /// sends that came back unrefused ends the run.
+    @inline(__always)
+    private func noteSent(_ destination: Int, now: UInt64) {
+        let watch = watches.baseAddress + destination
+        if watch.pointee.refusedSince != 0 { settle(destination, watch, now: now) }
+        watch.pointee.sendBefore = watch.pointee.lastSend
+        watch.pointee.lastSend = now
+    }
+
+    @inline(never)
+    private func settle(_ destination: Int, _ watch: UnsafeMutablePointer<ReachWatch>, now: UInt64) {
+        if watch.pointee.quietSince == 0 {
+            watch.pointee.quietSince = now
+        } else if now &- watch.pointee.quietSince >= refusalSettle {
+            watch.pointee.refusedSince = 0
+            watch.pointee.quietSince = 0
+            statistics.recordReach(destination, refusedSince: 0, lastThrough: 0)
+        }
+    }
+
+    /// A send to `destination` at `now` reported that an earlier datagram was refused: the last
+    /// one sent, most likely, so the one before it is the last known to have got through.
+    @inline(never)
+    private func noteRefused(_ destination: Int, now: UInt64) {
+        let watch = watches.baseAddress + destination
+        watch.pointee.quietSince = 0
+        guard watch.pointee.refusedSince == 0 else { return }
+        watch.pointee.refusedSince = now
+        statistics.recordReach(destination, refusedSince: now, lastThrough: watch.pointee.sendBefore)
     }
 
     // MARK: Setup

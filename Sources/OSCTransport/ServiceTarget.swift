@@ -34,8 +34,16 @@ public final class ServiceTarget: Sendable {
         for observer in observers.withLock({ $0 }) { observer() }
     }
 
-    /// Calls `body` after each move (on the thread that moved it): a TCP link's wake-up, so it
-    /// leaves a connection to the old address at once.
+    /// Tells the observers the receiver at the same address is new (a client that started
+    /// again): what a move to it would have told them, without moving.
+    public func renew() {
+        guard current != nil else { return }
+        for observer in observers.withLock({ $0 }) { observer() }
+    }
+
+    /// Calls `body` after each move and each ``renew()`` (on the thread that moved it): a TCP
+    /// link's wake-up, so it leaves a connection to the old address at once; a replay to a
+    /// receiver that appeared.
     public func observe(_ body: @escaping @Sendable () -> Void) {
         observers.withLock { $0.append(body) }
     }

@@ -57,6 +57,21 @@ public struct UDPDestinationCounters: Hashable, Sendable {
     public var errors: [UDPSendFailure: Int]
     /// All packets not sent.
     public var totalErrors: Int { errors.values.reduce(0, +) }
+    /// Whether anything listens there, as the refusals tell.
+    public var reach: UDPReach
+}
+
+/// Whether a UDP destination's datagrams reach a receiver, as far as the sender can tell: a
+/// datagram to a port nobody listens on comes back as ICMP "port unreachable", which Linux
+/// reports as `ECONNREFUSED` on the socket's next send. Nothing comes back from a receiver
+/// that takes them, so "sending" means "not refused".
+public enum UDPReach: Hashable, Sendable {
+    /// Not refused (or never sent to).
+    case sending
+    /// Refused since `since` (``MonotonicClock`` nanoseconds), the start of this run of
+    /// refusals; `lastThrough` is when the last datagram known to have got through was sent,
+    /// nil when none is known to have.
+    case refused(since: UInt64, lastThrough: UInt64?)
 }
 
 /// Per-destination counters a ``OSCSender`` bumps and any thread may read.
@@ -66,9 +81,12 @@ public final class UDPSendStatistics: Sendable {
     /// How many destinations are counted.
     public let destinationCount: Int
 
-    // Per destination: packets, bytes, system calls, then one counter per UDPSendFailure.
+    // Per destination: packets, bytes, system calls, one counter per UDPSendFailure, then
+    // the reach: when the current run of refusals began (0: not refused) and when the last
+    // datagram known to have got through before it was sent (0: none known).
     nonisolated(unsafe) private let counters: FixedBuffer<Atomic<Int>>
-    private static let stride = 3 + UDPSendFailure.allCases.count
+    private static let reachOffset = 3 + UDPSendFailure.allCases.count
+    private static let stride = reachOffset + 2
 
     init(destinationCount: Int) {
         self.destinationCount = destinationCount
@@ -90,7 +108,22 @@ public final class UDPSendStatistics: Sendable {
         var errors: [UDPSendFailure: Int] = [:]
         for reason in UDPSendFailure.allCases { errors[reason] = self.errors(to: destination, reason: reason) }
         return UDPDestinationCounters(
-            packetsSent: packetsSent(to: destination), bytesSent: bytesSent(to: destination), errors: errors)
+            packetsSent: packetsSent(to: destination), bytesSent: bytesSent(to: destination), errors: errors,
+            reach: reach(of: destination))
+    }
+
+    /// Whether `destination`'s datagrams are refused now.
+    public func reach(of destination: Int) -> UDPReach {
+        let since = load(destination, Self.reachOffset)
+        guard since != 0 else { return .sending }
+        let through = load(destination, Self.reachOffset + 1)
+        return .refused(since: UInt64(since), lastThrough: through == 0 ? nil : UInt64(through))
+    }
+
+    /// Publishes the sender's view of `destination`'s reach (its thread only).
+    func recordReach(_ destination: Int, refusedSince: UInt64, lastThrough: UInt64) {
+        counters[destination * Self.stride + Self.reachOffset].store(Int(refusedSince), ordering: .relaxed)
+        counters[destination * Self.stride + Self.reachOffset + 1].store(Int(lastThrough), ordering: .relaxed)
     }
 
     @inline(__always)

@@ -24,6 +24,8 @@ extension BridgeStatus {
                 connected: binding.connected.map { "\($0.address) \($0.clientName):\($0.portName)" },
                 waiting: binding.connected.isEmpty ? binding.waitingReason : nil)
         }
+        let now = MonotonicClock.now()
+        let seconds = { (time: UInt64) in Double(now &- min(time, now)) / 1e9 }
         self.init(
             version: version, client: client, uptimeSeconds: uptimeSeconds,
             bindings: bindings,
@@ -38,6 +40,10 @@ extension BridgeStatus {
                         let announcer = runtime.announcers[index]
                         let link = runtime.sender.links[index]
                         let linkCounters = link?.counters
+                        var refused: (since: Double, through: Double?)?
+                        if link == nil, case .refused(let since, let through) = counters.reach {
+                            refused = (seconds(since), through.map(seconds))
+                        }
                         return BridgeStatus.Destination(
                             address: runtime.resolved[index].destination.description,
                             scheme: runtime.destinations[index].sends,
@@ -49,6 +55,7 @@ extension BridgeStatus {
                                 }), recovery: announcer?.mode.rawValue,
                             recoverySent: announcer?.sentCount.load(ordering: .relaxed) ?? 0,
                             latencyMilliseconds: runtime.destinations[index].latencyMilliseconds,
+                            refusedSeconds: refused?.since, lastThroughSeconds: refused?.through,
                             tcp: link.map { TCPDestination($0.counters, framing: $0.framing) },
                             serviceAt: runtime.sender.serviceTargets[index].map { $0.current?.description ?? "absent" },
                             sync: runtime.destinations[index].sync.isEmpty

@@ -54,7 +54,8 @@ extension BridgeStatus {
                     continue
                 }
                 lines.append(
-                    "    -> \(destination.address)\(location) (\(destination.scheme)): \(destination.packetsSent) packets, "
+                    "    -> \(destination.address)\(location) (\(destination.scheme)): \(destination.receiverText)"
+                        + "\(destination.packetsSent) packets, "
                         + "\(destination.bytesSent) bytes, \(errors)\(recovery ?? "")\(latency)\(sync)")
             }
         }
@@ -150,5 +151,16 @@ extension BridgeStatus.OSCTCPInput {
             + "refused \(refusedNotAllowed) not allowed, \(refusedTooMany) too many; "
             + "closed \(evictedIdle) idle to make room, \(partialFrameTimeouts) partial frame timeouts; "
             + "framing errors: \(framing)"
+    }
+}
+
+extension BridgeStatus.Destination {
+    /// `no receiver (refused for 12s, last got through 3m ago); ` while a UDP destination's
+    /// datagrams are refused, else nothing.
+    var receiverText: String {
+        guard let refused = refusedSeconds else { return "" }
+        let through =
+            lastThroughSeconds.map { "last got through \(BridgeStatus.duration($0)) ago" } ?? "nothing got through"
+        return "no receiver (refused for \(BridgeStatus.duration(refused)), \(through)); "
     }
 }

@@ -35,6 +35,12 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         /// The destination's `latency` in milliseconds (events sent as time-tagged bundles), nil
         /// for plain messages.
         public var latencyMilliseconds: Int? = nil
+        /// How long a UDP destination's datagrams have been refused (nothing listens there), in
+        /// seconds; nil while they are not.
+        public var refusedSeconds: Double? = nil
+        /// While refused: how long ago the last datagram known to have got through was sent, in
+        /// seconds; nil when none is known to have.
+        public var lastThroughSeconds: Double? = nil
         /// The connection of a TCP destination; nil for UDP.
         public var tcp: TCPDestination? = nil
         /// Where the service a destination by service name follows is now (`10.0.0.5:9000`),
@@ -284,15 +290,19 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         /// and counted as `serviceAbsent`).
         public var client: String?
         public var clientsSeen: Int
+        /// How many times the client at the same address was heard anew (a new source port:
+        /// the app started again; or back after a silence) and sent the last values again.
+        public var clientsRenewed: Int
 
-        public init(client: String?, clientsSeen: Int) {
+        public init(client: String?, clientsSeen: Int, clientsRenewed: Int) {
             self.client = client
             self.clientsSeen = clientsSeen
+            self.clientsRenewed = clientsRenewed
         }
 
         var text: String {
             "touchosc bridge: " + (client.map { "client \($0)" } ?? "no client yet (its MIDI is dropped and counted)")
-                + ", clients seen \(clientsSeen)"
+                + ", clients seen \(clientsSeen), heard anew \(clientsRenewed)"
         }
     }
 }

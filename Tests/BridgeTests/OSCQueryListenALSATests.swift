@@ -78,6 +78,65 @@ final class OSCQueryListenALSATests: XCTestCase {
         XCTAssertEqual(stopped.status, 0, stopped.standardError)
     }
 
+    /// A mapping rule's address, as control surfaces use them: the value of `/fader/7` is
+    /// controller 7 of the rule's output scaled back as the rule sends it, whether a client sent
+    /// `/fader/7` or the keyboard played controller 7 into an input whose route sends the rules
+    /// back; the newest of the two is shown.
+    func testAMappedAddressHasTheValueOfEitherSide() throws {
+        try TestEnvironment.requireSequencer()
+        let amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
+        let oscsend = try TestEnvironment.tool("oscsend", package: "liblo-tools")
+        let curl = try TestEnvironment.tool("curl", package: "curl")
+        guard let python = python3(importing: "websockets.sync.client, pythonosc") else {
+            throw XCTSkip("python3 -m pip install websockets python-osc")
+        }
+        let config = """
+            { inputs: [{ name: "keys", from: "Virtual Raw MIDI 0-0" }],
+              outputs: [{ name: "synth" }],
+              mappings: { layout: [
+                { address: "/fader/{n}", args: "f", output: "synth", type: "control_change",
+                  controller: "{n}", value: { from: "{0}", in: [0, 1], out: [0, 127] } } ] },
+              routes: [{ destinations: [{ host: "127.0.0.1", port: 9362, mappings: "layout" }] }],
+              osc: { listen: "127.0.0.1:57362", query: { port: 57363 }, mappings: "layout" } }
+            """
+        let bridge = try RunningBridge(config: config, oscPorts: [9362])
+        let value = { try runProcess(curl, ["-s", "http://127.0.0.1:57363/fader/7?VALUE"]).standardOutput }
+        let access = try runProcess(curl, ["-s", "http://127.0.0.1:57363/fader/7?ACCESS"]).standardOutput
+        XCTAssertEqual(access, #"{"ACCESS":3}"#)
+        XCTAssertEqual(try value(), "{}", "no value before one arrives")
+        let listener = BackgroundProcess(
+            python, [Self.client, "ws://127.0.0.1:57363/", "--listen", "/fader/7", "--timeout", "60"])
+        try listener.start()
+        defer { listener.stop() }
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 20) { (try? self.webSocket(bridge)["listening"] as? Int) == 1 },
+            listener.standardOutput + listener.standardError)
+
+        // A client sends the fader: controller 7 = 64 on the output, shown as the rule sends it back.
+        XCTAssertEqual(try runProcess(oscsend, ["127.0.0.1", "57362", "/fader/7", "f", "0.5"]).status, 0)
+        XCTAssertTrue(
+            listener.waitForOutput(timeout: 10) { $0.contains("osc /fader/7 0.50393") }, listener.standardOutput)
+        let half = try value()
+        XCTAssertTrue(half.hasPrefix(#"{"VALUE":[0.50393"#), half)
+
+        // The keyboard turns controller 7: sent back to the destination as /fader/7, and now the value.
+        XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "B0 07 7F"]).status, 0)
+        XCTAssertTrue(bridge.waitForMessages(port: 9362, count: 1), "\(bridge.messages(port: 9362))")
+        XCTAssertTrue(
+            listener.waitForOutput(timeout: 10) { $0.contains("osc /fader/7 1.0\n") }, listener.standardOutput)
+        XCTAssertEqual(try value(), #"{"VALUE":[1]}"#)
+        // Another controller is another address: /fader/7 keeps its value.
+        XCTAssertEqual(try runProcess(oscsend, ["127.0.0.1", "57362", "/fader/8", "f", "0.25"]).status, 0)
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 10) {
+                (try? runProcess(curl, ["-s", "http://127.0.0.1:57363/fader/8?VALUE"]).standardOutput)?
+                    .hasPrefix(#"{"VALUE":[0.2519"#) == true
+            })
+        XCTAssertEqual(try value(), #"{"VALUE":[1]}"#)
+        let (stopped, _) = bridge.stop()
+        XCTAssertEqual(stopped.status, 0, stopped.standardError)
+    }
+
     /// `status --json`'s oscQuery.webSocket.
     func webSocket(_ bridge: RunningBridge) throws -> [String: Any] {
         let json = try runProcess(TestEnvironment.aseqoscBinary, ["status", "--json", "--control", bridge.controlPath])

@@ -22,26 +22,39 @@ final class TouchOSCBridgeALSATests: XCTestCase {
         oscsend = try TestEnvironment.tool("oscsend", package: "liblo-tools")
     }
 
-    /// `/midi ,m` with TouchOSC's bytes (port, data 2, data 1, status), sent from `source`
-    /// (a loopback address) to 127.0.0.1:12101.
-    func sendMIDI(_ bytes: [UInt8], from source: String) {
-        var packet = Array("/midi\0\0\0,m\0\0".utf8)
-        packet += bytes
+    /// A TouchOSC app as the bridge sees it: a UDP socket on `source` (a loopback address) with
+    /// a source port its system picked, sending `/midi ,m` to 127.0.0.1:12101. A new one on the
+    /// same address is the app started again.
+    final class Tablet {
         let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(descriptor) }
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, source, &local.sin_addr)
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+
+        init(_ source: String) {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, source, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
+            XCTAssertEqual(bound, 0, "bind \(source): errno \(errno)")
         }
-        XCTAssertEqual(bound, 0, "bind \(source): errno \(errno)")
-        let sent = withIPv4Loopback(port: 12101) { address, length in
-            sendto(descriptor, packet, packet.count, 0, address, length)
+
+        deinit { close(descriptor) }
+
+        /// `/midi ,m` with TouchOSC's bytes (port, data 2, data 1, status).
+        func sendMIDI(_ bytes: [UInt8]) {
+            let packet = Array("/midi\0\0\0,m\0\0".utf8) + bytes
+            let sent = withIPv4Loopback(port: 12101) { address, length in
+                sendto(descriptor, packet, packet.count, 0, address, length)
+            }
+            XCTAssertEqual(sent, packet.count)
         }
-        XCTAssertEqual(sent, packet.count)
+    }
+
+    /// `/midi ,m` from a tablet at `source` that sends this one packet.
+    func sendMIDI(_ bytes: [UInt8], from source: String) {
+        Tablet(source).sendMIDI(bytes)
     }
 
     func status(_ bridge: RunningBridge) throws -> [String: Any] {
@@ -55,14 +68,63 @@ final class TouchOSCBridgeALSATests: XCTestCase {
         return (bridgeStatus?["client"] as? String, bridgeStatus?["clientsSeen"] as? Int)
     }
 
-    func testBothWaysWithTheLatestClient() throws {
-        let bridge = try RunningBridge(config: "{ touchoscBridge: { announce: false } }", oscPorts: [12102])
+    /// The bridge's output port, as `aseqdump -p` takes it.
+    func outputPort() throws -> String {
         // Both ports are named "TouchOSC Bridge"; `aseqdump -l` lists only the readable one, the output.
         let listed = try runProcess(aseqdump, ["-l"]).standardOutput.split(separator: "\n")
-        let output = try XCTUnwrap(
-            listed.first { $0.contains("aseqosc") && $0.contains("TouchOSC Bridge") }?.split(separator: " ").first,
-            listed.joined(separator: "\n"))
-        let dump = BackgroundProcess(stdbuf, ["-oL", aseqdump, "-p", String(output)])
+        return String(
+            try XCTUnwrap(
+                listed.first { $0.contains("aseqosc") && $0.contains("TouchOSC Bridge") }?.split(separator: " ").first,
+                listed.joined(separator: "\n")))
+    }
+
+    func testTheSameTabletWithTheAppStartedAgainGetsTheLastValuesAgain() throws {
+        let bridge = try RunningBridge(config: "{ touchoscBridge: { announce: false } }", oscPorts: [12102])
+        let dump = BackgroundProcess(stdbuf, ["-oL", aseqdump, "-p", try outputPort()])
+        try dump.start()
+        defer { dump.stop() }
+        let connect = try runProcess(aconnect, ["Virtual Raw MIDI 0-0", "aseqosc:0"])
+        XCTAssertEqual(connect.status, 0, connect.standardError)
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 10) { dump.standardOutput.contains("Waiting") },
+            dump.standardOutput + dump.standardError)
+
+        // The app starts and plays a note: it becomes the client, and a controller moved on the
+        // MIDI side reaches it.
+        let app = Tablet("127.0.0.1")
+        app.sendMIDI([0x00, 0x64, 0x3C, 0x90])
+        XCTAssertTrue(RunningBridge.waitUntil(timeout: 10) { (try? self.client(bridge).0) == "127.0.0.1:12102" })
+        XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "B0 07 10"]).status, 0)
+        let volume = "/midi m MIDI [0x00 0x10 0x07 0xb0]"
+        XCTAssertTrue(bridge.waitForMessages(port: 12102, count: 1), "\(bridge.messages(port: 12102))")
+
+        // More from the same app (the same source port): nothing is sent again. The controller
+        // played after them arrives right after the first, with nothing between.
+        app.sendMIDI([0x00, 0x00, 0x3C, 0x80])
+        app.sendMIDI([0x00, 0x64, 0x3E, 0x90])
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 10) { dump.standardOutput.contains("note 62") }, dump.standardOutput)
+        XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "B0 08 20"]).status, 0)
+        let balance = "/midi m MIDI [0x00 0x20 0x08 0xb0]"
+        XCTAssertTrue(bridge.waitForMessages(port: 12102, count: 2), "\(bridge.messages(port: 12102))")
+        XCTAssertEqual(bridge.messages(port: 12102), [volume, balance])
+
+        // The app is started again on the same tablet: a new source port. Its first packet
+        // brings it both controllers' last values, still on 12102.
+        let restarted = Tablet("127.0.0.1")
+        restarted.sendMIDI([0x00, 0x00, 0x3E, 0x80])
+        XCTAssertTrue(bridge.waitForMessages(port: 12102, count: 4), "\(bridge.messages(port: 12102))")
+        XCTAssertEqual(Set(bridge.messages(port: 12102).dropFirst(2)), [volume, balance])
+        let status = try XCTUnwrap(try status(bridge)["touchOSCBridge"] as? [String: Any])
+        XCTAssertEqual(status["clientsSeen"] as? Int, 1, "\(status)")
+        XCTAssertEqual(status["clientsRenewed"] as? Int, 1, "\(status)")
+        let (stopped, _) = bridge.stop()
+        XCTAssertEqual(stopped.status, 0, stopped.standardError)
+    }
+
+    func testBothWaysWithTheLatestClient() throws {
+        let bridge = try RunningBridge(config: "{ touchoscBridge: { announce: false } }", oscPorts: [12102])
+        let dump = BackgroundProcess(stdbuf, ["-oL", aseqdump, "-p", try outputPort()])
         try dump.start()
         defer { dump.stop() }
         let connect = try runProcess(aconnect, ["Virtual Raw MIDI 0-0", "aseqosc:0"])

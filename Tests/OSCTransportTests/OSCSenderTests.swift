@@ -5,6 +5,7 @@ import CLiblo
 import Endpoints
 import Glibc
 import OSCTransport
+import Platform
 import TestSupport
 import XCTest
 
@@ -13,8 +14,9 @@ final class LoopbackReceiver {
     let descriptor: Int32
     let port: Int
 
-    /// Binds `127.0.0.1` or `::1` on a free port; nil when the family is unavailable here.
-    init?(ipv6: Bool) {
+    /// Binds `127.0.0.1` or `::1` on `port` (0: a free one); nil when the family is unavailable
+    /// here or the port is taken.
+    init?(ipv6: Bool, port requested: Int = 0) {
         let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         var length: socklen_t
@@ -23,6 +25,7 @@ final class LoopbackReceiver {
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_addr = in6addr_loopback
+            address.sin6_port = UInt16(requested).bigEndian
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
             bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
@@ -35,6 +38,7 @@ final class LoopbackReceiver {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            address.sin_port = UInt16(requested).bigEndian
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
             bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
@@ -193,6 +197,49 @@ final class UDPSenderTests: XCTestCase {
         let refused = sender.statistics.errors(to: 0, reason: .connectionRefused)
         XCTAssertGreaterThan(refused, 0)
         XCTAssertEqual(sender.statistics.packetsSent(to: 0) + refused, 50)
+    }
+
+    func testAPortNobodyListensOnIsRefusedUntilAReceiverTakesItsDatagramsAndAgainWhenItLeaves() throws {
+        let port = try closedPort()
+        let settle: UInt64 = 300_000_000
+        let sender = try OSCSender(destinations: [resolved("127.0.0.1:\(port)")], refusalSettle: settle)
+        func send() {
+            packet(1).withUnsafeBytes { sender.queue($0, to: 0) }
+            sender.flush()
+        }
+        XCTAssertEqual(sender.statistics.reach(of: 0), .sending, "nothing sent yet")
+        let firstSend = MonotonicClock.now()
+        XCTAssertTrue(
+            waitUntil(timeout: 5) {
+                send()
+                return sender.statistics.reach(of: 0) != .sending
+            })
+        guard case .refused(let since, let through) = sender.statistics.reach(of: 0) else { return XCTFail() }
+        XCTAssertGreaterThanOrEqual(since, firstSend)
+        XCTAssertNil(through, "no datagram got through to a port nobody ever listened on")
+        XCTAssertGreaterThan(sender.statistics.errors(to: 0, reason: .connectionRefused), 0)
+
+        // A receiver starts: once datagrams have gone unrefused for the settle time, sending.
+        var receiver: LoopbackReceiver? = try XCTUnwrap(LoopbackReceiver(ipv6: false, port: port))
+        let listening = MonotonicClock.now()
+        XCTAssertTrue(
+            waitUntil(timeout: 5) {
+                send()
+                return sender.statistics.reach(of: 0) == .sending
+            })
+        XCTAssertGreaterThanOrEqual(
+            MonotonicClock.now() - listening, settle, "sending again only after the settle time")
+        XCTAssertNotNil(receiver?.receive(timeout: 1_000), "the receiver got the datagrams")
+
+        // It leaves: refused again, and the last datagram through was sent after it started.
+        receiver = nil
+        XCTAssertTrue(
+            waitUntil(timeout: 5) {
+                send()
+                return sender.statistics.reach(of: 0) != .sending
+            })
+        guard case .refused(_, let lastThrough) = sender.statistics.reach(of: 0) else { return XCTFail() }
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(lastThrough), listening)
     }
 
     func testSixtyFourDestinationsEachReceiveEveryPacketInOrderFromBatchesOfMixedDestinations() throws {
