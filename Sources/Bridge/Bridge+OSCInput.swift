@@ -12,7 +12,7 @@ extension Bridge {
         guard let oscConfig = config.oscInput else { return nil }
         let side = try OSCToMIDISide(
             session: session, config: oscConfig, outputs: config.outputs, sysexCapacity: config.sysexCapacity,
-            tap: oscTap)
+            parts: OSCToMIDIParts(outputs: config.outputs), tap: oscTap)
         side.realtime = realtime
         side.onSyncRequest = { [runner] in runner.replaySignal.request($0) }
         if oscConfig.touchOSCBridge != nil { side.learnedClient = touchOSCClient }

@@ -91,8 +91,9 @@ public final class Bridge: @unchecked Sendable {
         let inputs = zip(config.inputs.map(\.name), input.values.ports).map { ($0, $1) }
         var sent: [LiveValues.Sent] = []
         for runtime in runner.routes {
-            for (index, destination) in runtime.destinations.enumerated() where RouteRuntime.showsValues(destination) {
-                guard let store = runtime.stores[index] else { continue }
+            for (index, destination) in runtime.destinations.enumerated()
+            where DestinationReplays.showsValues(destination) {
+                guard let store = runtime.replays.stores[index] else { continue }
                 sent.append(
                     LiveValues.Sent(
                         mappings: destination.mappings, touchOSC: destination.scheme == "touchosc", tables: store.ports)
@@ -119,7 +120,7 @@ public final class Bridge: @unchecked Sendable {
     public func reload(_ new: BridgeConfig) throws(BridgeError) {
         // Every destination first, before anything changes: applying the inputs below creates,
         // deletes and rebinds ALSA ports, which a refused reload must not have done.
-        _ = try RouteRuntime.resolve(Self.destinations(of: new))
+        _ = try RouteSending.resolve(Self.destinations(of: new))
         input.pause()
         defer { input.start() }
         let built = try buildRoutes(new, reusing: runner.routes)
@@ -193,13 +194,24 @@ public final class Bridge: @unchecked Sendable {
             if let index = available.firstIndex(where: { $0.config == route && $0.inputPorts == inputPorts }) {
                 routes.append(try available.remove(at: index).refreshed())
             } else {
-                routes.append(
-                    try RouteRuntime(
-                        config: route, configInputPorts: ports, portNames: portNames, sysexStore: sysexStore,
-                        realtime: realtime, replaySignal: runner.replaySignal, tap: input.tap))
+                routes.append(try makeRoute(route, configInputPorts: ports, portNames: portNames))
             }
         }
         return (routes, ports)
+    }
+
+    /// The runtime of `config`: its pipeline route and the parts its destinations need, each
+    /// built here and handed in.
+    private func makeRoute(
+        _ config: RouteConfig, configInputPorts: [UInt8], portNames: [String]
+    ) throws(BridgeError) -> RouteRuntime {
+        var builder = RouteBuilder(inputPorts: configInputPorts)
+        let route = builder.build(config)
+        let inputPorts = config.inputs.map { configInputPorts[$0] }
+        let parts = try RouteParts(
+            destinations: builder.destinations, inputPorts: inputPorts, portNames: portNames, sysexStore: sysexStore,
+            realtime: realtime, replaySignal: runner.replaySignal, tap: input.tap)
+        return RouteRuntime(config: config, inputPorts: inputPorts, route: route, parts: parts)
     }
 
     /// Hands the routes' service targets to the follower, made when the first one appears.

@@ -64,7 +64,7 @@ final class StatusPage: StatusPageSource {
             shown += 1
         }
         let routes = Dictionary(
-            bridge.routeSnapshot.map { ($0.monitorID, $0) }, uniquingKeysWith: { first, _ in first })
+            bridge.routeSnapshot.map { ($0.sending.monitorID, $0) }, uniquingKeysWith: { first, _ in first })
         dropped += bridge.input.tap.drain { entry, bytes in
             switch entry.kind {
             case .midiIn:

@@ -3,6 +3,7 @@ import MIDI
 import Platform
 import Storage
 import Synchronization
+import ValueStore
 
 /// Runs every route for each MIDI event, formats each output for its destination and queues
 /// it on that route's sender, which sends a batch with one `sendmmsg`; on the input thread,
@@ -39,12 +40,8 @@ public final class RouteRunner: @unchecked Sendable {
     public let replaySignal = ReplaySignal()
     /// Whether a replay is under way: the thread then comes back every ``replayInterval``.
     private var replaying = false
-    /// Values a replay sends to one destination per turn of the input thread.
-    static let replayBudget = 32
-    /// How often, in milliseconds, a replay under way sends its next values: with
-    /// ``replayBudget``, 6,400 values a second to each destination, the 4,736 slots of a port in
-    /// under a second, in gaps that leave the live events first.
-    static let replayInterval: Int32 = 5
+    /// How often, in milliseconds, a replay under way sends its next values (``Replays``).
+    static let replayInterval = Int32(Replays<StoreReplayCursor>.interval / 1_000_000)
 
     /// The largest UDP payload; a longer message (a huge SysEx as a blob) is not sent.
     static let packetCapacity = 65_507
@@ -57,7 +54,7 @@ public final class RouteRunner: @unchecked Sendable {
 
     private func noteDeadlines() {
         precondition(routes.count <= Self.maximumRoutes, "more than \(Self.maximumRoutes) routes")
-        hasDeadlines = routes.contains { $0.route.chain.hasThrottles || $0.hasRecovery }
+        hasDeadlines = routes.contains { $0.route.chain.hasThrottles || $0.recovery != nil }
     }
 
     /// Swaps in the routes of a new config; only while the input thread is paused.
@@ -103,21 +100,17 @@ public final class RouteRunner: @unchecked Sendable {
             for request in replaySignal.takeRequests() {
                 for runtime in routes {
                     for destination in runtime.destinations(for: request) {
-                        if runtime.acceptRequest(destination, now: now) {
-                            runtime.wantReplay(destination)
-                        } else {
-                            refused += 1
-                        }
+                        if !runtime.replays.request(destination, now: now) { refused += 1 }
                     }
                 }
             }
             if refused > 0 { replaySignal.refused.add(refused, ordering: .relaxed) }
         }
         var underWay = false
-        for runtime in routes where runtime.hasSync {
-            if runtime.continueReplays(budget: Self.replayBudget, packet: packet) { underWay = true }
+        for runtime in routes where runtime.replays.hasSync {
+            if runtime.replays.run(through: runtime.sending, packet: packet) { underWay = true }
         }
-        for runtime in routes where runtime.hasSync { runtime.flush() }
+        for runtime in routes where runtime.replays.hasSync { runtime.flush() }
         return underWay
     }
 
@@ -131,14 +124,14 @@ public final class RouteRunner: @unchecked Sendable {
         let now = MonotonicClock.now()
         var earliest = UInt64.max
         for runtime in routes {
-            if runtime.hasRecovery && runtime.recoveryDue <= now {
+            if runtime.recovery != nil && runtime.recoveryDue <= now {
                 runtime.sendDueRecovery(now: now, packet: packet)
             }
             if let deadline = runtime.route.nextDeadline, deadline <= now {
                 failed &+= runtime.flushDue(now: now, packet: packet)
             }
             if let deadline = runtime.route.nextDeadline { earliest = min(earliest, deadline) }
-            if runtime.hasRecovery { earliest = min(earliest, runtime.recoveryDue) }
+            if runtime.recovery != nil { earliest = min(earliest, runtime.recoveryDue) }
         }
         if failed > 0 { unformatted.add(failed, ordering: .relaxed) }
         flushAll()

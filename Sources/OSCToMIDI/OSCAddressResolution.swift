@@ -75,33 +75,12 @@ struct AddressResolution {
 }
 
 extension OSCToMIDITranslator {
-    /// What `address` stands for, found from the address alone: rules, families and output
-    /// names. Whatever depends on the arguments is left to ``perform(_:_:_:_:)``.
+    /// What `address` stands for, found from the address alone: rules (through
+    /// ``ruleIndex``), families and output names. Whatever depends on the arguments is left to
+    /// ``perform(_:_:_:_:)``.
     func resolve(_ address: UnsafeRawBufferPointer) -> AddressResolution {
-        resolveAddress(address, scanning: false)
-    }
-
-    /// ``resolve(_:)`` the plain way, matching every rule in turn instead of using
-    /// ``ruleIndex``: the reference the index is tested against.
-    func resolveScanning(_ address: UnsafeRawBufferPointer) -> AddressResolution {
-        resolveAddress(address, scanning: true)
-    }
-
-    func resolveAddress(_ address: UnsafeRawBufferPointer, scanning: Bool) -> AddressResolution {
         var resolution = AddressResolution()
-        if scanning {
-            var r = 0
-            while r < rules.count {
-                var captures = TupleArray8<Int32>(repeating: 0)
-                if rules[r].address.match(address, captures: &captures) {
-                    if !resolution.addRule(r, captures) {
-                        // More matching rules than a resolution holds: match them per message.
-                        return AddressResolution(.manyRules)
-                    }
-                }
-                r += 1
-            }
-        } else if !rules.isEmpty {
+        if !rules.isEmpty {
             // The first three matches, in order: a resolution holds two, a third means many.
             let matches = ruleIndex.matches(address)
             var m = 0

@@ -16,28 +16,6 @@ import Storage
 import Synchronization
 import ValueStore
 
-/// Counters of the OSC -> MIDI direction, readable from any thread (relaxed: statistics only).
-package final class OSCInputCounters: Sendable {
-    /// OSC messages read (a bundle counts its messages).
-    package let messages = Atomic<Int>(0)
-    /// Messages that became at least one MIDI event.
-    package let translated = Atomic<Int>(0)
-    /// Datagrams that are not valid OSC, by ``MalformedOSC`` reason.
-    nonisolated(unsafe) package let malformed = FixedBuffer(count: 16) { _ in Atomic<Int>(0) }
-    /// Messages at a known address whose arguments do not fit it.
-    package let malformedMessages = Atomic<Int>(0)
-    /// Messages no rule or built-in address matches.
-    package let unknownAddress = Atomic<Int>(0)
-    /// SysEx messages refused because `osc.sysex` is off.
-    package let sysexDisabled = Atomic<Int>(0)
-    /// SysEx messages with no room in the store.
-    package let sysexDropped = Atomic<Int>(0)
-    /// Bundles whose time tag had passed on arrival (sent at once).
-    package let late = Atomic<Int>(0)
-    /// Bundles scheduled on the sequencer queue for later.
-    package let scheduled = Atomic<Int>(0)
-}
-
 /// The OSC -> MIDI direction: our ALSA output ports and their bindings, the UDP and TCP
 /// receivers, the translator, the operator pipeline, and the thread that runs them.
 ///
@@ -54,8 +32,6 @@ public final class OSCToMIDISide: @unchecked Sendable {
     package let counters = OSCInputCounters()
     package let receiver: OSCReceiver
     package let output: PacedMIDIOutput<SequencerPortWriter>
-    /// What each output's notes do over time, to silence them on stop.
-    private let ledger: OutputNoteLedger
     /// For bundles with a future time tag; it runs (and its kernel timer with it) only while
     /// something is scheduled on it.
     private let queue: SequencerQueue
@@ -67,42 +43,29 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private let session: SequencerSession
     private let ports: [UInt8]
     private var thread: SystemThread?
-    /// The senders that announce their held notes (`recovery: true` on an aseqosc destination).
-    package let recovery = RecoveryListener()
-    /// Whose events ``process(_:)`` records for note recovery: the sender of the packet being
-    /// handled, or nobody.
-    private var recording = Recording.nobody
+    /// The output ports' replays (`sync`).
+    package let replays: OutputReplays
+    /// Note recovery from the senders that announce their held notes.
+    package let recovery: RecoveryIntake
+    /// The status page's panic.
+    private let panicRequest: OutputPanic
+    /// What leaves nothing sounding at a stop.
+    private let silencer: OutputSilencer
+    private let bundleTimes: BundleTimes
     /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
     public var realtime: RealtimeScheduler?
     /// What each output port was last sent of every controller, program, bend and pressure
     /// (the event's port is the output's index): OSCQuery's values, and the replays.
     public let values: LastValueStore
-    /// Each output's `sync`, by index.
-    private let outputSync: [SyncTriggers]
-    /// Outputs whose device came back since the OSC thread last looked (any thread sets them).
-    private let deviceBack: FixedBuffer<Atomic<Bool>>
-    private let deviceBackRaised = Atomic<Bool>(false)
-    /// Where each output's replay under way has got to (the OSC thread's).
-    private var outputReplays: [ReplayCursor?]
-    /// When each output last accepted an `/aseqosc/sync`: one a second.
-    private var lastRequest: [UInt64]
-    private var replaying = false
     /// Where an `/aseqosc/sync` goes for the MIDI -> OSC destinations (the bridge sets it).
     public var onSyncRequest: (@Sendable (SyncRequest) -> Void)?
     /// The TouchOSC Bridge's client, which every packet's sender may become (`touchoscBridge`).
     public var learnedClient: LearnedClient?
-    /// `/aseqosc/sync` messages read.
-    package let syncRequests = Atomic<Int>(0)
-    /// Requests for an output whose replay started less than a second before.
-    package let syncRequestsRefused = Atomic<Int>(0)
-
-    // Per message being handled: its arrival time (read once per receive batch), and the time
-    // (monotonic) its bundle asks for.
     /// What the OSC thread receives and writes, copied for the status page's monitor while a
     /// page watches; the bridge's, kept across reloads that make a new side.
     public let tap: EventTap
-    /// Set by ``panic()``, taken by the OSC thread.
-    private let panicWanted = Atomic<Bool>(false)
+    // Per message being handled: its arrival time (read once per receive batch), and the time
+    // (monotonic) its bundle asks for.
     private var now: UInt64 = 0
     private var scheduleAt: UInt64?
     private var consumedSysEx = false
@@ -117,9 +80,14 @@ public final class OSCToMIDISide: @unchecked Sendable {
     /// nothing runs until ``start()``.
     public init(
         session: SequencerSession, config: OSCInputConfig, outputs: [OutputPortConfig], sysexCapacity: Int,
-        tap: EventTap = EventTap()
+        parts: OSCToMIDIParts, tap: EventTap = EventTap()
     ) throws(BridgeError) {
         self.tap = tap
+        replays = parts.replays
+        recovery = parts.recovery
+        panicRequest = parts.panic
+        silencer = parts.silencer
+        bundleTimes = BundleTimes(counters: counters)
         self.config = config
         self.session = session
         log = session.log
@@ -141,12 +109,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         output = PacedMIDIOutput(
             writer: SequencerPortWriter(client: client, queue: queue), ports: ports, sysexStore: sysexStore,
             bytesPerSecond: config.sysexBytesPerSecond)
-        ledger = OutputNoteLedger(ports: ports.count)
         values = LastValueStore(portCount: outputs.count)
-        outputSync = outputs.map(\.sync)
-        deviceBack = FixedBuffer(count: outputs.count) { _ in Atomic<Bool>(false) }
-        outputReplays = Array(repeating: nil, count: outputs.count)
-        lastRequest = Array(repeating: 0, count: outputs.count)
         translator = OSCToMIDITranslator(
             outputNames: outputNames, rules: config.mappings, families: config.families, sysex: sysexStore)
         route = Route(
@@ -197,7 +160,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
             // connections' idle times by the same reading (the same clock, CLOCK_MONOTONIC).
             // An output whose device can come back is woken for its replay, and a status page
             // with actions wakes it for a panic or a replay.
-            let wakeable = outputSync.contains { $0.contains(.device) } || !config.pageActions.isEmpty
+            let wakeable = replays.followsDevices || !config.pageActions.isEmpty
             receiver.run(
                 tick: tick, beforeBatch: { now = MonotonicClock.now() }, clock: { now }, wakeable: wakeable, handle)
             receiver.close()
@@ -207,157 +170,40 @@ public final class OSCToMIDISide: @unchecked Sendable {
         )
     }
 
-    /// Stops receiving and leaves nothing sounding and nothing to come: removes the events still
-    /// scheduled on the queue, sends a note-off for every note the pipeline holds and for every
-    /// note that may be sounding (played, or scheduled and already due), lets paced output finish
-    /// (up to a second), then drops what is left but the note-offs, which go out regardless.
+    /// Stops receiving and leaves nothing sounding and nothing to come (``OutputSilencer``).
     public func stop() {
         guard thread != nil else { return }
         receiver.stop()
         thread?.join()
         thread = nil
-        // First, so that nothing scheduled can start a note after the cutoff below; what waited
-        // for room in the kernel's pool goes with it.
-        queue.removePendingEvents()
         now = MonotonicClock.now()
         scheduleAt = nil
-        // Everything due by the cutoff has played, and nothing after it will. The queue's clock
-        // and the monotonic one may differ by a timer tick; the margin errs towards a note-off
-        // that was not needed.
-        // A stopped queue holds nothing.
-        let queueNow = queue.isRunning ? (try? queue.now()).map { $0 + queue.monotonicOrigin } ?? 0 : 0
-        let cutoff = max(now, queueNow) + Self.cutoffMargin
-        output.discardScheduled()
-        try? queue.stop()
-        // The notes the pipeline holds, in its note-off form, but only those that may sound: it
-        // also holds notes whose scheduled note-on was just removed.
-        route.releaseAll { noteOff, destination in
-            if ledger.maySound(port: Int(noteOff.port), channel: noteOff.channel, note: noteOff.note, at: cutoff) {
-                emit(noteOff, destination)
-            }
-        }
-        // Then the rest: notes whose note-off was scheduled and removed.
-        ledger.forEachMaySound(at: cutoff) { noteOff in emit(noteOff, 0) }
-        let deadline = now + 1_000_000_000
-        while !output.isIdle && MonotonicClock.now() < deadline {
-            _ = output.service(now: MonotonicClock.now())
-            usleep(1000)
-        }
-        output.finish()
+        silencer.silence(queue: queue, output: output, route: route, now: now) { emit($0, $1) }
     }
 
-    // MARK: Replay
-
-    /// Asks a recovery sender heard anew for the values it sent meanwhile: `/aseqosc/sync` back
-    /// to the address it sends from, which its destination's socket reads (docs/OSC.md).
-    private func askForValues(_ sender: PacketSource) {
-        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 4) { buffer in
-            let request = UnsafeRawBufferPointer(rebasing: buffer.prefix(SyncRequestMessage.write(into: buffer)))
-            if request.isEmpty || receiver.udp?.reply(request, to: sender) != true {
-                log.debug("osc input: could not ask \(sender) for its last values")
-            }
-        }
-    }
-
-    /// Values a replay sends to one output port per turn, and how often (ns): 6,400 a second.
-    static let replayBudget = 32
-    static var replayInterval: UInt64 { 5_000_000 }
+    // MARK: Asked for by other threads
 
     /// Tells the OSC thread that the device of our output port `port` came back, for outputs
     /// with `sync: ["device"]` (any thread; the input thread, as it reconciles bindings).
     public func deviceReturned(ourPort port: UInt8) {
-        guard let index = ports.firstIndex(of: port), outputSync[index].contains(.device) else { return }
-        deviceBack[index].store(true, ordering: .releasing)
-        deviceBackRaised.store(true, ordering: .releasing)
+        guard let index = ports.firstIndex(of: port), replays.deviceReturned(output: index) else { return }
         receiver.wake()
     }
 
     /// Replays every output that has `sync` (the status page's action), whatever its triggers;
     /// any thread. Returns how many outputs that is.
     public func replayAll() -> Int {
-        var count = 0
-        for index in outputSync.indices where !outputSync[index].isEmpty {
-            // The flags a returning device raises: the OSC thread starts these replays the same way.
-            deviceBack[index].store(true, ordering: .releasing)
-            count += 1
-        }
-        if count > 0 {
-            deviceBackRaised.store(true, ordering: .releasing)
-            receiver.wake()
-        }
+        let count = replays.replayAll()
+        if count > 0 { receiver.wake() }
         return count
     }
 
     /// Sends every output port, on every channel, sustain off and All Notes Off (the status
     /// page's panic), at the OSC thread's next turn; any thread.
     public func panic() {
-        panicWanted.store(true, ordering: .releasing)
+        panicRequest.ask()
         receiver.wake()
     }
-
-    /// `/aseqosc/sync` (no argument: for the sender's address) or `/aseqosc/sync ,s NAME`:
-    /// replays the outputs it names with `sync: ["request"]` here, and hands the request on for
-    /// the destinations of MIDI -> OSC.
-    private func syncRequested(_ message: OSCMessageView, from sender: PacketSource) {
-        syncRequests.add(1, ordering: .relaxed)
-        let request: SyncRequest
-        var arguments = message.arguments
-        switch (message.argumentCount, arguments.next()) {
-        case (0, _): request = .from(sender.address)
-        case (1, .string(let name)?): request = .named(String(decoding: name, as: UTF8.self))
-        default:
-            counters.malformedMessages.add(1, ordering: .relaxed)
-            log.debug("osc input: \(SyncRequestMessage.address) from \(sender): expected no argument or one string")
-            return
-        }
-        if case .named(let name) = request {
-            for (index, outputName) in outputNames.enumerated()
-            where outputName == name && outputSync[index].contains(.request) {
-                startReplay(index, now: now, requested: true)
-            }
-            replaying = replaying || outputReplays.contains { $0 != nil }
-        }
-        onSyncRequest?(request)
-    }
-
-    private func startReplay(_ index: Int, now: UInt64, requested: Bool) {
-        if requested {
-            guard lastRequest[index] == 0 || now &- lastRequest[index] >= 1_000_000_000 else {
-                syncRequestsRefused.add(1, ordering: .relaxed)
-                return
-            }
-            lastRequest[index] = now
-        }
-        outputReplays[index] = ReplayCursor()
-    }
-
-    /// Starts the replays of outputs whose device came back, and sends the next values of each
-    /// replay under way to a port holding nothing back; returns whether one is still under way.
-    private func continueReplays(now: UInt64) -> Bool {
-        if deviceBackRaised.exchange(false, ordering: .acquiring) {
-            for index in outputReplays.indices where deviceBack[index].exchange(false, ordering: .acquiring) {
-                startReplay(index, now: now, requested: false)
-            }
-        }
-        var underWay = false
-        for index in outputReplays.indices {
-            guard var cursor = outputReplays[index] else { continue }
-            guard output.isQuiet(port: index) else {
-                underWay = true
-                continue
-            }
-            let sent = values[index].replay(&cursor, limit: Self.replayBudget) { event in
-                output.send(event, now: now)
-            }
-            values.replayedCount.add(sent, ordering: .relaxed)
-            outputReplays[index] = cursor.isFinished ? nil : cursor
-            if !cursor.isFinished { underWay = true }
-        }
-        return underWay
-    }
-
-    /// How far past the queue's clock a scheduled note-on counts as played when stopping.
-    static var cutoffMargin: UInt64 { 5_000_000 }
 
     /// Unbinds and deletes our output ports (on reload, after ``stop()``).
     public func removePorts() {
@@ -372,35 +218,25 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     // MARK: The OSC thread
 
-    /// After every wake-up: paced output and throttled values that are due; returns the poll
-    /// timeout until the next of them.
+    /// After every wake-up: what is staged, then what the parts and the pipeline have due (a
+    /// panic, replays, recovery, paced output, throttled values); returns the poll timeout
+    /// until the next of them.
     private func tick() -> Int32 {
         // After every batch: the events staged from it (a bundle's chord) go to the kernel in
         // one write.
         output.flush(now: now)
-        if panicWanted.load(ordering: .relaxed) && panicWanted.exchange(false, ordering: .acquiring) {
-            let now = MonotonicClock.now()
-            self.now = now
+        if panicRequest.take() {
+            now = MonotonicClock.now()
             scheduleAt = nil
-            for port in ports.indices {
-                for channel in UInt8(0)..<16 {
-                    for (controller, value) in [(UInt8(64), UInt8(0)), (123, 0)] {
-                        let event = MIDIEvent(
-                            .controlChange, channel: channel, data1: controller, data2: value, port: UInt16(port))
-                        emit(event, port)
-                    }
-                }
-            }
+            OutputPanic.events(ports: ports.count) { emit($0, $1) }
             output.flush(now: now)
         }
         // Nothing timed, the usual case: no clock to read and nothing more to call on a
         // message's way back to the wait.
-        guard
-            !output.isIdle || route.nextDeadline != nil || !recovery.isEmpty || replaying
-                || deviceBackRaised.load(ordering: .relaxed)
+        guard !output.isIdle || route.nextDeadline != nil || !recovery.listener.isEmpty || replays.hasWork
         else { return -1 }
-        if replaying || deviceBackRaised.load(ordering: .relaxed) {
-            replaying = continueReplays(now: MonotonicClock.now())
+        if replays.hasWork {
+            _ = replays.run(into: output, from: values, now: MonotonicClock.now())
             output.flush(now: now)
         }
         let now = MonotonicClock.now()
@@ -408,7 +244,6 @@ public final class OSCToMIDISide: @unchecked Sendable {
             // Senders gone silent: their notes end as if their note-offs had come.
             self.now = now
             scheduleAt = nil
-            recording = .nobody
             recovery.expire(now: now) { process($0) }
             output.flush(now: now)
         }
@@ -422,7 +257,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
             }
             if let later = route.nextDeadline { next = min(next, later) }
         }
-        if replaying { next = min(next, MonotonicClock.now() + Self.replayInterval) }
+        if replays.hasWork { next = min(next, MonotonicClock.now() + Replays<ReplayCursor>.interval) }
         guard next != .max else { return -1 }
         guard next > now else { return 0 }
         return Int32(min((next - now + 999_999) / 1_000_000, 1000))
@@ -431,9 +266,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private func handle(_ datagram: UnsafeRawBufferPointer, from sender: PacketSource) {
         scheduleAt = nil
         learnedClient?.heard(sender, now: now)
-        // One look at an empty table for every packet when no sender uses recovery.
-        let followed = recovery.isEmpty ? nil : recovery.index(of: sender, now: now)
-        recording = Recording(followed, sender)
+        recovery.begin(from: sender, now: now)
         let packet: OSCPacketView
         do {
             packet = try OSCPacketView(datagram)
@@ -452,7 +285,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
     }
 
     private func handle(_ bundle: OSCBundleView, inheriting parent: UInt64?, from sender: PacketSource) {
-        let time = queueTime(for: bundle.timeTag) ?? parent
+        let time = bundleTimes.monotonicTime(for: bundle.timeTag) ?? parent
         for element in bundle.elements {
             switch element {
             case .message(let message):
@@ -462,25 +295,6 @@ public final class OSCToMIDISide: @unchecked Sendable {
                 handle(inner, inheriting: time, from: sender)
             }
         }
-    }
-
-    /// The time (monotonic nanoseconds) a time tag asks for, or nil for "now": immediately, or
-    /// already past (counted as late).
-    private func queueTime(for tag: OSCTimeTag) -> UInt64? {
-        guard tag != .immediately else { return nil }
-        var realtime = timespec()
-        clock_gettime(CLOCK_REALTIME, &realtime)
-        let nowNTP = OSCTimeTag(unixNanoseconds: UInt64(realtime.tv_sec) * 1_000_000_000 + UInt64(realtime.tv_nsec))
-            .rawValue
-        guard tag.rawValue > nowNTP else {
-            counters.late.add(1, ordering: .relaxed)
-            return nil
-        }
-        // NTP fractions to nanoseconds; a tag more than a day ahead is held at a day.
-        let ahead = min(tag.rawValue - nowNTP, 86_400 << 32)
-        let delay = (ahead >> 32) * 1_000_000_000 + ((ahead & 0xFFFF_FFFF) * 1_000_000_000) >> 32
-        counters.scheduled.add(1, ordering: .relaxed)
-        return MonotonicClock.now() + delay
     }
 
     private func handle(_ message: OSCMessageView, from sender: PacketSource) {
@@ -496,15 +310,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
         case .unknownAddress where SyncRequestMessage.isAddressed(message):
             syncRequested(message, from: sender)
         case .unknownAddress where HeldNotesMessage.isAddressed(message):
-            guard let held = HeldNotesMessage(message) else {
-                recovery.malformed.add(1, ordering: .relaxed)
-                log.debug("osc input: \(message.addressString) from \(sender): arguments do not fit the address")
-                return
-            }
-            recording = .nobody
-            if recovery.received(held, from: sender, now: now, release: { process($0) }) { askForValues(sender) }
-            // What follows in the same bundle is the now followed sender's.
-            recording = Recording(recovery.index(of: sender, now: now), sender)
+            recovery.received(message, from: sender, now: now, udp: receiver.udp, log: log) { process($0) }
         case .unknownAddress:
             counters.unknownAddress.add(1, ordering: .relaxed)
             log.debug("osc input: unknown address \(message.addressString) from \(sender)")
@@ -519,27 +325,31 @@ public final class OSCToMIDISide: @unchecked Sendable {
         }
     }
 
-    /// One translated event, recorded for note recovery, through the operators to its output.
-    private func process(_ event: MIDIEvent) {
-        record(event)
-        runThroughRoute(event)
+    /// `/aseqosc/sync` (no argument: for the sender's address) or `/aseqosc/sync ,s NAME`:
+    /// replays the outputs it names with `sync: ["request"]` here, and hands the request on for
+    /// the destinations of MIDI -> OSC.
+    private func syncRequested(_ message: OSCMessageView, from sender: PacketSource) {
+        replays.requests.add(1, ordering: .relaxed)
+        var arguments = message.arguments
+        switch (message.argumentCount, arguments.next()) {
+        case (0, _):
+            onSyncRequest?(.from(sender.address))
+        case (1, .string(let name)?):
+            let name = String(decoding: name, as: UTF8.self)
+            replays.requested(name: name, now: now)
+            onSyncRequest?(.named(name))
+        default:
+            counters.malformedMessages.add(1, ordering: .relaxed)
+            log.debug("osc input: \(SyncRequestMessage.address) from \(sender): expected no argument or one string")
+        }
     }
 
-    /// One event through the operators to its output.
-    private func runThroughRoute(_ event: MIDIEvent) {
+    /// One translated event, recorded for note recovery, through the operators to its output.
+    private func process(_ event: MIDIEvent) {
+        recovery.record(event, now: now)
         consumedSysEx = false
         route.process(event, now: now) { output, destination in emit(output, destination) }
         if event.kind == .sysex && !consumedSysEx { sysexStore?.release(event.sysex) }
-    }
-
-    /// Records `event` for note recovery, as ``recording`` says.
-    @inline(__always)
-    private func record(_ event: MIDIEvent) {
-        switch recording {
-        case .followed(let index): recovery.record(event, sender: index, now: now)
-        case .unfollowed(let source): recovery.remember(event, from: source, now: now)
-        case .nobody: break
-        }
     }
 
     private func emit(_ event: MIDIEvent, _ destination: Int) {
@@ -547,28 +357,30 @@ public final class OSCToMIDISide: @unchecked Sendable {
         if event.kind == .sysex { consumedSysEx = true }
         values.record(event)
         if let scheduleAt {
-            ledger.record(event, at: scheduleAt, now: now)
             output.schedule(event, at: scheduleAt, now: now)
         } else {
-            ledger.record(event, at: now, now: now)
             output.send(event, now: now)
         }
     }
 }
 
-/// Whose events the OSC input records for note recovery.
-private enum Recording {
-    /// A followed sender, by its index in the listener.
-    case followed(Int)
-    /// A sender not followed: its notes are remembered, in case its first held-notes message
-    /// was lost on the way.
-    case unfollowed(PacketSource)
-    /// Nobody: the note-offs recovery itself sends.
-    case nobody
+/// What the OSC thread does beside reading, translating and writing events: each a part of its
+/// own, which the bridge builds and hands to ``OSCToMIDISide``.
+public struct OSCToMIDIParts: Sendable {
+    /// The output ports' replays of their last values (`sync`).
+    package let replays: OutputReplays
+    /// Note recovery from the senders that announce their held notes.
+    package let recovery: RecoveryIntake
+    /// The status page's panic.
+    package let panic: OutputPanic
+    /// What leaves nothing sounding at a stop.
+    let silencer: OutputSilencer
 
-    /// `source`, followed at `index` or not.
-    @inline(__always)
-    init(_ index: Int?, _ source: PacketSource) {
-        if let index { self = .followed(index) } else { self = .unfollowed(source) }
+    /// The parts for `outputs`.
+    public init(outputs: [OutputPortConfig]) {
+        replays = OutputReplays(outputs: outputs)
+        recovery = RecoveryIntake()
+        panic = OutputPanic()
+        silencer = OutputSilencer()
     }
 }

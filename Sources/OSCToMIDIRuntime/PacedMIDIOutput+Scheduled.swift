@@ -25,19 +25,19 @@ extension PacedMIDIOutput {
             return
         }
         if backlog.count(port) == 0 {
-            if case .done = scheduleInKernel(event, port: port, at: time) {
-                trackScheduled(event, port: port)
+            if case .done = scheduleInKernel(event, port: port, at: time, now: now) {
+                ledger.scheduled(event, port: port, at: time, now: now, inKernel: true)
                 return
             }
             kernel.retryAt = now + Self.kernelRetryInterval
         }
-        hold(event, at: time, port: port)
+        hold(event, at: time, port: port, now: now)
     }
 
     /// Writes `event` to the kernel's queue for `time`: `.done` when it went (counted, tracked
     /// and its SysEx released) or was refused for good (counted as failed), `.blocked` when the
     /// pool is full.
-    fileprivate func scheduleInKernel(_ event: MIDIEvent, port: Int, at time: UInt64) -> Attempt {
+    fileprivate func scheduleInKernel(_ event: MIDIEvent, port: Int, at time: UInt64, now: UInt64) -> Attempt {
         do {
             if event.kind == .sysex, let sysexStore {
                 try sysexStore.withBytes(event.sysex) { (bytes) throws(ALSAError) in
@@ -56,20 +56,17 @@ extension PacedMIDIOutput {
         release(event)
         counters[port].sent.add(1, ordering: .relaxed)
         kernel.until = max(kernel.until ?? 0, time)
-        // A note-on counts as gone out; a scheduled note-off does not count as silencing
-        // anything yet, so a note-off sent now for the same note still gets its reserve slot.
-        if event.kind == .noteOn && event.data2 > 0 { track(event, port: port) }
         return .done
     }
 
     /// Puts `event` into `port`'s scheduled queue, or drops it (counted) when the queue is full
     /// and the event neither is sooner than what it holds nor silences a note that needs it.
-    fileprivate func hold(_ event: MIDIEvent, at time: UInt64, port: Int) {
+    fileprivate func hold(_ event: MIDIEvent, at time: UInt64, port: Int, now: UInt64) {
         let entry = ScheduledEvent(time: time, event: event)
         let count = backlog.count(port)
         if count >= scheduledCapacity {
             if Self.silencesNotes(event) {
-                guard scheduledSilencingIsNeeded(event, port: port) else {
+                guard ledger.needsScheduled(event, port: port) else {
                     dropScheduled(event, port: port)
                     return
                 }
@@ -94,7 +91,7 @@ extension PacedMIDIOutput {
             }
         }
         _ = backlog.insertInTimeOrder(entry, port: port)
-        trackScheduled(event, port: port)
+        ledger.scheduled(event, port: port, at: time, now: now, inKernel: false)
         counters[port].scheduledHeld.add(1, ordering: .relaxed)
         if backlog.count(port) > perPort[port].scheduledHighWater {
             perPort[port].scheduledHighWater = backlog.count(port)
@@ -105,29 +102,6 @@ extension PacedMIDIOutput {
     fileprivate func dropScheduled(_ event: MIDIEvent, port: Int) {
         counters[port].droppedScheduled[Int(event.kind.rawValue) & 31].add(1, ordering: .relaxed)
         release(event)
-    }
-
-    /// Whether a scheduled silencing event may be needed: its note was switched on by a
-    /// scheduled note-on accepted before it with no silencing scheduled since, or is sounding
-    /// from a note-on sent now and has no silencing scheduled yet; for all-notes-off and
-    /// all-sound-off, unless one was scheduled for the channel with no note-on since.
-    fileprivate func scheduledSilencingIsNeeded(_ event: MIDIEvent, port: Int) -> Bool {
-        if perPort[port].scheduledToSilence.needs(event) { return true }
-        guard event.kind != .controlChange else { return false }
-        return perPort[port].toSilence.needs(event)
-            && !perPort[port].scheduledSilenced.isHeld(channel: event.channel & 15, note: event.data1 & 127)
-    }
-
-    /// Notes what a scheduled event accepted (by the kernel or our scheduled queue) does to the
-    /// notes scheduled silencing events may be needed for.
-    fileprivate func trackScheduled(_ event: MIDIEvent, port: Int) {
-        perPort[port].scheduledToSilence.track(event)
-        guard event.kind == .noteOn || event.kind == .noteOff else { return }
-        // A scheduled note-on leaves its note unsilenced; a silencing event silences it.
-        var opposite = event
-        opposite.kind = event.kind == .noteOn && event.data2 > 0 ? .noteOff : .noteOn
-        opposite.data2 = opposite.kind == .noteOn ? 1 : 0
-        perPort[port].scheduledSilenced.track(opposite)
     }
 
     /// Drops every scheduled event still waiting in our scheduled queues (stopping: those in the
@@ -157,10 +131,13 @@ extension PacedMIDIOutput {
             while port < ports.count && !blocked {
                 while backlog.count(port) > 0 {
                     let event = backlog.first(port).event
-                    guard case .done = scheduleInKernel(event, port: port, at: backlog.first(port).time) else {
+                    let time = backlog.first(port).time
+                    guard case .done = scheduleInKernel(event, port: port, at: time, now: now) else {
                         blocked = true
                         break
                     }
+                    // Its note-on now counts as gone out; the rest was recorded when it was held.
+                    ledger.scheduled(event, port: port, at: time, now: now, inKernel: true)
                     backlog.removeFirst(port)
                 }
                 port += 1

@@ -53,6 +53,8 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     private let queues: PortRings<MIDIEvent>
     /// What each port keeps beside its queue.
     let perPort: FixedBuffer<PortState>
+    /// What each port's notes do: what a full queue keeps room for, and what a stop silences.
+    let ledger: OutputNoteLedger
     /// The events staged in the writer, in its slot order, with their output index as port.
     private let staged = FixedBuffer(repeating: MIDIEvent(.clock), count: DirectOutput.stageCapacity)
     private var stagedCount = 0
@@ -80,16 +82,8 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         var offset = 0
         /// When the port may write again (monotonic ns).
         var readyAt: UInt64 = 0
-        /// What the events that went out (or were queued) leave to silence.
-        var toSilence = NotesToSilence()
         /// The most events the queue has held.
         var highWater = 0
-        /// The same for the scheduled events accepted (by the kernel or the scheduled queue),
-        /// in the order they were: the notes switched on with no silencing event scheduled since,
-        /// and the channels released by a scheduled all-notes-off or all-sound-off.
-        var scheduledToSilence = NotesToSilence()
-        /// The notes a silencing event was scheduled for since their last scheduled note-on.
-        var scheduledSilenced = HeldNotes()
         /// The most events the scheduled queue has held.
         package var scheduledHighWater = 0
     }
@@ -121,6 +115,7 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         self.counters = counters
         queues = PortRings(ports: ports.count, capacity: queueCapacity + Self.releaseReserve)
         perPort = FixedBuffer(repeating: PortState(), count: max(ports.count, 1))
+        ledger = OutputNoteLedger(ports: ports.count)
         self.scheduledCapacity = scheduledCapacity
         backlog = ScheduledBacklog(ports: ports.count, capacity: scheduledCapacity + Self.releaseReserve)
     }
@@ -161,9 +156,9 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         do {
             try writer.send(event, from: ports[port], sysexBytes: nil)
             counters[port].sent.add(1, ordering: .relaxed)
-            perPort[port].toSilence.track(event)
+            ledger.sent(event, port: port, now: now)
         } catch {
-            if case .blocked = refusal(error, port: port, now: now) { push(event, port: port, offset: 0) }
+            if case .blocked = refusal(error, port: port, now: now) { push(event, port: port, offset: 0, now: now) }
         }
     }
 
@@ -191,7 +186,7 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
             return
         }
         guard mayWrite(event, port: port, now: now) else {
-            push(event, port: port, offset: 0)
+            push(event, port: port, offset: 0, now: now)
             return
         }
         if DirectOutput.canStage(event.kind) {
@@ -202,15 +197,15 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         // What is staged goes first; refused, it now fills this port's queue.
         flush(now: now)
         guard mayWrite(event, port: port, now: now) else {
-            push(event, port: port, offset: 0)
+            push(event, port: port, offset: 0, now: now)
             return
         }
         var offset = 0
         switch attempt(event, port: port, offset: &offset, now: now) {
         case .done:
-            track(event, port: port)
+            ledger.sent(event, port: port, now: now)
         case .partial, .blocked:
-            push(event, port: port, offset: offset)
+            push(event, port: port, offset: offset, now: now)
         }
     }
 
@@ -262,7 +257,7 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         writer.stage(event, from: ports[port], at: stagedCount)
         staged[stagedCount] = event
         stagedCount += 1
-        track(event, port: port)
+        ledger.sent(event, port: port, now: now)
         if stagedCount == DirectOutput.stageCapacity { flush(now: now) }
     }
 
@@ -424,7 +419,7 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
             counters[port].droppedQueueFull.add(1, ordering: .relaxed)
             return false
         }
-        guard perPort[port].toSilence.needs(event) else {
+        guard ledger.needsNow(event, port: port) else {
             counters[port].droppedRedundantNoteOffs.add(1, ordering: .relaxed)
             return false
         }
@@ -436,18 +431,12 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         return true
     }
 
-    /// Notes what an event that went out (or was queued to) does to the notes owed a note-off.
-    @inline(__always)
-    func track(_ event: MIDIEvent, port: Int) {
-        perPort[port].toSilence.track(event)
-    }
-
-    private func push(_ event: MIDIEvent, port: Int, offset: Int) {
+    private func push(_ event: MIDIEvent, port: Int, offset: Int, now: UInt64) {
         guard mayQueue(event, port: port) else {
             release(event)
             return
         }
-        track(event, port: port)
+        ledger.sent(event, port: port, now: now)
         if queues.count(port) == 0 { perPort[port].offset = offset }
         append(event, port: port)
     }

@@ -22,6 +22,13 @@ public enum WallClock {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
+    /// Nanoseconds since the Unix epoch: what an OSC time tag is compared with.
+    public static func unixNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
     /// ``MonotonicClock`` in seconds, for durations (uptime, a browse's timeout).
     public static var monotonic: Double { Double(MonotonicClock.now()) / 1e9 }
 

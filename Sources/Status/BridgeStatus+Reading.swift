@@ -36,9 +36,9 @@ extension BridgeStatus {
                     droppedByFilter: counts.droppedByFilter, droppedOutOfRange: counts.droppedOutOfRange,
                     throttled: counts.throttled,
                     destinations: runtime.resolved.indices.map { index in
-                        let counters = runtime.sender.statistics.counters(for: index)
-                        let announcer = runtime.announcers[index]
-                        let link = runtime.sender.links[index]
+                        let counters = runtime.sending.sender.statistics.counters(for: index)
+                        let announcer = runtime.recovery?.announcers[index]
+                        let link = runtime.sending.sender.links[index]
                         let linkCounters = link?.counters
                         var refused: (since: Double, through: Double?)?
                         if link == nil, case .refused(let since, let through) = counters.reach {
@@ -57,17 +57,19 @@ extension BridgeStatus {
                             latencyMilliseconds: runtime.destinations[index].latencyMilliseconds,
                             refusedSeconds: refused?.since, lastThroughSeconds: refused?.through,
                             tcp: link.map { TCPDestination($0.counters, framing: $0.framing) },
-                            serviceAt: runtime.sender.serviceTargets[index].map { $0.current?.description ?? "absent" },
+                            serviceAt: runtime.sending.sender.serviceTargets[index].map {
+                                $0.current?.description ?? "absent"
+                            },
                             sync: runtime.destinations[index].sync.isEmpty
                                 ? nil : runtime.destinations[index].sync.description,
-                            replayed: runtime.stores[index]?.replayed ?? 0)
+                            replayed: runtime.replays.stores[index]?.replayed ?? 0)
                     })
             },
             eventsIn: input.runner.eventsIn.load(ordering: .relaxed), inputOverruns: input.reader.overruns,
             notesEndedAfterOverrun: input.runner.notesEndedAfterOverrun.load(ordering: .relaxed),
             sysexDropped: sysexStore.droppedCount, unsentEvents: input.runner.unformatted.load(ordering: .relaxed),
             replaysRefused: input.runner.replaySignal.refused.load(ordering: .relaxed)
-                + (oscInput?.syncRequestsRefused.load(ordering: .relaxed) ?? 0),
+                + (oscInput?.replays.refused.load(ordering: .relaxed) ?? 0),
             oscInput: oscInput.map(OSCInput.init), realtime: realtime.map { Realtime($0, osc: oscInput != nil) })
     }
 }

@@ -42,21 +42,22 @@ extension BridgeStatus.OSCInput {
                     scheduledHighWater: port.scheduledHighWater.load(ordering: .relaxed),
                     droppedScheduled: Self.byKind(port.droppedScheduled))
             }, tcp: tcp, recovery: Self.recovery(side),
-            syncRequests: side.syncRequests.load(ordering: .relaxed), replayed: side.values.replayed)
+            syncRequests: side.replays.requests.load(ordering: .relaxed), replayed: side.values.replayed)
     }
 
     /// Note recovery's counters, once a sender has used it.
     private static func recovery(_ side: OSCToMIDISide) -> BridgeStatus.OSCRecovery? {
-        let messages = side.recovery.messages.load(ordering: .relaxed)
-        let malformed = side.recovery.malformed.load(ordering: .relaxed)
+        let messages = side.recovery.listener.messages.load(ordering: .relaxed)
+        let malformed = side.recovery.listener.malformed.load(ordering: .relaxed)
         guard messages + malformed > 0 else { return nil }
         return BridgeStatus.OSCRecovery(
-            senders: side.recovery.following.load(ordering: .relaxed), messages: messages, malformed: malformed,
-            repaired: side.recovery.repaired.load(ordering: .relaxed),
-            releasedSilent: side.recovery.releasedSilent.load(ordering: .relaxed),
-            sendersLost: side.recovery.sendersLost.load(ordering: .relaxed),
-            sendersRefused: side.recovery.sendersRefused.load(ordering: .relaxed),
-            sendersAsked: side.recovery.sendersAsked.load(ordering: .relaxed))
+            senders: side.recovery.listener.following.load(ordering: .relaxed), messages: messages,
+            malformed: malformed,
+            repaired: side.recovery.listener.repaired.load(ordering: .relaxed),
+            releasedSilent: side.recovery.listener.releasedSilent.load(ordering: .relaxed),
+            sendersLost: side.recovery.listener.sendersLost.load(ordering: .relaxed),
+            sendersRefused: side.recovery.listener.sendersRefused.load(ordering: .relaxed),
+            sendersAsked: side.recovery.listener.sendersAsked.load(ordering: .relaxed))
     }
 
     /// The kinds counted in `counts` (indexed by raw value), by name.

@@ -229,7 +229,10 @@ public func python3(importing modules: String) -> String? {
     for folder in path.split(separator: ":").map(String.init) + ["/usr/bin"] {
         let candidate = folder + "/python3"
         guard access(candidate, X_OK) == 0,
-            let found = try? runProcess(candidate, ["-c", "import sys, \(modules); print(sys.executable)"]),
+            // A bound for a loaded machine: in the emulated VM a cold import of a package from the
+            // shared folder can take most of a minute; a python that has the modules answers sooner.
+            let found = try? runProcess(
+                candidate, ["-c", "import sys, \(modules); print(sys.executable)"], timeout: 120),
             found.status == 0
         else { continue }
         return found.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -37,7 +37,7 @@ final class OSCQueryListenALSATests: XCTestCase {
         try listener.start()
         defer { listener.stop() }
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 20) { (try? self.webSocket(bridge)["listening"] as? Int) == 2 },
+            RunningBridge.waitUntil(timeout: 60) { (try? self.webSocket(bridge)["listening"] as? Int) == 2 },
             listener.standardOutput + listener.standardError)
 
         // MIDI into the input: the listener gets the controller under the input's address.
@@ -109,7 +109,7 @@ final class OSCQueryListenALSATests: XCTestCase {
         try listener.start()
         defer { listener.stop() }
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 20) { (try? self.webSocket(bridge)["listening"] as? Int) == 1 },
+            RunningBridge.waitUntil(timeout: 60) { (try? self.webSocket(bridge)["listening"] as? Int) == 1 },
             listener.standardOutput + listener.standardError)
 
         // A client sends the fader: controller 7 = 64 on the output, shown as the rule sends it back.

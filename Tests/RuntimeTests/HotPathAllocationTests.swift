@@ -73,7 +73,7 @@ final class HotPathAllocationTests: XCTestCase {
         let counts = path.runner.routes[0].route.counters.snapshot
         XCTAssertEqual(counts.eventsIn, events + 2_000)
         XCTAssertEqual(counts.passed, events + 2_000)
-        XCTAssertEqual(path.runner.routes[0].sender.statistics.packetsSent(to: 0), events + 2_000)
+        XCTAssertEqual(path.runner.routes[0].sending.sender.statistics.packetsSent(to: 0), events + 2_000)
         print(
             "allocation test: ALSA decode -> forwarding route -> OSC -> UDP, \(events) events, "
                 + "\(path.delivered[0]) packets received, \(allocations) allocations")

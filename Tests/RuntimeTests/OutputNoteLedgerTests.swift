@@ -17,6 +17,15 @@ import Testing
         MIDIEvent(.noteOff, channel: 1, data1: note, port: port)
     }
 
+    /// `event` handed to output `event.port` at `now` for `time`: sent now, or scheduled.
+    static func record(_ ledger: OutputNoteLedger, _ event: MIDIEvent, at time: UInt64, now: UInt64) {
+        if time == now {
+            ledger.sent(event, port: Int(event.port), now: now)
+        } else {
+            ledger.scheduled(event, port: Int(event.port), at: time, now: now, inKernel: true)
+        }
+    }
+
     static func sounding(_ ledger: OutputNoteLedger, at cutoff: UInt64) -> [String] {
         var notes: [String] = []
         ledger.forEachMaySound(at: cutoff) { notes.append("\($0.port):\($0.channel):\($0.note)") }
@@ -25,24 +34,24 @@ import Testing
 
     @Test func aNoteOnNowWithItsNoteOffScheduledLaterIsSoundingBeforeTheNoteOff() {
         let ledger = OutputNoteLedger(ports: 2)
-        ledger.record(Self.on(60, port: 1), at: 100, now: 100)
-        ledger.record(Self.off(60, port: 1), at: 5_000, now: 100)
+        Self.record(ledger, Self.on(60, port: 1), at: 100, now: 100)
+        Self.record(ledger, Self.off(60, port: 1), at: 5_000, now: 100)
         #expect(Self.sounding(ledger, at: 200) == ["1:1:60"])
         #expect(Self.sounding(ledger, at: 5_000) == [])
     }
 
     @Test func aNoteOnScheduledAfterTheCutoffNeverSounded() {
         let ledger = OutputNoteLedger(ports: 1)
-        ledger.record(Self.on(62), at: 3_000, now: 100)
+        Self.record(ledger, Self.on(62), at: 3_000, now: 100)
         #expect(Self.sounding(ledger, at: 200) == [])
         #expect(Self.sounding(ledger, at: 3_000) == ["0:1:62"])
     }
 
     @Test func aNoteReleasedAndStruckAgainLaterIsSilentInBetweenOnceTheReleaseHasPlayed() {
         let ledger = OutputNoteLedger(ports: 1)
-        ledger.record(Self.on(64), at: 100, now: 100)
-        ledger.record(Self.off(64), at: 150, now: 150)
-        ledger.record(Self.on(64), at: 900, now: 200)
+        Self.record(ledger, Self.on(64), at: 100, now: 100)
+        Self.record(ledger, Self.off(64), at: 150, now: 150)
+        Self.record(ledger, Self.on(64), at: 900, now: 200)
         #expect(Self.sounding(ledger, at: 300) == [])
         #expect(Self.sounding(ledger, at: 900) == ["0:1:64"])
     }
@@ -53,7 +62,7 @@ import Testing
         let ledger = OutputNoteLedger(ports: 1)
         for (time, event) in [(1_000, Self.on(65)), (2_000, Self.off(65)), (3_000, Self.on(65)), (4_000, Self.off(65))]
         {
-            ledger.record(event, at: UInt64(time), now: 0)
+            Self.record(ledger, event, at: UInt64(time), now: 0)
         }
         #expect(Self.sounding(ledger, at: 500) == [])
         #expect(Self.sounding(ledger, at: 2_500) == ["0:1:65"])
@@ -62,11 +71,11 @@ import Testing
 
     @Test func allNotesOffAndVelocityZeroReleaseNotes() {
         let ledger = OutputNoteLedger(ports: 1)
-        ledger.record(Self.on(60), at: 10, now: 10)
-        ledger.record(Self.on(61), at: 10, now: 10)
-        ledger.record(MIDIEvent(.noteOn, channel: 1, data1: 61, data2: 0), at: 20, now: 20)
+        Self.record(ledger, Self.on(60), at: 10, now: 10)
+        Self.record(ledger, Self.on(61), at: 10, now: 10)
+        Self.record(ledger, MIDIEvent(.noteOn, channel: 1, data1: 61, data2: 0), at: 20, now: 20)
         #expect(Self.sounding(ledger, at: 30) == ["0:1:60"])
-        ledger.record(.controlChange(channel: 1, controller: 123, value: 0), at: 40, now: 40)
+        Self.record(ledger, .controlChange(channel: 1, controller: 123, value: 0), at: 40, now: 40)
         #expect(Self.sounding(ledger, at: 50) == [])
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import MIDI
 import OSC
 import TestSupport
+import ValueStore
 import XCTest
 
 @testable import MIDIToOSCRuntime
@@ -26,7 +27,8 @@ final class ReplayTests: XCTestCase {
         let runner = RouteRunner(routes: [])
         let routes = try parsed.routes.map {
             try RouteRuntime(
-                config: $0, configInputPorts: [0], portNames: ["keys"], sysexStore: store, replaySignal: runner.replaySignal)
+                config: $0, configInputPorts: [0], portNames: ["keys"], sysexStore: store,
+                replaySignal: runner.replaySignal)
         }
         runner.replaceRoutes(routes)
         return runner
@@ -52,13 +54,13 @@ final class ReplayTests: XCTestCase {
         XCTAssertEqual(runner.endBatch(idleWakeMilliseconds: -1), RouteRunner.replayInterval)
         var turn = try receiver.datagrams().map(\.description)
         // The live note first, then one turn's budget.
-        XCTAssertEqual(turn.count, 1 + RouteRunner.replayBudget)
+        XCTAssertEqual(turn.count, 1 + Replays<StoreReplayCursor>.budget)
         XCTAssertEqual(turn.first, "/midi/keys/1/note_on ,ii i:60 i:100")
         var replayed = Array(turn.dropFirst())
         var turns = 1
         while runner.endBatch(idleWakeMilliseconds: -1) == RouteRunner.replayInterval || !turn.isEmpty {
             turn = try receiver.datagrams().map(\.description)
-            XCTAssertLessThanOrEqual(turn.count, RouteRunner.replayBudget)
+            XCTAssertLessThanOrEqual(turn.count, Replays<StoreReplayCursor>.budget)
             replayed += turn
             turns += 1
             if turns > 100 { break }
@@ -69,7 +71,7 @@ final class ReplayTests: XCTestCase {
         let order = [0, 32] + (1..<100).filter { $0 != 32 && !parameterControllers.contains($0) }
         let expected = (0..<3).flatMap { channel in order.map { "/midi/keys/\(channel + 1)/cc ,ii i:\($0) i:\($0)" } }
         XCTAssertEqual(replayed, expected)
-        XCTAssertEqual(runner.routes[0].stores[0]?.replayed, expected.count)
+        XCTAssertEqual(runner.routes[0].replays.stores[0]?.replayed, expected.count)
         // Done: back to waiting for events.
         XCTAssertEqual(runner.endBatch(idleWakeMilliseconds: -1), -1)
     }

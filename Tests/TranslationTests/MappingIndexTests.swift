@@ -52,6 +52,20 @@ private func same(_ a: [(Int, TupleArray8<Int32>)], _ b: [(Int, TupleArray8<Int3
 
 private func rules(_ found: [(Int, TupleArray8<Int32>)]) -> [Int] { found.map(\.0) }
 
+/// Whether `resolution` holds the rules `address` matches as scanning `all` finds them: the
+/// first two with their captures, or `.manyRules` past two.
+private func resolves(_ resolution: AddressResolution, as all: [OSCMappingRule], _ address: [UInt8]) -> Bool {
+    let found = scan(all, address)
+    if found.count > 2 { return resolution.action == .manyRules }
+    guard Int(resolution.ruleCount) == found.count else { return false }
+    guard let first = found.first else { return true }
+    guard Int(resolution.firstRule) == first.0, (0..<8).allSatisfy({ resolution.firstCaptures[$0] == first.1[$0] })
+    else { return false }
+    guard found.count == 2 else { return true }
+    return Int(resolution.secondRule) == found[1].0
+        && (0..<8).allSatisfy { resolution.secondCaptures[$0] == found[1].1[$0] }
+}
+
 /// Translates `message` through the translator's one entry (its address table first) and
 /// through the general resolution alone: outcome and events each way.
 private func translateBothWays(
@@ -127,11 +141,9 @@ private func translateBothWays(
         let translator = OSCToMIDITranslator(outputNames: ["synth"], rules: all)
         address.utf8CString.withUnsafeBytes { raw in
             let bytes = UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - 1)])
-            let fast = translator.resolve(bytes)
-            let slow = translator.resolveScanning(bytes)
-            #expect(fast.action == slow.action && fast.ruleCount == slow.ruleCount)
-            #expect(fast.firstRule == slow.firstRule && fast.secondRule == slow.secondRule)
-            #expect(fast.action == (expected.count > 2 ? .manyRules : .rules))
+            let resolution = translator.resolve(bytes)
+            #expect(resolves(resolution, as: all, Array(address.utf8)))
+            #expect(resolution.action == (expected.count > 2 ? .manyRules : .rules))
         }
     }
 
@@ -216,14 +228,11 @@ private func translateBothWays(
         for address in addresses {
             address.utf8CString.withUnsafeBytes { raw in
                 let bytes = UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - 1)])
-                let fast = translator.resolve(bytes)
-                let slow = translator.resolveScanning(bytes)
-                #expect(fast.action == slow.action && fast.ruleCount == slow.ruleCount, "\(address)")
-                #expect(fast.firstRule == slow.firstRule && fast.secondRule == slow.secondRule, "\(address)")
-                for i in 0..<8 {
-                    #expect(
-                        fast.firstCaptures[i] == slow.firstCaptures[i]
-                            && fast.secondCaptures[i] == slow.secondCaptures[i])
+                let resolution = translator.resolve(bytes)
+                if resolution.ruleCount > 0 || resolution.action == .manyRules {
+                    #expect(resolves(resolution, as: all, Array(address.utf8)), "\(address)")
+                } else {
+                    #expect(scan(all, Array(address.utf8)).isEmpty, "\(address)")
                 }
             }
             for arguments in argumentLists {
