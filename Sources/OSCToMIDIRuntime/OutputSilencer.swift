@@ -13,8 +13,6 @@ struct OutputSilencer: Sendable {
     /// How far past the queue's clock a scheduled note-on counts as played when stopping.
     static var cutoffMargin: UInt64 { 5_000_000 }
 
-    init() {}
-
     /// Silences `output` at `now`, once the OSC thread has stopped: `emit` sends an event to an
     /// output as the thread would (recorded, then written).
     func silence(
