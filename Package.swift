@@ -52,7 +52,8 @@ let package = Package(
 
         // The only modules that touch the C libraries.
         .target(name: "ALSASequencer", dependencies: ["CALSA", "Endpoints", "MIDI", "Platform", "Storage"]),
-        .target(name: "OSCTransport", dependencies: ["CGNUCalls", "Endpoints", "OSC", "Platform", "Storage"]),
+        .target(
+            name: "OSCTransport", dependencies: ["CGNUCalls", "Endpoints", "MIDI", "OSC", "Platform", "Storage"]),
         // DNS-SD through avahi-daemon: announcing the OSC input, browsing for OSC services.
         .target(name: "Discovery", dependencies: ["CAvahi", "OSCTransport", "Platform"]),
         // OSCQuery: the namespace of what the OSC input accepts (pure), and its HTTP server.
@@ -129,9 +130,11 @@ let package = Package(
                 "Bridge", "Config", "Send", "Service", "Discovery", "ALSASequencer", "Endpoints", "MIDI", "JSON",
                 "Platform",
             ],
+            // Inputs of the link, not sources (Sources/aseqosc/link).
+            exclude: ["link"],
             // Bind every symbol at start: lazy binding makes the first event down each path
             // wait for the dynamic linker (milliseconds under emulation), a played note.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"])],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"] + smallStart)],
             // `aseqosc --version` and the package read the one VERSION file.
             plugins: ["VersionPlugin"]),
         .plugin(name: "VersionPlugin", capability: .buildTool()),
@@ -150,7 +153,7 @@ let package = Package(
         // Test-only: finding the sequencer, the built binary and peer tools; running processes.
         .target(name: "TestSupport"),
 
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "CAllocationCounter", "TestSupport"]),
         .testTarget(name: "EventTapTests", dependencies: ["EventTap", "MIDI"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(
@@ -205,6 +208,30 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// What every command pays before its first line runs, cut at the link (BENCHMARKS.md,
+// "Footprint"), with lld (in every Swift toolchain since 6.0; the package builds linked with it
+// already) for what gold lacks:
+// - The Swift runtime's C++ library linked in, not loaded (Sources/aseqosc/link says how).
+// - The runtime's 24,000 relocations, mostly pointers in Swift's metadata, packed (`-z
+//   pack-relative-relocs`, glibc 2.36): the dynamic loader reads 5 KB of them, not 560 KB.
+// - No symbol exported: the toolchain's static-stdlib arguments export every one
+//   (`-export-dynamic`), which nothing here looks up, 300 KB for the loader to hash into.
+// - The functions the commands run side by side at the start of the code
+//   (Sources/aseqosc/link/start-order.txt, written by scripts/start-order): the kernel maps a
+//   binary's pages 64 KB around each one touched, so scattered they made most of it resident.
+//   Every function has a section of its own in release builds (below), so that ours can be
+//   placed one by one, as the standard library's are, and those never called are left out.
+var smallStart: [String] {
+    let link = packageFolder + "/Sources/aseqosc/link"
+    return [
+        "-L", link, "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+        "-Xlinker", "--no-export-dynamic",
+        "-Xlinker", "--symbol-ordering-file=\(link)/start-order.txt", "-Xlinker", "--no-warn-symbol-ordering",
+    ]
+}
+// This file's folder: the link runs wherever SwiftPM runs it.
+var packageFolder: String { String(#filePath.dropLast("/Package.swift".count)) }
+
 // Debug information valgrind 3.19 (Debian 12's, which the benchmarks count instructions with)
 // can read: clang writes DWARF 5 by default, swiftc DWARF 4.
 var dwarf4: [CSetting] { [.unsafeFlags(["-gdwarf-4"])] }
@@ -217,6 +244,8 @@ var dwarf4: [CSetting] { [.unsafeFlags(["-gdwarf-4"])] }
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
-            .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
+            .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+            // A section per function, for the link to place and drop (smallStart, above).
+            .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
         ]
 }

@@ -29,36 +29,47 @@ extension PortInfo {
     /// has as its real name is skipped, so every unique name stays unique. Pass the complete
     /// port list: the numbering depends on which clients are present.
     public static func uniqueClientNames(_ ports: [PortInfo]) -> [UInt8: String] {
-        var realNames: [UInt8: String] = [:]
-        for port in ports { realNames[port.address.client] = port.clientName }
-        // Skipping suffixes that are real names is enough for uniqueness: a bare name is a real
-        // name, and "<name> (<n>)" spells its base name and number, so two bases never collide.
-        let taken = Set(realNames.values)
-
-        var unique: [UInt8: String] = [:]
-        // The next suffix to try for each name seen so far.
-        var nextSuffix: [String: Int] = [:]
-        for (client, name) in realNames.sorted(by: { $0.key < $1.key }) {
-            var uniqueName = name
-            if var number = nextSuffix[name] {
-                repeat {
-                    uniqueName = "\(name) (\(number))"
-                    number += 1
-                } while taken.contains(uniqueName)
-                nextSuffix[name] = number
-            } else {
-                nextSuffix[name] = 2
-            }
-            unique[client] = uniqueName
-        }
-        return unique
+        Dictionary(uniqueKeysWithValues: uniqueNames(ports).map { ($0.client, $0.name) })
     }
 
     /// The ports with unique client names (see ``uniqueClientNames(_:)``), in address order.
     public static func named(_ ports: [PortInfo]) -> [NamedPort] {
-        let names = uniqueClientNames(ports)
+        let names = uniqueNames(ports)
         return ports.sorted { $0.address < $1.address }.map { port in
-            NamedPort(info: port, clientName: names[port.address.client] ?? port.clientName)
+            NamedPort(
+                info: port, clientName: names.first { $0.client == port.address.client }?.name ?? port.clientName)
         }
+    }
+
+    /// ``uniqueClientNames(_:)`` as a list in client order. Lists, not dictionaries: a command's
+    /// first dictionary or set of a type makes the runtime search every protocol conformance
+    /// in the binary, and `aseqosc send` resolves its port before it needs any other.
+    private static func uniqueNames(_ ports: [PortInfo]) -> [(client: UInt8, name: String)] {
+        // Each client's real name (every port of a client carries it), in client order.
+        var clients: [(client: UInt8, name: String)] = []
+        for port in ports.sorted(by: { $0.address < $1.address }) where clients.last?.client != port.address.client {
+            clients.append((port.address.client, port.clientName))
+        }
+        // Skipping suffixes that are real names is enough for uniqueness: a bare name is a real
+        // name, and "<name> (<n>)" spells its base name and number, so two bases never collide.
+        var unique = clients
+        // The next suffix to try for each name seen so far.
+        var nextSuffix: [(name: String, number: Int)] = []
+        for index in clients.indices {
+            let name = clients[index].name
+            guard let seen = nextSuffix.firstIndex(where: { $0.name == name }) else {
+                nextSuffix.append((name, 2))
+                continue
+            }
+            var number = nextSuffix[seen].number
+            var uniqueName: String
+            repeat {
+                uniqueName = "\(name) (\(number))"
+                number += 1
+            } while clients.contains(where: { $0.name == uniqueName })
+            nextSuffix[seen].number = number
+            unique[index].name = uniqueName
+        }
+        return unique
     }
 }

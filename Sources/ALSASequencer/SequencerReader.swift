@@ -6,6 +6,20 @@ import Platform
 import Storage
 import Synchronization
 
+/// Why a ``SequencerReader`` could not be made or stopped reading: libasound refused (its input
+/// buffer, a read), or a system call failed (its wake signal, a `poll`).
+public enum SequencerReaderError: Error, Equatable, CustomStringConvertible {
+    case alsa(ALSAError)
+    case system(SystemCallError)
+
+    public var description: String {
+        switch self {
+        case .alsa(let error): error.description
+        case .system(let error): error.description
+        }
+    }
+}
+
 /// The input loop: waits for the sequencer, takes the pending events through libasound
 /// (`snd_seq_event_input`, whose one `read` per wake-up brings what the kernel holds, up to its
 /// input buffer's worth), decodes each, stamps it with the monotonic clock and hands it to a
@@ -15,16 +29,16 @@ import Synchronization
 /// first event and which then takes all that are waiting: one system call per wake-up where
 /// `poll()` and a `read` are two (docs/benchmark-history.md, sixth round). ``stop()`` ends that
 /// wait by sending our own client an event on the announcements port. Without one, and while
-/// the caller has a timeout pending, it waits in `poll()` on the sequencer and on a wake-up
-/// pipe, and reads without blocking.
+/// the caller has a timeout pending, it waits in `poll()` on the sequencer and on a
+/// ``WakeSignal``, and reads without blocking.
 ///
 /// It also keeps the notes held per source, so that when a source port or client disappears
 /// the handler receives the note-offs that source still owed: an unplugged keyboard never
 /// leaves a note hanging downstream.
 public final class SequencerReader: @unchecked Sendable {
-    // @unchecked Sendable: everything but the wake-up pipe, the atomics and the counters is
-    // touched only by the thread inside `run`; `stop()` writes to the pipe and, while a read
-    // waits, one fixed-size event through the client.
+    // @unchecked Sendable: everything but the wake signal, the atomics and the counters is
+    // touched only by the thread inside `run`; `stop()` wakes the signal and, while a read
+    // waits, sends one fixed-size event through the client.
 
     private let client: SequencerClient
     // What the input thread changes per event: this class's, used by that thread alone.
@@ -46,9 +60,8 @@ public final class SequencerReader: @unchecked Sendable {
     /// The notes each source holds on our ports, in slots `0..<trackedSources`.
     private let heldBySource = FixedBuffer(
         repeating: HeldBySource(source: PortAddress(client: 0, port: 0), port: 0, notes: HeldNotes()), count: 64)
-    /// A self-pipe: `stop()` writes a byte to `wakeWriter`, `poll()` sees `wakeReader`.
-    private let wakeReader: Int32
-    private let wakeWriter: Int32
+    /// Ends a wait in `poll()`: ``stop()`` and ``wake()`` wake it.
+    private let wakeSignal: WakeSignal
     private let stopRequested = Atomic<Bool>(false)
     /// Set by ``wake()``, which may come just before a read starts to wait.
     private let wakeRequested = Atomic<Bool>(false)
@@ -77,28 +90,23 @@ public final class SequencerReader: @unchecked Sendable {
     private let readCount = Atomic<Int>(0)
 
     /// A reader of `client`'s input; SysEx is reassembled into `sysexStore`.
-    public init(client: SequencerClient, sysexStore: SysExStore) throws(ALSAError) {
+    public init(client: SequencerClient, sysexStore: SysExStore) throws(SequencerReaderError) {
         self.client = client
         // Allocated here once by libasound, and read into by every `snd_seq_event_input`.
-        try check(
-            snd_seq_set_input_buffer_size(client.handle, Self.inputBufferEvents * MemoryLayout<snd_seq_event_t>.size),
-            "snd_seq_set_input_buffer_size")
-        var pipeEnds: (Int32, Int32) = (-1, -1)
-        let created = withUnsafeMutableBytes(of: &pipeEnds) {
-            pipe($0.baseAddress!.assumingMemoryBound(to: Int32.self))
+        do {
+            try check(
+                snd_seq_set_input_buffer_size(
+                    client.handle, Self.inputBufferEvents * MemoryLayout<snd_seq_event_t>.size),
+                "snd_seq_set_input_buffer_size")
+        } catch {
+            throw .alsa(error)
         }
-        guard created == 0 else { throw ALSAError(code: -errno, call: "pipe") }
-        (wakeReader, wakeWriter) = pipeEnds
-        for end in [wakeReader, wakeWriter] {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        do {
+            wakeSignal = try WakeSignal()
+        } catch {
+            throw .system(error)
         }
         decoder = SequencerEventDecoder(sysexStore: sysexStore)
-    }
-
-    deinit {
-        close(wakeReader)
-        close(wakeWriter)
     }
 
     /// Makes ``run(_:)`` return soon; callable from any thread or a signal handler's thread.
@@ -113,8 +121,7 @@ public final class SequencerReader: @unchecked Sendable {
     public func wake() {
         // Pairs with the exchange in `run` after publishing `wakePort`.
         wakeRequested.store(true, ordering: .sequentiallyConsistent)
-        var byte: UInt8 = 1
-        _ = write(wakeWriter, &byte, 1)
+        wakeSignal.wake()
         // Pairs with the stores in `run` and `drain` around the waiting read.
         let port = wakePort.load(ordering: .sequentiallyConsistent)
         guard port >= 0 else { return }
@@ -127,34 +134,22 @@ public final class SequencerReader: @unchecked Sendable {
     /// resuming); events that arrived meanwhile wait in the kernel and are read then.
     public func rearm() {
         stopRequested.store(false, ordering: .relaxed)
-        emptyWakePipe()
+        wakeSignal.drain()
     }
 
-    private func emptyWakePipe() {
-        var sink = (UInt64(0), UInt64(0))
-        while withUnsafeMutableBytes(of: &sink, { read(wakeReader, $0.baseAddress, $0.count) }) > 0 {}
-    }
-
-    /// Reads events until ``stop()``, like ``run(midi:other:afterBatch:)`` with one handler for
-    /// every decoded event.
-    public func run(_ handler: (DecodedSequencerEvent) -> Void, afterBatch: () -> Int32 = { -1 }) throws(ALSAError) {
-        try run(midi: { handler(.midi($0, source: $1)) }, other: handler, afterBatch: afterBatch)
-    }
-
-    /// Reads events until ``stop()``, like ``run(midiBatch:other:afterBatch:)`` with `midi` run
-    /// for each MIDI event in turn (with the port it came from).
+    /// Reads events until ``stop()``, like ``run(midiBatch:other:afterBatch:)`` with one handler
+    /// for every decoded event, MIDI (with the port it came from) or not.
     public func run(
-        midi: (MIDIEvent, PortAddress) -> Void, other: (DecodedSequencerEvent) -> Void,
-        afterBatch: () -> Int32 = { -1 }
-    ) throws(ALSAError) {
+        _ handler: (DecodedSequencerEvent) -> Void, afterBatch: () -> Int32 = { -1 }
+    ) throws(SequencerReaderError) {
         try run(
             midiBatch: { events, sources in
                 var index = 0
                 while index < events.count {
-                    midi(events[index], sources[index])
+                    handler(.midi(events[index], source: sources[index]))
                     index += 1
                 }
-            }, other: other, afterBatch: afterBatch)
+            }, other: handler, afterBatch: afterBatch)
     }
 
     /// The most MIDI events handed over in one call of a `midiBatch` handler.
@@ -171,12 +166,12 @@ public final class SequencerReader: @unchecked Sendable {
     public func run(
         midiBatch: (_ events: UnsafeBufferPointer<MIDIEvent>, _ sources: UnsafeBufferPointer<PortAddress>) -> Void,
         other: (DecodedSequencerEvent) -> Void, afterBatch: () -> Int32 = { -1 }
-    ) throws(ALSAError) {
+    ) throws(SequencerReaderError) {
         let sequencerCount = Int(snd_seq_poll_descriptors_count(client.handle, Int16(POLLIN)))
         let descriptors = FixedBuffer(repeating: pollfd(), count: sequencerCount + 1)
         let filled = snd_seq_poll_descriptors(
             client.handle, descriptors.baseAddress, UInt32(sequencerCount), Int16(POLLIN))
-        descriptors[Int(filled)] = pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
+        descriptors[Int(filled)] = pollfd(fd: wakeSignal.descriptor, events: Int16(POLLIN), revents: 0)
         let total = nfds_t(filled + 1)
 
         // The port of the wake-up event when reads wait; nil when the waits are in `poll()`.
@@ -211,19 +206,18 @@ public final class SequencerReader: @unchecked Sendable {
             }
             pollNext = false
             let ready: Int32
-            switch valueOrErrno(poll(descriptors.baseAddress, total, timeout)) {
+            switch valueOrErrno(retryOnInterrupt: { poll(descriptors.baseAddress, total, timeout) }) {
             case .success(let count): ready = count
-            case .failure(.interrupted): continue
-            case .failure(let error): throw ALSAError(code: -error.code, call: "poll")
+            case .failure(let error): throw .system(SystemCallError("poll", error))
             }
-            // With reads that wait, only a sequencer with events may be read: the wake-up pipe
+            // With reads that wait, only a sequencer with events may be read: the wake signal
             // alone (a stop) would leave the read waiting for the next event.
             if ready > 0 && (!readsWait || Self.hasInput(descriptors, count: Int(filled))) {
                 try drain(midiBatch, other, waiting: false)
             }
-            // A wake() is answered by this turn's afterBatch: emptied, the pipe lets the next
+            // A wake() is answered by this turn's afterBatch: drained, the signal lets the next
             // poll wait again instead of returning at once for ever.
-            if ready > 0 && descriptors[Int(filled)].revents != 0 { emptyWakePipe() }
+            if ready > 0 && descriptors[Int(filled)].revents != 0 { wakeSignal.drain() }
             timeout = afterBatch()
         }
     }
@@ -243,7 +237,7 @@ public final class SequencerReader: @unchecked Sendable {
     private func drain(
         _ midiBatch: (UnsafeBufferPointer<MIDIEvent>, UnsafeBufferPointer<PortAddress>) -> Void,
         _ other: (DecodedSequencerEvent) -> Void, waiting: Bool
-    ) throws(ALSAError) {
+    ) throws(SequencerReaderError) {
         var read = 0
         defer {
             handOver(midiBatch)
@@ -297,7 +291,8 @@ public final class SequencerReader: @unchecked Sendable {
     /// second one answering EAGAIN. libasound's calls rather than our own read of the
     /// descriptor: they parse the events (and attach a SysEx's data) as every ALSA client does.
     @inline(__always)
-    private func nextEvent(firstRead: inout Bool) throws(ALSAError) -> UnsafeMutablePointer<snd_seq_event_t>? {
+    private func nextEvent(firstRead: inout Bool) throws(SequencerReaderError) -> UnsafeMutablePointer<snd_seq_event_t>?
+    {
         if !firstRead && snd_seq_event_input_pending(client.handle, 0) <= 0 { return nil }
         firstRead = false
         var event: UnsafeMutablePointer<snd_seq_event_t>?
@@ -318,7 +313,7 @@ public final class SequencerReader: @unchecked Sendable {
             // A SysEx whose data runs past what was read: libasound dropped the rest.
             return nil
         default:
-            throw ALSAError(code: result, call: "snd_seq_event_input")
+            throw .alsa(ALSAError(code: result, call: "snd_seq_event_input"))
         }
     }
 

@@ -66,12 +66,8 @@ public final class Bridge: @unchecked Sendable {
         session = try SequencerSession(name: config.clientName, log: log)
         sysexStore = SysExStore(slots: 16, capacity: config.sysexCapacity)
         runner = RouteRunner(routes: [])
-        do {
-            input = try MIDIInputSide(
-                session: session, runner: runner, sysexStore: sysexStore, idleWakeMilliseconds: idleWakeMilliseconds)
-        } catch {
-            throw .alsa(error)
-        }
+        input = try MIDIInputSide(
+            session: session, runner: runner, sysexStore: sysexStore, idleWakeMilliseconds: idleWakeMilliseconds)
         for note in config.retiredKeys { log.warning(note) }
         let routes = try buildRoutes(config, reusing: []).routes
         runner.replaceRoutes(routes)
@@ -87,6 +83,8 @@ public final class Bridge: @unchecked Sendable {
     /// Hands OSCQuery the stores of `config`'s running ports, and of the destinations whose
     /// addresses its namespace lists (mapping rules sent back, the TouchOSC Bridge's client).
     private func showValues(_ config: BridgeConfig) {
+        // Only an OSCQuery server reads them (QueryService): with none, none are made.
+        guard config.oscInput?.queryPort != nil else { return liveValues.clear() }
         let outputs = oscInput.map { side in zip(side.outputNames, side.values.ports).map { ($0, $1) } } ?? []
         let inputs = zip(config.inputs.map(\.name), input.values.ports).map { ($0, $1) }
         var sent: [LiveValues.Sent] = []

@@ -98,6 +98,9 @@ final class LiveValues: OSCQueryValueSource {
     /// Values of nothing, until ``update(outputs:inputs:families:mappings:sent:)``.
     init() {}
 
+    /// No methods, for a config that serves no OSCQuery namespace.
+    func clear() { state.withLock { $0 = State() } }
+
     /// Reads, from now on, the values of `outputs` (name, table, by output index) and `inputs`
     /// (name, table) under the addresses of `families`, of the OSC input's `mappings`, and of
     /// the destinations that send them back or speak TouchOSC (`sent`).

@@ -52,20 +52,24 @@ final class StatusPage: StatusPageSource {
         bridge.oscTap.set(on: on)
     }
 
-    func takeMonitorLines(_ body: (String) -> Void) -> UInt64 {
+    func takeMonitorLines(_ body: (_ line: String, _ read: UInt64) -> Void) -> UInt64 {
         var dropped: UInt64 = 0
         var shown = 0
+        // An entry's event carries when it was read (MIDIEvent.timestamp): the MIDI event's
+        // read, or, for what an OSC message made, the message's.
+        var read: UInt64 = 0
         func line(_ text: String) {
             guard shown < Self.linesPerCall else {
                 dropped += 1
                 return
             }
-            body(text)
+            body(text, read)
             shown += 1
         }
         let routes = Dictionary(
             bridge.routeSnapshot.map { ($0.sending.monitorID, $0) }, uniquingKeysWith: { first, _ in first })
         dropped += bridge.input.tap.drain { entry, bytes in
+            read = entry.event.timestamp
             switch entry.kind {
             case .midiIn:
                 let port = bridge.input.portName(UInt8(truncatingIfNeeded: entry.index)) ?? "port \(entry.index)"
@@ -85,6 +89,7 @@ final class StatusPage: StatusPageSource {
         }
         let outputs = bridge.oscInputSnapshot?.outputNames ?? []
         dropped += bridge.oscTap.drain { entry, bytes in
+            read = entry.event.timestamp
             switch entry.kind {
             case .oscIn:
                 line("in osc: \(Self.message(bytes) ?? "(\(bytes.count) bytes, not an OSC message)")")

@@ -168,7 +168,7 @@ extension ConfigParser {
             port = try object.required("port").int(in: 1...65535)
         }
         let scheme = try object["scheme"]?.string() ?? "default"
-        let schemes = ["default", "osmid", "touchosc"]
+        let schemes = OSCScheme.builtInNames
         if let schemeNode = object["scheme"], !schemes.contains(scheme) {
             throw schemeNode.error("unknown scheme '\(scheme)'; expected one of \(schemes.joined(separator: ", "))")
         }
@@ -187,7 +187,7 @@ extension ConfigParser {
                 messages[kindName] = try message(child)
             }
         }
-        var resolvedScheme = OSCScheme.builtIns[scheme] ?? .default
+        var resolvedScheme = OSCScheme.builtIn(named: scheme) ?? .default
         if !messages.isEmpty {
             let overrides = messages.mapValues { message in
                 message.map { (address: $0.address, arguments: $0.arguments, style: $0.style) }

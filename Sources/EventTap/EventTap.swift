@@ -3,15 +3,13 @@ import Storage
 import Synchronization
 
 /// Events copied out of one event thread for the status page's monitor, read by the page
-/// server's thread: one producer, one consumer, a fixed ring, nothing allocated per event.
+/// server's thread: one producer, one consumer, an ``SPSCRing``, nothing allocated per event.
 ///
 /// Off (no page watching), an event costs the thread one relaxed load of ``isOn``. On, an
 /// event is copied into the ring with up to ``bytesPerEntry`` bytes of what went out (an OSC
-/// message); when the ring is full it is dropped and counted instead, so a burst is sampled
-/// for the page and never slows the music.
-public final class EventTap: @unchecked Sendable {
-    // @unchecked Sendable: the ring's slots are written by the one producer before it
-    // publishes `head` (releasing) and read by the one consumer after it loads it (acquiring).
+/// message), one record each; when the ring is full it is dropped and counted instead, so a
+/// burst is sampled for the page and never slows the music.
+public final class EventTap: Sendable {
     /// What an entry records.
     public enum Kind: UInt8, Sendable, BitwiseCopyable {
         /// MIDI read from an input port (`index`: our port).
@@ -33,17 +31,16 @@ public final class EventTap: @unchecked Sendable {
         public var event: MIDIEvent
     }
 
-    /// Entries the ring holds: 50 ms of a 10,000 events/s burst twice over.
+    /// Entries the ring holds at least (more when they carry fewer than ``bytesPerEntry``
+    /// bytes): 50 ms of a 10,000 events/s burst twice over.
     public static let capacity = 1024
     /// Bytes kept of each message; a longer one is cut there.
     public static let bytesPerEntry = 64
 
-    private let entries = FixedBuffer<Entry>(uninitializedCount: EventTap.capacity)
-    private let bytes = FixedBytes(count: EventTap.capacity * EventTap.bytesPerEntry)
-    /// Entries written (the producer's) and read (the consumer's), counting up; the slot is
-    /// the count modulo ``capacity``.
-    private let written = Atomic<Int>(0)
-    private let read = Atomic<Int>(0)
+    /// Each entry a record: the entry, then its bytes.
+    private let ring = SPSCRing(
+        minimumCapacity: EventTap.capacity
+            * SPSCRing.space(forRecordOf: MemoryLayout<Entry>.stride + EventTap.bytesPerEntry))
     private let droppedCount = Atomic<UInt64>(0)
     private let on = Atomic<Bool>(false)
 
@@ -63,35 +60,26 @@ public final class EventTap: @unchecked Sendable {
     public func record(
         _ kind: Kind, index: Int, destination: Int = 0, _ event: MIDIEvent, message: UnsafeRawBufferPointer? = nil
     ) {
-        let next = written.load(ordering: .relaxed)
-        guard next - read.load(ordering: .acquiring) < Self.capacity else {
-            droppedCount.add(1, ordering: .relaxed)
-            return
-        }
-        let slot = next & (Self.capacity - 1)
         let length = min(message?.count ?? 0, Self.bytesPerEntry)
-        if let message, length > 0 {
-            UnsafeMutableRawBufferPointer(rebasing: bytes.bytes[(slot * Self.bytesPerEntry)...].prefix(length))
-                .copyMemory(from: UnsafeRawBufferPointer(rebasing: message.prefix(length)))
-        }
-        entries[slot] = Entry(
+        let entry = Entry(
             kind: kind, length: UInt8(length), index: UInt16(truncatingIfNeeded: index),
             destination: UInt16(truncatingIfNeeded: destination), event: event)
-        written.store(next + 1, ordering: .releasing)
+        let written = ring.write(tag: 0, size: MemoryLayout<Entry>.stride + length) { record in
+            record.storeBytes(of: entry, as: Entry.self)
+            if let source = message?.baseAddress, length > 0 {
+                (record + MemoryLayout<Entry>.stride).copyMemory(from: source, byteCount: length)
+            }
+        }
+        if !written { droppedCount.add(1, ordering: .relaxed) }
     }
 
     /// Calls `body` with each entry recorded since the last call, oldest first, and its bytes
     /// (the consumer's thread); returns how many were dropped meanwhile.
     public func drain(_ body: (Entry, UnsafeRawBufferPointer) -> Void) -> UInt64 {
-        let end = written.load(ordering: .acquiring)
-        var next = read.load(ordering: .relaxed)
-        while next < end {
-            let slot = next & (Self.capacity - 1)
-            let entry = entries[slot]
-            let start = slot * Self.bytesPerEntry
-            body(entry, UnsafeRawBufferPointer(rebasing: bytes.bytes[start..<(start + Int(entry.length))]))
-            next += 1
-            read.store(next, ordering: .releasing)
+        ring.read { _, record in
+            let entry = record.load(as: Entry.self)
+            body(entry, UnsafeRawBufferPointer(rebasing: record[MemoryLayout<Entry>.stride...]))
+            return true
         }
         return droppedCount.exchange(0, ordering: .relaxed)
     }

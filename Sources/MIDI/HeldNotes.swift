@@ -1,11 +1,12 @@
 import Storage
 
-/// Which notes are sounding, per channel: 16 x 128 bits, updated in place, never allocating.
+/// Which notes are sounding, per channel: 16 ``NoteSet``s, updated in place, never allocating.
 ///
 /// Whoever forwards MIDI keeps one of these per source so that, when the source vanishes or a
 /// route is removed, the note-offs it still owes can be sent: nothing is ever left hanging.
 public struct HeldNotes: Sendable, Equatable {
-    @usableFromInline var bits = TupleArray32<UInt64>(repeating: 0)
+    /// Channel `c`'s notes at `c`.
+    @usableFromInline var channels = TupleArray16<NoteSet>(repeating: NoteSet())
 
     @inlinable
     public init() {}
@@ -17,11 +18,10 @@ public struct HeldNotes: Sendable, Equatable {
         // Inlinable, and note events first: every event on the input path passes here.
         if event.kind == .noteOn || event.kind == .noteOff {
             guard event.channel < 16, event.data1 < 128 else { return }
-            let (word, bit) = Self.position(channel: event.channel, note: event.data1)
             if event.kind == .noteOn && event.data2 > 0 {
-                bits[word] |= 1 &<< bit
+                channels[Int(event.channel)].insert(event.data1)
             } else {
-                bits[word] &= ~(1 &<< bit)
+                channels[Int(event.channel)].remove(event.data1)
             }
             return
         }
@@ -36,30 +36,35 @@ public struct HeldNotes: Sendable, Equatable {
     }
 
     /// Records `note` on `channel` (0...15) as held.
+    @inlinable
     public mutating func hold(channel: UInt8, note: UInt8) {
-        let (word, bit) = Self.position(channel: channel, note: note)
-        bits[word] |= 1 &<< bit
+        channels[Int(channel & 15)].insert(note)
     }
 
     /// Records `note` on `channel` (0...15) as no longer held.
+    @inlinable
     public mutating func release(channel: UInt8, note: UInt8) {
-        let (word, bit) = Self.position(channel: channel, note: note)
-        bits[word] &= ~(1 &<< bit)
+        channels[Int(channel & 15)].remove(note)
     }
 
     /// Whether `note` on `channel` (0...15) is held.
     @inlinable
     public func isHeld(channel: UInt8, note: UInt8) -> Bool {
-        let (word, bit) = Self.position(channel: channel, note: note)
-        return bits[word] & (1 << bit) != 0
+        channels[Int(channel & 15)].contains(note)
+    }
+
+    /// The notes held on `channel` (0...15).
+    @inlinable
+    public func notes(onChannel channel: UInt8) -> NoteSet {
+        channels[Int(channel & 15)]
     }
 
     /// Whether any note on any channel is held.
     public var isEmpty: Bool {
-        var word = 0
-        while word < 32 {
-            if bits[word] != 0 { return false }
-            word += 1
+        var channel = 0
+        while channel < 16 {
+            if !channels[channel].isEmpty { return false }
+            channel += 1
         }
         return true
     }
@@ -67,10 +72,10 @@ public struct HeldNotes: Sendable, Equatable {
     /// The number of held notes.
     public var count: Int {
         var total = 0
-        var word = 0
-        while word < 32 {
-            total += bits[word].nonzeroBitCount
-            word += 1
+        var channel = 0
+        while channel < 16 {
+            total += channels[channel].count
+            channel += 1
         }
         return total
     }
@@ -78,52 +83,81 @@ public struct HeldNotes: Sendable, Equatable {
     /// Calls `body` with a note-off for every held note, lowest channel and note first, and
     /// forgets them all.
     public mutating func releaseAll(_ body: (MIDIEvent) -> Void) {
-        var word = 0
-        while word < 32 {
-            var remaining = bits[word]
-            while remaining != 0 {
-                let bit = remaining.trailingZeroBitCount
-                remaining &= remaining - 1
-                let channel = UInt8(word / 2)
-                let note = UInt8((word % 2) * 64 + bit)
-                body(.noteOff(channel: channel, note: note))
-            }
-            bits[word] = 0
-            word += 1
+        var channel = 0
+        while channel < 16 {
+            channels[channel].forEachNote { body(.noteOff(channel: UInt8(channel), note: $0)) }
+            channels[channel] = NoteSet()
+            channel += 1
         }
     }
 
     /// Calls `body` with each held note of `channel` (0...15), lowest first.
     public func forEachHeld(channel: UInt8, _ body: (UInt8) -> Void) {
-        var half = 0
-        while half < 2 {
-            var remaining = bits[Int(channel & 15) * 2 + half]
-            while remaining != 0 {
-                body(UInt8(half * 64 + remaining.trailingZeroBitCount))
-                remaining &= remaining - 1
-            }
-            half += 1
-        }
+        channels[Int(channel & 15)].forEachNote(body)
     }
 
     @usableFromInline
     mutating func releaseChannel(_ channel: UInt8) {
         guard channel < 16 else { return }
-        bits[Int(channel) * 2] = 0
-        bits[Int(channel) * 2 + 1] = 0
-    }
-
-    @inlinable
-    static func position(channel: UInt8, note: UInt8) -> (Int, UInt64) {
-        (Int(channel & 15) &* 2 &+ Int(note >> 6 & 1), UInt64(note & 63))
+        channels[Int(channel)] = NoteSet()
     }
 
     public static func == (lhs: HeldNotes, rhs: HeldNotes) -> Bool {
-        var word = 0
-        while word < 32 {
-            if lhs.bits[word] != rhs.bits[word] { return false }
-            word += 1
+        var channel = 0
+        while channel < 16 {
+            if lhs.channels[channel] != rhs.channels[channel] { return false }
+            channel += 1
         }
         return true
     }
+}
+
+/// A set of MIDI note numbers (0...127) as 128 bits: one channel's notes. ``HeldNotes`` is 16
+/// of them; the recovery message (`/aseqosc/held`) carries one.
+public struct NoteSet: Equatable, Sendable, BitwiseCopyable {
+    /// Notes 0...63, bit `n` for note `n`, and 64...127, bit `n - 64`.
+    @usableFromInline var low: UInt64 = 0
+    @usableFromInline var high: UInt64 = 0
+
+    @inlinable
+    public init() {}
+
+    /// Whether `note` (0...127; the top bit is ignored) is in the set.
+    @inlinable @inline(__always)
+    public func contains(_ note: UInt8) -> Bool {
+        (note & 64 == 0 ? low : high) & Self.bit(note) != 0
+    }
+
+    @inlinable @inline(__always)
+    public mutating func insert(_ note: UInt8) {
+        if note & 64 == 0 { low |= Self.bit(note) } else { high |= Self.bit(note) }
+    }
+
+    @inlinable @inline(__always)
+    public mutating func remove(_ note: UInt8) {
+        if note & 64 == 0 { low &= ~Self.bit(note) } else { high &= ~Self.bit(note) }
+    }
+
+    @inlinable
+    public var isEmpty: Bool { low | high == 0 }
+
+    public var count: Int { low.nonzeroBitCount + high.nonzeroBitCount }
+
+    /// Calls `body` with each note, lowest first.
+    public func forEachNote(_ body: (UInt8) -> Void) {
+        var bits = low
+        while bits != 0 {
+            body(UInt8(bits.trailingZeroBitCount))
+            bits &= bits &- 1
+        }
+        bits = high
+        while bits != 0 {
+            body(UInt8(64 + bits.trailingZeroBitCount))
+            bits &= bits &- 1
+        }
+    }
+
+    /// `note`'s bit in its word.
+    @inlinable @inline(__always)
+    static func bit(_ note: UInt8) -> UInt64 { 1 &<< UInt64(note & 63) }
 }

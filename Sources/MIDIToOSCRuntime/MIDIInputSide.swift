@@ -62,13 +62,20 @@ public final class MIDIInputSide: @unchecked Sendable {
     /// ``apply(_:)``.
     public init(
         session: SequencerSession, runner: RouteRunner, sysexStore: SysExStore, idleWakeMilliseconds: Int32 = 1000
-    ) throws(ALSAError) {
+    ) throws(BridgeError) {
         self.session = session
         client = session.client
         self.runner = runner
         self.sysexStore = sysexStore
         self.idleWakeMilliseconds = idleWakeMilliseconds
-        reader = try SequencerReader(client: client, sysexStore: sysexStore)
+        do {
+            reader = try SequencerReader(client: client, sysexStore: sysexStore)
+        } catch {
+            switch error {
+            case .alsa(let error): throw .alsa(error)
+            case .system(let error): throw .system(error)
+            }
+        }
         runner.replaySignal.wake(with: { [reader] in reader.wake() })
     }
 

@@ -1,6 +1,6 @@
 import BridgeSession
-import Glibc
 import OSC
+import Platform
 import Recovery
 
 extension OSCTimeTag {
@@ -8,12 +8,8 @@ extension OSCTimeTag {
     /// `ahead` nanoseconds: what a sender stamps on an event it read at `monotonic` for a
     /// receiver to play `ahead` later. The two clocks are read once each, side by side.
     public static func wallClock(atMonotonic monotonic: UInt64, ahead: UInt64) -> OSCTimeTag {
-        var real = timespec()
-        var mono = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &mono)
-        clock_gettime(CLOCK_REALTIME, &real)
-        let monoNow = UInt64(mono.tv_sec) &* 1_000_000_000 &+ UInt64(mono.tv_nsec)
-        let realNow = UInt64(real.tv_sec) &* 1_000_000_000 &+ UInt64(real.tv_nsec)
+        let monoNow = MonotonicClock.now()
+        let realNow = WallClock.unixNanoseconds()
         // An event read before now is that much earlier in wall-clock time (0: unknown, now).
         let before = monotonic > 0 && monotonic <= monoNow ? monoNow - monotonic : 0
         return OSCTimeTag(unixNanoseconds: realNow - before + ahead)

@@ -265,7 +265,23 @@ extension OSCScheme {
     public static let none: OSCScheme = builtIn([:])
 
     /// The built-in schemes by the name a configuration uses.
-    public static let builtIns: [String: OSCScheme] = ["default": .default, "osmid": .osmid, "touchosc": .touchOSC]
+    public static var builtIns: [String: OSCScheme] {
+        Dictionary(uniqueKeysWithValues: builtInNames.map { ($0, builtIn(named: $0)!) })
+    }
+
+    /// The names of the built-in schemes.
+    public static let builtInNames = ["default", "osmid", "touchosc"]
+
+    /// The built-in scheme a configuration calls `name`. Each is made the first time it is
+    /// asked for, so that a config pays only for those it names.
+    public static func builtIn(named name: String) -> OSCScheme? {
+        switch name {
+        case "default": .default
+        case "osmid": .osmid
+        case "touchosc": .touchOSC
+        default: nil
+        }
+    }
 
     private static func builtIn(
         _ table: [MIDIEventKind: (String, [OSCArgumentField], OSCArgumentStyle)],

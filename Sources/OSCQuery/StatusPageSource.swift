@@ -11,9 +11,11 @@ public protocol StatusPageSource: AnyObject, Sendable {
     func setMonitoring(_ on: Bool)
 
     /// Calls `body` with one line per event seen since the last call (`in keys: note on 1 60
-    /// 100`), oldest first, and returns how many were dropped meanwhile (the monitor's rings
-    /// were full: a burst is sampled, never slowed).
-    func takeMonitorLines(_ body: (String) -> Void) -> UInt64
+    /// 100`), oldest first, and when the bridge read what the line is about (the MIDI event, or
+    /// the OSC message that made it; CLOCK_MONOTONIC nanoseconds, 0 when unknown); returns how
+    /// many were dropped meanwhile (the monitor's rings were full: a burst is sampled, never
+    /// slowed).
+    func takeMonitorLines(_ body: (_ line: String, _ read: UInt64) -> Void) -> UInt64
 
     /// Does `action` (one of ``StatusPageAction``) and says how it went, in a line.
     func perform(_ action: StatusPageAction) -> Result<String, StatusPageRefusal>

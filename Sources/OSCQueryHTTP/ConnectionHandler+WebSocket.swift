@@ -184,6 +184,9 @@ extension ConnectionHandler {
         if !listeners.isEmpty || watching { scheduleTick() }
     }
 
+    /// A CLOCK_MONOTONIC reading as the page's frames carry it: whole microseconds.
+    private static func microseconds(_ nanoseconds: UInt64) -> JSONValue { .number(Double(nanoseconds / 1000)) }
+
     /// How often the pages are sent the events (50 ms) and the status (500 ms, when it changed).
     static let eventsInterval: UInt64 = 50_000_000
     static let statusInterval: UInt64 = 500_000_000
@@ -197,10 +200,22 @@ extension ConnectionHandler {
         if monitoring && now >= eventsDue {
             eventsDue = now + Self.eventsInterval
             var lines: [JSONValue] = []
-            let dropped = source.takeMonitorLines { lines.append(.string($0)) }
+            var reads: [JSONValue] = []
+            let dropped = source.takeMonitorLines { line, read in
+                lines.append(.string(line))
+                reads.append(read == 0 ? .null : Self.microseconds(read))
+            }
             if !lines.isEmpty || dropped > 0 {
+                // READ and SENT on one clock, this machine's CLOCK_MONOTONIC: how long each line
+                // took inside the daemon, from its event's read to the frame, whatever the
+                // page's clock says.
                 let frame = Array(
-                    JSONWriter.text(.object(["EVENTS": .array(lines), "DROPPED": .number(Double(dropped))])).utf8)
+                    JSONWriter.text(
+                        .object([
+                            "EVENTS": .array(lines), "READ": .array(reads),
+                            "SENT": Self.microseconds(MonotonicClock.now()), "DROPPED": .number(Double(dropped)),
+                        ])
+                    ).utf8)
                 for (key, session) in watchers where session.wantsMonitor { queue(frame, binary: false, to: key) }
             }
         }

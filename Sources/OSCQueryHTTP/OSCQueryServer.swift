@@ -138,15 +138,15 @@ public final class OSCQueryServer: @unchecked Sendable {
         if case .v6 = address { isIPv6 = true } else { isIPv6 = false }
         let endpoint = isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)"
         // The port is tried here first, so a refusal says why: libwebsockets logs a failed bind
-        // and returns no context, with no errno to tell a port in use from anything else.
+        // and returns no context, with no `Errno` to tell a port in use from anything else.
         if port != 0 {
             do {
                 let (socket, _) = try ListeningSocket.open(
                     host: host, port: Int(port), type: Int32(SOCK_STREAM.rawValue))
                 close(socket)
             } catch {
-                let reason = String(cString: strerror(error.code))
-                throw OSCQueryServerError(description: "cannot listen on \(error.endpoint) for OSCQuery: \(reason)")
+                throw OSCQueryServerError(
+                    description: "cannot listen on \(error.endpoint) for OSCQuery: \(error.reason)")
             }
         }
         handler = ConnectionHandler(
@@ -156,13 +156,14 @@ public final class OSCQueryServer: @unchecked Sendable {
             connections: limits.connections, idle_seconds: limits.idleSeconds,
             request_bytes: UInt32(limits.requestBytes),
             ping_seconds: 20, hangup_seconds: 30)
-        errno = 0
+        // The shim reports a missing library only as `Errno.current`.
+        Errno.current = Errno(0)
         guard
             let context = aseqosc_ws_start(
                 host, Int32(port), isIPv6 ? 1 : 0, &wsLimits, ConnectionHandler.callback, ConnectionHandler.tick,
                 Unmanaged.passUnretained(handler).toOpaque())
         else {
-            if errno == ELIBACC {
+            if Errno.current == Errno(ELIBACC) {
                 let library = String(cString: aseqosc_ws_library())
                 throw OSCQueryServerError(
                     description: "\(library) cannot be loaded (apt-get install \(String(cString: aseqosc_ws_package)))")

@@ -299,7 +299,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     private func handle(_ message: OSCMessageView, from sender: PacketSource) {
         counters.messages.add(1, ordering: .relaxed)
-        if tap.isOn { tap.record(.oscIn, index: 0, MIDIEvent(.controlChange), message: message.bytes) }
+        if tap.isOn { tap.record(.oscIn, index: 0, MIDIEvent(.controlChange, timestamp: now), message: message.bytes) }
         count(translator.translate(message, timestamp: now) { process($0) }, message, from: sender)
     }
 

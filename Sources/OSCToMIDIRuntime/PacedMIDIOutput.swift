@@ -50,7 +50,7 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     let sysexStore: SysExStore?
     private let bytesPerSecond: Int
     /// The events each port holds back, `queueCapacity` plus the reserve.
-    private let queues: PortRings<MIDIEvent>
+    private let queues: PortQueues<MIDIEvent>
     /// What each port keeps beside its queue.
     let perPort: FixedBuffer<PortState>
     /// What each port's notes do: what a full queue keeps room for, and what a stop silences.
@@ -113,7 +113,7 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         self.queueCapacity = queueCapacity
         let counters = ports.map { _ in OutputPortCounters() }
         self.counters = counters
-        queues = PortRings(ports: ports.count, capacity: queueCapacity + Self.releaseReserve)
+        queues = PortQueues(ports: ports.count, capacity: queueCapacity + Self.releaseReserve)
         perPort = FixedBuffer(repeating: PortState(), count: max(ports.count, 1))
         ledger = OutputNoteLedger(ports: ports.count)
         self.scheduledCapacity = scheduledCapacity

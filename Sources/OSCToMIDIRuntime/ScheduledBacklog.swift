@@ -5,7 +5,7 @@ import Recovery
 /// Scheduled events the kernel had no room for (its output pool full), per output port, in time
 /// order, events of equal time in the order they came. ``PacedMIDIOutput`` hands them to the
 /// kernel as room frees, or writes them itself at their time.
-typealias ScheduledBacklog = PortRings<ScheduledEvent>
+typealias ScheduledBacklog = PortQueues<ScheduledEvent>
 
 /// An event and when it is due.
 struct ScheduledEvent: BitwiseCopyable {
@@ -14,7 +14,7 @@ struct ScheduledEvent: BitwiseCopyable {
     var event: MIDIEvent
 }
 
-extension PortRings where Element == ScheduledEvent {
+extension PortQueues where Element == ScheduledEvent {
     /// Inserts `entry` after every entry of `port` due at or before its time; false when the
     /// port's slots are all taken. Events nearly always come in time order, so this is nearly
     /// always an append.

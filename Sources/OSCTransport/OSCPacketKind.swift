@@ -23,8 +23,10 @@ public struct OSCPacketKind: Hashable, Sendable, BitwiseCopyable {
 
     var isNoteOn: Bool { raw >> 16 == 1 }
     var isNoteOff: Bool { raw >> 16 == 2 }
-    /// Channel and note, 0..<2048.
-    var key: Int { Int(raw & 0x7FF) }
+    /// The channel (0...15) of a note-on or note-off.
+    var channel: UInt8 { UInt8(truncatingIfNeeded: raw >> 7 & 15) }
+    /// The note (0...127) of a note-on or note-off.
+    var note: UInt8 { UInt8(truncatingIfNeeded: raw & 127) }
     /// Index into the drop counters: 0 note-on, 1 note-off, 2 other.
     var counterIndex: Int { isNoteOn ? 0 : isNoteOff ? 1 : 2 }
 }

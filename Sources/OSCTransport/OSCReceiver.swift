@@ -5,7 +5,7 @@ import Storage
 import Synchronization
 
 /// One thread's OSC input: a ``UDPReceiver``, a ``TCPReceiver``, or both (on the same port, as
-/// a user who names one port expects), waited on together in `poll()` with a self-pipe, so
+/// a user who names one port expects), waited on together in `poll()` with a ``WakeSignal``, so
 /// ``stop()`` ends the loop at once from any thread and every packet reaches the same handler
 /// in arrival order, whichever transport brought it. UDP alone, with nothing timed to do, waits
 /// in the receive itself (see ``UDPReceiver``).
@@ -16,7 +16,7 @@ public final class OSCReceiver: @unchecked Sendable {
     public let udp: UDPReceiver?
     public let tcp: TCPReceiver?
 
-    private let wakePipe: WakePipe
+    private let wakeSignal: WakeSignal
     private let stopRequested = Atomic<Bool>(false)
     private let pollDescriptors: FixedBuffer<pollfd>
     private var descriptors: UnsafeMutablePointer<pollfd> { pollDescriptors.baseAddress }
@@ -27,13 +27,13 @@ public final class OSCReceiver: @unchecked Sendable {
         precondition(udp != nil || tcp != nil, "OSCReceiver: nothing to receive from")
         self.udp = udp
         self.tcp = tcp
-        wakePipe = try WakePipe(endpoint: (udp?.boundAddress ?? tcp!.boundAddress).description)
+        do {
+            wakeSignal = try WakeSignal()
+        } catch {
+            throw ListenError(endpoint: (udp?.boundAddress ?? tcp!.boundAddress).description, .system(error))
+        }
         descriptorCount = 2 + (tcp?.pollDescriptorCount ?? 0)
         pollDescriptors = FixedBuffer(repeating: pollfd(fd: -1, events: 0, revents: 0), count: descriptorCount)
-    }
-
-    deinit {
-        wakePipe.close()
     }
 
     /// Makes ``run(tick:beforeBatch:_:)`` return soon; callable from any thread. The sockets
@@ -41,14 +41,14 @@ public final class OSCReceiver: @unchecked Sendable {
     public func stop() {
         // Releasing: pairs with the acquiring loads in `run` and in the UDP receiver.
         stopRequested.store(true, ordering: .releasing)
-        wakePipe.wake()
+        wakeSignal.wake()
         udp?.stop()
     }
 
     /// Ends the current wait of a ``run(tick:beforeBatch:clock:wakeable:_:)`` started
     /// `wakeable`, so `tick` runs soon; callable from any thread.
     public func wake() {
-        wakePipe.wake()
+        wakeSignal.wake()
     }
 
     /// Closes every socket (after ``run(tick:beforeBatch:_:)`` has returned), freeing the port at once.
@@ -71,7 +71,7 @@ public final class OSCReceiver: @unchecked Sendable {
         tick: () -> Int32, beforeBatch: () -> Void = {}, clock: () -> UInt64 = MonotonicClock.now,
         wakeable: Bool = false, _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void
     ) {
-        descriptors[0] = pollfd(fd: wakePipe.reader, events: Int16(POLLIN), revents: 0)
+        descriptors[0] = pollfd(fd: wakeSignal.descriptor, events: Int16(POLLIN), revents: 0)
         descriptors[1] = pollfd(fd: udp?.socket ?? -1, events: Int16(POLLIN), revents: 0)
         // A frame under way on TCP may shorten the wait, to close its connection when overdue.
         var timeout = tick()
@@ -85,10 +85,10 @@ public final class OSCReceiver: @unchecked Sendable {
             }
             // Connections come and go between rounds, so the TCP part is written afresh.
             tcp?.fillPollDescriptors(descriptors + 2)
-            let ready = valueOrErrno(poll(descriptors, nfds_t(descriptorCount), timeout))
-            if case .failure(let error) = ready, error != .interrupted { return }
-            if case .success(let count) = ready, count > 0 {
-                if descriptors[0].revents != 0 { wakePipe.drain() }
+            let ready = valueOrErrno(retryOnInterrupt: { poll(descriptors, nfds_t(descriptorCount), timeout) })
+            guard case .success(let count) = ready else { return }
+            if count > 0 {
+                if descriptors[0].revents != 0 { wakeSignal.drain() }
                 if let udp, descriptors[1].revents != 0 {
                     udp.receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick)
                 }

@@ -7,11 +7,15 @@ import Storage
 public struct UDPSenderError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The destination, as `host:port`.
     public var destination: String
-    /// The C call that failed.
-    public var call: String
-    public var code: Int32
+    /// The call that failed, and why.
+    public var failure: SystemCallError
 
-    public var description: String { "\(call) for \(destination): \(String(cString: strerror(code)))" }
+    public init(destination: String, _ failure: SystemCallError) {
+        self.destination = destination
+        self.failure = failure
+    }
+
+    public var description: String { "\(failure.call) for \(destination): \(failure.error)" }
 }
 
 /// Fans OSC packets out over UDP and TCP: queue packets for any destinations, then ``flush()``
@@ -370,12 +374,12 @@ public final class OSCSender {
                 next += Int(sent)
             case .success:
                 // None went, yet no error: count the first as failed and go on after it.
-                statistics.recordFailure(destination, UDPSendFailure(errno: 0))
+                statistics.recordFailure(destination, .other)
                 next += 1
             case .failure(let error):
                 // sendmmsg stops at the first message that fails and reports it only when it is
                 // the first of the call: count it and go on after it.
-                let reason = UDPSendFailure(errno: error.code)
+                let reason = UDPSendFailure(error)
                 if reason == .bufferFull {
                     // The rest would only fail the same way; they are dropped, not waited for.
                     statistics.recordFailure(destination, reason, count: count - next)
@@ -394,13 +398,17 @@ public final class OSCSender {
     /// unreachable) is read as an empty datagram, and cleared.
     public func receiveReply(from destination: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         guard links[destination] == nil else { return nil }
-        let size = recv(sockets[destination], buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
-        guard size < 0 else { return size }
-        let code = errno
-        if code == EAGAIN || code == EWOULDBLOCK { return nil }
-        // The refusal a later send would have reported, taken here instead.
-        if code == ECONNREFUSED { noteRefused(destination, now: MonotonicClock.now()) }
-        return 0
+        let received = valueOrErrno(retryOnInterrupt: {
+            recv(sockets[destination], buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+        })
+        switch received {
+        case .success(let size): return size
+        case .failure(.wouldBlock): return nil
+        case .failure(let error):
+            // The refusal a later send would have reported, taken here instead.
+            if error == .connectionRefused { noteRefused(destination, now: MonotonicClock.now()) }
+            return 0
+        }
     }
 
     @inline(__always)
@@ -412,7 +420,7 @@ public final class OSCSender {
             noteSent(destination, now: now)
             statistics.recordSent(destination, bytes: sent)
         case .failure(let error):
-            let reason = UDPSendFailure(errno: error.code)
+            let reason = UDPSendFailure(error)
             if reason == .connectionRefused { noteRefused(destination, now: now) }
             statistics.recordFailure(destination, reason)
         }
@@ -458,11 +466,16 @@ public final class OSCSender {
         let destination = resolved.destination
         let address = resolved.address
         let name = destination.description
-        func fail(_ call: String) -> UDPSenderError { UDPSenderError(destination: name, call: call, code: errno) }
+        func fail(_ call: String, _ error: Errno) -> UDPSenderError {
+            UDPSenderError(destination: name, SystemCallError(call, error))
+        }
 
         let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        let descriptor = socket(address.family, type, 0)
-        guard descriptor >= 0 else { throw fail("socket") }
+        let descriptor: Int32
+        switch valueOrErrno(socket(address.family, type, 0)) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw fail("socket", error)
+        }
         // A service's socket is connected once the service is found (``ServiceTarget``).
         if destination.service != nil { return descriptor }
         do throws(UDPSenderError) {
@@ -470,8 +483,9 @@ public final class OSCSender {
                 try setOption(descriptor, SOL_SOCKET, SO_BROADCAST, Int32(1), "setsockopt(SO_BROADCAST)", name)
             }
             if address.isMulticast { try applyMulticastOptions(descriptor, resolved) }
-            let result = address.withSockaddr { connect(descriptor, $0, $1) }
-            guard result == 0 else { throw fail("connect") }
+            if case .failure(let error) = address.withSockaddr({ nothingOrErrno(connect(descriptor, $0, $1)) }) {
+                throw fail("connect", error)
+            }
         } catch {
             close(descriptor)
             throw error
@@ -486,9 +500,10 @@ public final class OSCSender {
         let name = destination.description
         var interfaceIndex: Int32 = 0
         if let interface = destination.multicastInterface {
+            // 0 for an unknown name, with the reason left for `Errno.current`.
             interfaceIndex = Int32(bitPattern: if_nametoindex(interface))
             guard interfaceIndex != 0 else {
-                throw UDPSenderError(destination: name, call: "if_nametoindex(\(interface))", code: errno)
+                throw UDPSenderError(destination: name, SystemCallError("if_nametoindex(\(interface))", .current))
             }
         }
         if resolved.address.family == AF_INET6 {
@@ -526,9 +541,8 @@ public final class OSCSender {
     private static func setOption<T: BitwiseCopyable>(
         _ descriptor: Int32, _ level: Int32, _ option: Int32, _ value: T, _ call: String, _ destination: String
     ) throws(UDPSenderError) {
-        let result = withUnsafeBytes(of: value) {
-            setsockopt(descriptor, level, option, $0.baseAddress, socklen_t($0.count))
+        if case .failure(let error) = setSocketOption(descriptor, level, option, value) {
+            throw UDPSenderError(destination: destination, SystemCallError(call, error))
         }
-        guard result == 0 else { throw UDPSenderError(destination: destination, call: call, code: errno) }
     }
 }

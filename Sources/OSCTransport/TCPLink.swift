@@ -9,8 +9,8 @@ import Synchronization
 /// that carries packets across an outage.
 ///
 /// The input thread hands packets over with ``enqueue(_:kind:)`` and ``wake()``; neither
-/// blocks nor allocates (a lock-free byte ring, then a pipe written only while the link's
-/// thread sleeps). That thread connects without blocking anything else, reconnects with a
+/// blocks nor allocates (a lock-free byte ring, then a ``WakeSignal`` woken only while the
+/// link's thread sleeps). That thread connects without blocking anything else, reconnects with a
 /// backoff (0.1 s doubling to 2 s, so a synth's machine that comes back is heard from within
 /// two seconds), frames packets (OSC 1.0 length prefix or OSC 1.1 SLIP) and writes them.
 ///
@@ -21,9 +21,8 @@ import Synchronization
 /// the rest in order, without the note-ons that waited longer than ``noteOnTimeout`` (a chord
 /// played into a dead link should not sound a second later). Every drop is counted by kind.
 public final class TCPLink: @unchecked Sendable {
-    // @unchecked Sendable: the ring is written only by the producer at bytes the consumer has
-    // released and read only by the link thread at bytes the producer published (the atomics
-    // order them); everything else below the ring is the link thread's own.
+    // @unchecked Sendable: the ring is the one hand-over between the producer and the link
+    // thread (an `SPSCRing`); everything else below the ring is the link thread's own.
 
     /// Where it connects.
     public let destination: ResolvedOSCDestination
@@ -43,13 +42,8 @@ public final class TCPLink: @unchecked Sendable {
     /// How long ``stop()`` lets a live connection take what is queued.
     public static let stopGrace: UInt64 = 500_000_000
 
-    // Producer -> link thread: records of [size: UInt32][kind: UInt32][bytes], each padded to
-    // 8 bytes; a size of UInt32.max sends the reader back to the start of the ring.
-    private let ringBytes: FixedBytes
-    private var ring: UnsafeMutableRawPointer { ringBytes.baseAddress }
-    private let ringCapacity: Int
-    private let head = Atomic<Int>(0)
-    private let tail = Atomic<Int>(0)
+    // Producer -> link thread: a record per packet, tagged with its kind.
+    private let ring: SPSCRing
     // Written only while the link thread sleeps, so a busy stream costs no system call per flush.
     private let wakeSignal: WakeSignal?
     private let stopping = Atomic<Bool>(false)
@@ -97,14 +91,12 @@ public final class TCPLink: @unchecked Sendable {
         self.queueCapacity = queueCapacity
         noteOnTimeout = UInt64(max(milliseconds, 0)) * 1_000_000
         // Room for a burst of full-size packets between two turns of the link thread.
-        ringCapacity = 1 << 20
-        ringBytes = FixedBytes(count: ringCapacity, alignment: 8)
-        ringBytes.bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        ring = SPSCRing(minimumCapacity: 1 << 20)
         queue = TCPSendQueue(
             capacity: queueCapacity, noteOnTimeout: noteOnTimeout, largestPacket: Self.maximumPacketSize, drops: drops)
         outCapacity = framing.maximumFramedSize(of: Self.maximumPacketSize)
         outBytes = FixedBytes(count: outCapacity, alignment: 8)
-        // Without a pipe (out of descriptors) the link still works, polling every 10 ms.
+        // Without a wake signal (out of descriptors) the link still works, polling every 10 ms.
         wakeSignal = try? WakeSignal()
         // A service that moved: the thread leaves the old address at once.
         service?.observe { [weak self] in self?.wake() }
@@ -143,31 +135,12 @@ public final class TCPLink: @unchecked Sendable {
     /// Queues `packet` for the link thread; counts a drop if the hand-over ring is full or the
     /// packet is longer than ``maximumPacketSize``. Call ``wake()`` after a batch.
     public func enqueue(_ packet: UnsafeRawBufferPointer, kind: OSCPacketKind) {
-        guard packet.count <= Self.maximumPacketSize else {
-            drops.count(kind)
-            return
-        }
-        let size = Self.padded(8 + packet.count)
-        let write = head.load(ordering: .relaxed)
-        let read = tail.load(ordering: .acquiring)
-        var offset = write & (ringCapacity - 1)
-        let toEnd = ringCapacity - offset
-        // A record never wraps: one that would not fit before the end starts at 0, after a marker.
-        let needed = size <= toEnd ? size : toEnd + size
-        guard ringCapacity - (write &- read) >= needed else {
-            drops.count(kind)
-            return
-        }
-        var next = write
-        if size > toEnd {
-            ring.storeBytes(of: UInt32.max, toByteOffset: offset, as: UInt32.self)
-            next &+= toEnd
-            offset = 0
-        }
-        ring.storeBytes(of: UInt32(packet.count), toByteOffset: offset, as: UInt32.self)
-        ring.storeBytes(of: kind.raw, toByteOffset: offset + 4, as: UInt32.self)
-        if let source = packet.baseAddress { (ring + offset + 8).copyMemory(from: source, byteCount: packet.count) }
-        head.store(next &+ size, ordering: .releasing)
+        let handed =
+            packet.count <= Self.maximumPacketSize
+            && ring.write(tag: kind.raw, size: packet.count) { record in
+                if let source = packet.baseAddress { record.copyMemory(from: source, byteCount: packet.count) }
+            }
+        if !handed { drops.count(kind) }
     }
 
     /// Tells the link thread that packets are waiting (a system call only if it sleeps).
@@ -205,10 +178,8 @@ public final class TCPLink: @unchecked Sendable {
             droppedOthers: drops.others.load(ordering: .relaxed),
             staleNoteOns: drops.lateNoteOns.load(ordering: .relaxed),
             lostInBrokenConnections: lostPackets.load(ordering: .relaxed),
-            lastError: code == 0 ? nil : String(cString: strerror(code)))
+            lastError: code == 0 ? nil : Errno(code).description)
     }
-
-    private static func padded(_ size: Int) -> Int { (size + 7) & ~7 }
 
     // MARK: The link thread
 
@@ -302,15 +273,15 @@ public final class TCPLink: @unchecked Sendable {
             wakeSignal?.announceSleep()
             // A move of the service after the check at the top found the link awake.
             let moved = service.map { $0.generation != connectedGeneration } ?? false
-            if head.load(ordering: .relaxed) != tail.load(ordering: .relaxed)
+            if !ring.isEmpty
                 || (stopping.load(ordering: .relaxed) && !ending) || moved
             {
                 timeout = 0
             }
             if ending { timeout = 10 }
-            let ready = poll(&descriptors, socket >= 0 ? 2 : 1, timeout)
+            let polled = valueOrErrno(poll(&descriptors, socket >= 0 ? 2 : 1, timeout))
             wakeSignal?.endSleep()
-            if ready < 0 { continue }
+            guard case .success(let ready) = polled else { continue }
             if connecting && ready == 0 && MonotonicClock.now() >= connectDeadline {
                 disconnect(ETIMEDOUT)
                 continue
@@ -321,13 +292,11 @@ public final class TCPLink: @unchecked Sendable {
             guard socket >= 0, descriptors[1].revents != 0 else { continue }
             let revents = Int32(descriptors[1].revents)
             if connecting {
-                var code: Int32 = 0
-                var length = socklen_t(MemoryLayout<Int32>.size)
-                getsockopt(socket, SOL_SOCKET, SO_ERROR, &code, &length)
-                if code == 0 && revents & Int32(POLLOUT) != 0 {
+                let error = pendingSocketError(socket)
+                if error == nil && revents & Int32(POLLOUT) != 0 {
                     connected()
                 } else {
-                    disconnect(code == 0 ? ECONNREFUSED : code)
+                    disconnect(error?.code ?? ECONNREFUSED)
                 }
                 continue
             }
@@ -357,8 +326,11 @@ public final class TCPLink: @unchecked Sendable {
             address = current
         }
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        let descriptor = socket(address.family, type, 0)
-        guard descriptor >= 0 else { return .failure(errno) }
+        let descriptor: Int32
+        switch valueOrErrno(socket(address.family, type, 0)) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): return .failure(error.code)
+        }
         // A keypress goes out now, not after Nagle's wait for the previous packet's ACK.
         setOption(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
         // A receiver that vanished (Wi-Fi out of range, a machine switched off) is noticed in
@@ -368,17 +340,17 @@ public final class TCPLink: @unchecked Sendable {
         setOption(descriptor, Int32(IPPROTO_TCP), TCP_KEEPINTVL, 1)
         setOption(descriptor, Int32(IPPROTO_TCP), TCP_KEEPCNT, 3)
         setOption(descriptor, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, 5_000)
-        let result = address.withSockaddr { connect(descriptor, $0, $1) }
-        if result == 0 { return .success((descriptor, true)) }
-        let code = errno
-        if code == EINPROGRESS { return .success((descriptor, false)) }
-        close(descriptor)
-        return .failure(code)
+        switch address.withSockaddr({ nothingOrErrno(connect(descriptor, $0, $1)) }) {
+        case .success: return .success((descriptor, true))
+        case .failure(.inProgress): return .success((descriptor, false))
+        case .failure(let error):
+            close(descriptor)
+            return .failure(error.code)
+        }
     }
 
     private func setOption(_ descriptor: Int32, _ level: Int32, _ option: Int32, _ value: Int32) {
-        var value = value
-        _ = setsockopt(descriptor, level, option, &value, socklen_t(MemoryLayout<Int32>.size))
+        _ = setSocketOption(descriptor, level, option, value)
     }
 
     /// Reads and throws away what the receiver sent; an errno (or EPIPE for an orderly close)
@@ -437,23 +409,14 @@ public final class TCPLink: @unchecked Sendable {
     /// it, by the queue's rules when it is full; without, only what fits as it is. Returns
     /// whether records are left in the ring.
     private func drainRing(makingRoom: Bool) -> Bool {
-        let write = head.load(ordering: .acquiring)
-        var read = tail.load(ordering: .relaxed)
-        guard read != write else { return false }
-        let now = MonotonicClock.now()
-        while read != write {
-            let offset = read & (ringCapacity - 1)
-            let size = ring.load(fromByteOffset: offset, as: UInt32.self)
-            if size == UInt32.max {
-                read &+= ringCapacity - offset
-                continue
-            }
-            if !makingRoom && !queue.fits(packetOf: Int(size)) { break }
-            let kind = OSCPacketKind(raw: ring.load(fromByteOffset: offset + 4, as: UInt32.self))
-            queue.append(UnsafeRawBufferPointer(start: ring + offset + 8, count: Int(size)), kind: kind, now: now)
-            read &+= Self.padded(8 + Int(size))
+        // One clock reading per drain, taken only when there is something to queue.
+        var now: UInt64?
+        return ring.read { tag, packet in
+            if !makingRoom && !queue.fits(packetOf: packet.count) { return false }
+            let time = now ?? MonotonicClock.now()
+            now = time
+            queue.append(packet, kind: OSCPacketKind(raw: tag), now: time)
+            return true
         }
-        tail.store(read, ordering: .releasing)
-        return read != write
     }
 }

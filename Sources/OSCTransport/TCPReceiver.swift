@@ -1,3 +1,4 @@
+import CGNUCalls
 import Endpoints
 import Glibc
 import OSC
@@ -324,11 +325,15 @@ public final class TCPReceiver: @unchecked Sendable {
         while true {
             var peerAddress = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let accepted = withUnsafeMutablePointer(to: &peerAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { valueOrErrno(accept(listener, $0, &length)) }
+            // Accepted sockets do not inherit O_NONBLOCK on Linux: asked for here.
+            let flags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+            let accepted = withUnsafeMutablePointer(to: &peerAddress) { address in
+                address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    valueOrErrno(retryOnInterrupt: { aseqosc_accept4(listener, address, &length, flags) })
+                }
             }
             guard case .success(let client) = accepted else {
-                if accepted == .failure(.interrupted) || accepted == .failure(Errno(ECONNABORTED)) { continue }
+                if accepted == .failure(.connectionAborted) { continue }
                 return  // EAGAIN: no more; EMFILE and friends: try again at the next wake-up
             }
             let peer = withUnsafePointer(to: &peerAddress) {
@@ -347,9 +352,6 @@ public final class TCPReceiver: @unchecked Sendable {
                 onConnection(.refused(peer.address, notAllowed: false))
                 continue
             }
-            // Accepted sockets do not inherit O_NONBLOCK on Linux.
-            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             if connections[slot].buffer == nil {
                 connections[slot].buffer = .allocate(byteCount: maxPacketSize, alignment: 16)
             }
@@ -476,8 +478,7 @@ public final class TCPReceiver: @unchecked Sendable {
     /// Closes `descriptor` with a reset (`SO_LINGER` 0) instead of an orderly close: whatever
     /// the client sent is dropped and its next send or receive fails with `ECONNRESET`.
     private static func reset(_ descriptor: Int32) {
-        var option = linger(l_onoff: 1, l_linger: 0)
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        _ = setSocketOption(descriptor, SOL_SOCKET, SO_LINGER, linger(l_onoff: 1, l_linger: 0))
         Glibc.close(descriptor)
     }
 }

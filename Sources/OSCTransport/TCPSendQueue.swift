@@ -1,3 +1,4 @@
+import MIDI
 import Storage
 import Synchronization
 
@@ -43,8 +44,8 @@ final class TCPSendQueue {
     private var pendingStart = 0
     private var pendingEnd = 0
     private var pendingCount = 0
-    // One bit per channel and note, for the reordering after an outage.
-    private let noteOnQueued = FixedBuffer<UInt64>(repeating: 0, count: 32)
+    // The notes whose note-on is queued ahead, for the reordering after an outage.
+    private var noteOnQueued = HeldNotes()
 
     /// Room for `capacity` typical packets (under 64 bytes), or a few of `largestPacket` bytes.
     init(capacity: Int, noteOnTimeout: UInt64, largestPacket: Int, drops: TCPDropCounters) {
@@ -175,23 +176,22 @@ final class TCPSendQueue {
     /// rest in order, without note-ons older than ``noteOnTimeout``.
     func reorderAfterOutage(now: UInt64) {
         guard pendingCount > 0 else { return }
-        for word in 0..<32 { noteOnQueued[word] = 0 }
+        noteOnQueued = HeldNotes()
         var rebuild = Rebuild()
-        // First pass: the note-offs that go first, in order; a bit marks a note-on kept ahead.
+        // First pass: the note-offs that go first, in order; `noteOnQueued` marks a note-on kept ahead.
         var offset = pendingStart
         while offset < pendingEnd {
             let packet = queuedPacket(at: offset)
-            let key = packet.kind.key
-            let bit = UInt64(1) << UInt64(key & 63)
+            let (channel, note) = (packet.kind.channel, packet.kind.note)
             if packet.kind.isNoteOn && !isLate(packet, now: now) {
-                noteOnQueued[key >> 6] |= bit
+                noteOnQueued.hold(channel: channel, note: note)
             } else if packet.kind.isNoteOff {
-                if noteOnQueued[key >> 6] & bit == 0 {
+                if !noteOnQueued.isHeld(channel: channel, note: note) {
                     keep(packet, at: offset, in: &rebuild)
                     // Marked so the second pass leaves it out.
                     pending.storeBytes(of: UInt32.max, toByteOffset: offset + 4, as: UInt32.self)
                 } else {
-                    noteOnQueued[key >> 6] &= ~bit
+                    noteOnQueued.release(channel: channel, note: note)
                 }
             }
             offset += packet.recordSize

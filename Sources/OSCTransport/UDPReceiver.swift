@@ -31,21 +31,20 @@ public final class UDPReceiveStatistics: Sendable {
     }
 }
 
-/// Receives OSC over UDP: one non-blocking socket read with `recvmmsg`, a batch of datagrams per
-/// system call, each handed to a handler with its sender's address, in place (nothing is
-/// copied or allocated after `init`).
+/// Receives OSC over UDP: one socket read with `recvmmsg`, a batch of datagrams per system
+/// call, each handed to a handler with its sender's address, in place (nothing is copied or
+/// allocated after `init`). ``OSCReceiver`` runs it, alone or beside a ``TCPReceiver``.
 ///
-/// With nothing timed to do (`tick` returns -1), ``run(tick:beforeBatch:_:)`` waits in the
-/// receive itself on the blocking socket (`recvfrom` while the sender is quiet, `recvmmsg` with
-/// `MSG_WAITFORONE` during a burst): one system call per datagram instead of `poll` and then a
-/// receive (docs/benchmark-history.md, fifth round).
-/// ``stop()`` ends that wait with `shutdown(SHUT_RD)`, which Linux applies to an unconnected UDP socket too (it answers `ENOTCONN` but wakes the reader);
-/// a wait with a timeout is a `poll()` on the socket and a self-pipe. ``OSCReceiver`` runs it
-/// beside a ``TCPReceiver`` instead. With an allow-list, datagrams from other senders are
-/// dropped and counted before the handler sees them.
+/// With nothing timed to do, ``OSCReceiver`` has it wait in the receive itself on the blocking
+/// socket (`recvfrom` while the sender is quiet, `recvmmsg` with `MSG_WAITFORONE` during a
+/// burst): one system call per datagram instead of `poll` and then a receive
+/// (docs/benchmark-history.md, fifth round). ``stop()`` ends that wait with `shutdown(SHUT_RD)`,
+/// which Linux applies to an unconnected UDP socket too (it answers `ENOTCONN` but wakes the
+/// reader); every other receive passes `MSG_DONTWAIT`. With an allow-list, datagrams from other
+/// senders are dropped and counted before the handler sees them.
 public final class UDPReceiver: @unchecked Sendable {
-    // @unchecked Sendable: the buffers belong to the thread inside `run`; other threads only
-    // call `stop()` (an atomic, a pipe write and a shutdown) and read the statistics.
+    // @unchecked Sendable: the buffers belong to the thread inside `OSCReceiver.run`; other
+    // threads only call `stop()` (an atomic and a shutdown) and read the statistics.
 
     /// The address the socket is bound to (with the real port when asked for port 0).
     public let boundAddress: SocketAddress
@@ -59,7 +58,6 @@ public final class UDPReceiver: @unchecked Sendable {
     /// The socket, for ``OSCReceiver``'s `poll()`.
     let socket: Int32
     private let allowList: IPAllowList?
-    private let wakePipe: WakePipe
     private var isClosed = false
     /// Whether the waits take batches: a batch read found datagrams queued behind the one waited
     /// for (see ``receiveAvailable(_:beforeBatch:tick:waitingForOne:)``).
@@ -82,15 +80,9 @@ public final class UDPReceiver: @unchecked Sendable {
         host: String, port: Int, allowList: IPAllowList? = nil, batchCapacity: Int = 16, slotSize: Int = 65_536
     ) throws(ListenError) {
         precondition(batchCapacity >= 1 && slotSize >= 16, "UDPReceiver: batch capacity and slot size too small")
-        (socket, boundAddress) = try ListeningSocket.open(host: host, port: port, type: Int32(SOCK_DGRAM.rawValue))
         // Blocking, for the waiting receive; every other receive passes MSG_DONTWAIT.
-        _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) & ~O_NONBLOCK)
-        do {
-            wakePipe = try WakePipe(endpoint: boundAddress.description)
-        } catch {
-            Glibc.close(socket)
-            throw error
-        }
+        (socket, boundAddress) = try ListeningSocket.open(
+            host: host, port: port, type: Int32(SOCK_DGRAM.rawValue), blocking: true)
         self.allowList = allowList
         self.batchCapacity = batchCapacity
         self.slotSize = slotSize
@@ -111,7 +103,6 @@ public final class UDPReceiver: @unchecked Sendable {
 
     deinit {
         close()
-        wakePipe.close()
     }
 
     /// The bound UDP port.
@@ -135,44 +126,13 @@ public final class UDPReceiver: @unchecked Sendable {
         Glibc.close(socket)
     }
 
-    /// Makes ``run(tick:beforeBatch:_:)`` return soon; callable from any thread. The socket
-    /// receives nothing more.
-    public func stop() {
-        // Releasing: pairs with the acquiring loads in `run` and `receiveAvailable`.
+    /// Ends a receive waiting for a datagram, now or later, and hands nothing more on; callable
+    /// from any thread (``OSCReceiver/stop()``'s). The socket receives nothing more.
+    func stop() {
+        // Releasing: pairs with the acquiring loads in `receiveOne` and `receiveBatches`.
         stopRequested.store(true, ordering: .releasing)
-        wakePipe.wake()
-        // Ends a receive waiting for a datagram, now or later: the socket reads end-of-input
-        // from here on.
+        // The socket reads end-of-input from here on.
         _ = shutdown(socket, Int32(SHUT_RD))
-    }
-
-    /// Receives until ``stop()``. `handler` gets each datagram (valid only during the call) and
-    /// its sender; `beforeBatch` runs before the datagrams of each `recvmmsg` are handed on (the
-    /// place to read the clock once for them all); `tick` runs after every wake-up and returns
-    /// how long `poll` may wait next, in milliseconds (-1: until a datagram or a wake-up).
-    public func run(
-        tick: () -> Int32, beforeBatch: () -> Void = {}, _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void
-    ) {
-        var descriptors = (
-            pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakePipe.reader, events: Int16(POLLIN), revents: 0)
-        )
-        var timeout = tick()
-        // Acquiring: pairs with the releasing store in `stop()`.
-        while !stopRequested.load(ordering: .acquiring) {
-            if timeout < 0 {
-                receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick, waitingForOne: true)
-                timeout = tick()
-                continue
-            }
-            let ready = withUnsafeMutableBytes(of: &descriptors) {
-                valueOrErrno(poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, timeout))
-            }
-            if case .failure(let error) = ready, error != .interrupted { return }
-            if descriptors.1.revents != 0 { wakePipe.drain() }
-            if descriptors.0.revents != 0 { receiveAvailable(handler, beforeBatch: beforeBatch, tick: tick) }
-            timeout = tick()
-        }
     }
 
     /// Reads batches until the socket is empty, ticking between batches so paced output keeps
@@ -216,13 +176,14 @@ public final class UDPReceiver: @unchecked Sendable {
     {
         // `recvfrom`, not `recvmsg`: the kernel reads no header and no vector from us. With
         // MSG_TRUNC it answers a datagram's whole length, larger than the slot if it was cut.
-        let received = valueOrErrno(
+        let received = valueOrErrno(retryOnInterrupt: {
             recvfrom(
                 socket, slots, slotSize, Int32(MSG_TRUNC),
                 UnsafeMutableRawPointer(senders).assumingMemoryBound(to: sockaddr.self),
-                &headers[0].msg_hdr.msg_namelen))
-        // EINTR and ICMP reports: the caller waits again. Acquiring: pairs with the releasing
-        // store in `stop()`, whose shutdown ends the wait with an empty "datagram".
+                &headers[0].msg_hdr.msg_namelen)
+        })
+        // ICMP reports: the caller waits again. Acquiring: pairs with the releasing store in
+        // `stop()`, whose shutdown ends the wait with an empty "datagram".
         guard case .success(let length) = received, !stopRequested.load(ordering: .acquiring) else { return false }
         headers[0].msg_len = UInt32(min(length, slotSize))
         headers[0].msg_hdr.msg_flags = length > slotSize ? Int32(MSG_TRUNC) : 0

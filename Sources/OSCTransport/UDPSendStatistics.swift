@@ -1,4 +1,5 @@
 import Glibc
+import Platform
 import Storage
 import Synchronization
 
@@ -35,9 +36,9 @@ public enum UDPSendFailure: Int, Sendable, CaseIterable, CustomStringConvertible
         }
     }
 
-    /// The reason for an `errno` from `send`/`sendmmsg`.
-    public init(errno code: Int32) {
-        switch code {
+    /// The reason for an error from `send`/`sendmmsg`.
+    public init(_ error: Errno) {
+        switch error.code {
         case ECONNREFUSED: self = .connectionRefused
         case ENETUNREACH, ENETDOWN: self = .networkUnreachable
         case EHOSTUNREACH, EHOSTDOWN: self = .hostUnreachable

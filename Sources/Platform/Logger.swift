@@ -11,8 +11,20 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     case debug = 7
 
     public init?(name: String) {
-        guard let level = Self.allCases.first(where: { "\($0)" == name }) else { return nil }
+        guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
         self = level
+    }
+
+    /// `error`, `warning`, ... as `--log-level` takes it. Spelled out: `"\(level)"` would find a
+    /// case's name by reflection, a million instructions the first time.
+    public var name: String {
+        switch self {
+        case .error: "error"
+        case .warning: "warning"
+        case .notice: "notice"
+        case .info: "info"
+        case .debug: "debug"
+        }
     }
 
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue > rhs.rawValue }
@@ -54,7 +66,7 @@ public final class Logger: Sendable {
 
     /// `INFO   `: the level in capitals, padded to one width so messages line up.
     static func label(_ level: LogLevel) -> String {
-        let name = "\(level)".uppercased()
+        let name = level.name.uppercased()
         return name + String(repeating: " ", count: max(0, 7 - name.count))
     }
 }

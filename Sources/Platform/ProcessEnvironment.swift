@@ -2,7 +2,9 @@ import Glibc
 
 /// The process's environment variables, read from `environ`.
 public enum ProcessEnvironment {
-    public static var current: [String: String] {
+    /// Read once, when first asked for: aseqosc never sets a variable, and `run` asks several
+    /// times as it starts.
+    public static let current: [String: String] = {
         var variables: [String: String] = [:]
         var entry = environ
         while let pointer = entry.pointee {
@@ -13,5 +15,5 @@ public enum ProcessEnvironment {
             entry += 1
         }
         return variables
-    }
+    }()
 }

@@ -17,19 +17,17 @@ public struct SignalSet: Sendable {
     /// waits for as long as it takes.
     public func wait(timeout: Double? = nil) -> Int32? {
         var set = Self.set(numbers)
-        while true {
-            let number: Int32
-            if let timeout {
-                var limit = timespec(
-                    tv_sec: Int(timeout), tv_nsec: Int((timeout - timeout.rounded(.down)) * 1e9))
-                number = sigtimedwait(&set, nil, &limit)
-            } else {
-                number = sigwaitinfo(&set, nil)
-            }
-            if number > 0 { return number }
-            if errno == EAGAIN { return nil }
-            // EINTR: a signal outside the set (SIGSTOP and SIGCONT among them); wait again.
+        // Interrupted by a signal outside the set (SIGSTOP and SIGCONT among them): wait again.
+        let result: Result<Int32, Errno>
+        if let timeout {
+            var limit = timespec(tv_sec: Int(timeout), tv_nsec: Int((timeout - timeout.rounded(.down)) * 1e9))
+            result = valueOrErrno(retryOnInterrupt: { sigtimedwait(&set, nil, &limit) })
+        } else {
+            result = valueOrErrno(retryOnInterrupt: { sigwaitinfo(&set, nil) })
         }
+        // EAGAIN: the timeout passed.
+        guard case .success(let number) = result else { return nil }
+        return number
     }
 
     private static func set(_ numbers: [Int32]) -> sigset_t {

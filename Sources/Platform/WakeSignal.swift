@@ -1,35 +1,35 @@
+import CGNUCalls
 import Glibc
 import Synchronization
 
-/// Lets a producer wake a consumer thread only when it is asleep, so that in a busy stream
-/// neither side makes a system call per item: each TCP link thread, woken by the input thread's
-/// flush.
+/// The one way a thread ends another's wait in `poll()`: the input thread's read of the
+/// sequencer, the OSC thread's receive, each TCP link thread's wait for packets. An `eventfd`:
+/// one descriptor the sleeper polls beside its own, whose 8-byte counter a wake-up adds to and a
+/// drain reads back to zero.
 ///
-/// The sleeper announces itself (`sleeping`), then checks its queue once more before it blocks
-/// in `poll()`; the waker publishes its work, then looks at `sleeping`. A full fence on each side
-/// between the store and the load (Dekker's pattern) makes sure one of them sees the other.
+/// A producer with work for a busy consumer need not make a system call per item: the sleeper
+/// announces itself (``announceSleep()``), then checks its queue once more before it blocks in
+/// `poll()`; the producer publishes its work, then looks at that announcement (``notify()``). A
+/// full fence on each side between the store and the load (Dekker's pattern) makes sure one of
+/// them sees the other. ``wake()`` wakes whether or not the sleeper announced itself (a stop,
+/// a reload).
 public final class WakeSignal: @unchecked Sendable {
-    // @unchecked Sendable: the descriptors are fixed after init; the flag is atomic.
+    // @unchecked Sendable: the descriptor is fixed after init; the flag is atomic.
 
-    /// The end the sleeper polls, beside its own descriptors if it has any.
+    /// The descriptor the sleeper polls (for `POLLIN`), beside its own descriptors if it has any.
     public let descriptor: Int32
-    private let writeEnd: Int32
     private let sleeping = Atomic<Bool>(false)
 
+    /// A signal no one has woken yet.
     public init() throws(SystemCallError) {
-        var ends: (Int32, Int32) = (-1, -1)
-        let created = withUnsafeMutableBytes(of: &ends) { pipe($0.baseAddress!.assumingMemoryBound(to: Int32.self)) }
-        guard created == 0 else { throw .current("pipe") }
-        (descriptor, writeEnd) = ends
-        for end in [descriptor, writeEnd] {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        switch valueOrErrno(eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))) {
+        case .success(let descriptor): self.descriptor = descriptor
+        case .failure(let error): throw SystemCallError("eventfd", error)
         }
     }
 
     deinit {
         close(descriptor)
-        close(writeEnd)
     }
 
     /// Producer side, after publishing work: wakes the consumer if it is (about to be) asleep.
@@ -41,26 +41,16 @@ public final class WakeSignal: @unchecked Sendable {
         if sleeping.load(ordering: .relaxed) { wake() }
     }
 
-    /// Wakes the consumer unconditionally (shutdown, reload).
+    /// Wakes the consumer unconditionally (a stop, a reload, work handed over rarely); callable
+    /// from any thread.
     public func wake() {
-        var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
+        var one: UInt64 = 1
+        // Fails only when the counter is about to overflow, with wake-ups still pending.
+        _ = valueOrErrno(retryOnInterrupt: { write(descriptor, &one, 8) })
     }
 
-    /// Consumer side: blocks until notified or `timeoutMilliseconds` pass (-1: no timeout),
-    /// unless `hasWork()` says there is work after all.
-    public func sleep(timeoutMilliseconds: Int32, unless hasWork: () -> Bool) {
-        announceSleep()
-        if !hasWork() {
-            var polled = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            _ = poll(&polled, 1, timeoutMilliseconds)
-        }
-        endSleep()
-        drain()
-    }
-
-    /// Consumer side, for a sleeper that polls ``descriptor`` with descriptors of its own: call
-    /// before the last look at its queue, then poll unless it found work.
+    /// Consumer side, for a sleeper that polls ``descriptor``: call before the last look at its
+    /// queue, then poll unless it found work.
     public func announceSleep() {
         sleeping.store(true, ordering: .relaxed)
         // Pairs with the fence in `notify`.
@@ -72,9 +62,11 @@ public final class WakeSignal: @unchecked Sendable {
         sleeping.store(false, ordering: .relaxed)
     }
 
-    /// Empties the pipe of the wake-ups written to it.
+    /// Consumer side, after `poll()` reported ``descriptor``: takes every wake-up made so far,
+    /// so the next poll waits again.
     public func drain() {
-        var sink = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        while withUnsafeMutableBytes(of: &sink, { read(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+        var count: UInt64 = 0
+        // EAGAIN: none was pending.
+        _ = valueOrErrno(retryOnInterrupt: { read(descriptor, &count, 8) })
     }
 }

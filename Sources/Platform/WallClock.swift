@@ -11,22 +11,33 @@ public enum MonotonicClock {
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
+
+    /// Sleeps until ``now()`` reaches `deadline` (at once if it has), whatever signals arrive
+    /// meanwhile.
+    public static func sleep(until deadline: UInt64) {
+        guard deadline > now() else { return }
+        var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        _ = nothingOrErrorNumber(retryOnInterrupt: { clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) })
+    }
 }
 
 /// Time of day (CLOCK_REALTIME) and ``MonotonicClock`` in seconds.
 public enum WallClock {
+    /// Nanoseconds since the Unix epoch, what an OSC time tag counts from.
+    // Inlinable: a time-tagged destination reads it per bundle, the OSC thread per bundle with
+    // a time tag; one vDSO call, like ``MonotonicClock/now()``.
+    @inlinable
+    public static func unixNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
     /// Seconds since the Unix epoch.
     public static var now: Double {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    /// Nanoseconds since the Unix epoch: what an OSC time tag is compared with.
-    public static func unixNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
     /// ``MonotonicClock`` in seconds, for durations (uptime, a browse's timeout).

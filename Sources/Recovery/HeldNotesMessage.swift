@@ -1,3 +1,4 @@
+import MIDI
 import OSC
 
 /// The recovery message a destination with `recovery: true` is sent (docs/OSC.md, "Recovery"):
@@ -55,46 +56,5 @@ public struct HeldNotesMessage: Equatable, Sendable {
     /// Whether `message` is at ``address``.
     public static func isAddressed(_ message: OSCMessageView) -> Bool {
         address.withUTF8Buffer { message.address.elementsEqual(UnsafeRawBufferPointer($0)) }
-    }
-}
-
-/// A set of MIDI note numbers (0...127) as 128 bits.
-public struct NoteSet: Equatable, Sendable, BitwiseCopyable {
-    private var low: UInt64 = 0
-    private var high: UInt64 = 0
-
-    public init() {}
-
-    @inline(__always)
-    public func contains(_ note: UInt8) -> Bool {
-        note < 64 ? low & (1 << UInt64(note)) != 0 : high & (1 << UInt64(note & 63)) != 0
-    }
-
-    @inline(__always)
-    public mutating func insert(_ note: UInt8) {
-        if note < 64 { low |= 1 << UInt64(note) } else { high |= 1 << UInt64(note & 63) }
-    }
-
-    @inline(__always)
-    public mutating func remove(_ note: UInt8) {
-        if note < 64 { low &= ~(1 << UInt64(note)) } else { high &= ~(1 << UInt64(note & 63)) }
-    }
-
-    public var isEmpty: Bool { low == 0 && high == 0 }
-
-    public var count: Int { low.nonzeroBitCount + high.nonzeroBitCount }
-
-    /// Calls `body` with each note, lowest first.
-    public func forEachNote(_ body: (UInt8) -> Void) {
-        var bits = low
-        while bits != 0 {
-            body(UInt8(bits.trailingZeroBitCount))
-            bits &= bits - 1
-        }
-        bits = high
-        while bits != 0 {
-            body(UInt8(64 + bits.trailingZeroBitCount))
-            bits &= bits - 1
-        }
     }
 }

@@ -61,9 +61,8 @@ package final class RecoveryAnnouncer {
     }
 
     private func message(channel: UInt8) -> HeldNotesMessage {
-        var notes = NoteSet()
-        held.forEachHeld(channel: channel) { notes.insert($0) }
-        return HeldNotesMessage(periodMilliseconds: Self.periodMilliseconds, channel: channel, notes: notes)
+        HeldNotesMessage(
+            periodMilliseconds: Self.periodMilliseconds, channel: channel, notes: held.notes(onChannel: channel))
     }
 
     /// Records an event that went to the destination, at `now`.

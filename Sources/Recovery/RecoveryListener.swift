@@ -55,22 +55,17 @@ package final class RecoveryListener {
     package init() {}
 
     /// A note-on or note-off of a sender not followed, remembered in ``recent`` as it came (what
-    /// it means is worked out only if its sender is followed); a slot never written holds a
-    /// controller.
-    private struct HeardNote {
+    /// it means is worked out only if its sender is followed).
+    private struct HeardNote: BitwiseCopyable {
         var source: PacketSource
         var event: MIDIEvent
         var at: UInt64
     }
     /// How many note events of senders not followed are remembered: those of the last 100 ms
-    /// (the time to a sender's next held-notes message) at up to 2,560 notes a second. A power
-    /// of two, so the ring wraps with a mask.
+    /// (the time to a sender's next held-notes message) at up to 2,560 notes a second.
     static let recentCapacity = 256
-    private let recent = FixedBuffer(
-        repeating: HeardNote(source: PacketSource(address: .v4(0), port: 0), event: MIDIEvent(.controlChange), at: 0),
-        count: recentCapacity)
-    /// The slot of ``recent`` the next note takes.
-    private var nextRecent = 0
+    /// The latest of them, oldest first; a new one pushes out the oldest.
+    private var recent = FixedRing<HeardNote>(capacity: recentCapacity)
 
     /// Held-notes messages handled (well-formed; ``malformed`` counts the others).
     package let messages = Atomic<Int>(0)
@@ -130,9 +125,8 @@ package final class RecoveryListener {
     @inline(__always)
     package func remember(_ event: MIDIEvent, from source: PacketSource, now: UInt64) {
         guard event.kind == .noteOn || event.kind == .noteOff else { return }
-        let slot = nextRecent
-        recent[slot] = HeardNote(source: source, event: event, at: now)
-        nextRecent = (slot + 1) & (Self.recentCapacity - 1)
+        if recent.isFull { recent.removeFirst() }
+        recent.append(HeardNote(source: source, event: event, at: now))
     }
 
     /// Handles a held-notes message from `source` at `now`: follows the sender if it is new, and
@@ -233,14 +227,13 @@ package final class RecoveryListener {
     /// Gives a newly followed sender what it played in the two periods before, oldest first:
     /// the notes still sounding of it, which its first message then repairs like any other.
     private func adoptRecent(of sender: Sender, now: UInt64) {
-        let first = nextRecent
-        var slot = first
-        repeat {
-            let heard = recent[slot]
+        var position = 0
+        while position < recent.count {
+            let heard = recent[position]
             if heard.source == sender.source && heard.at &+ 2 &* sender.period >= now {
                 record(heard.event, in: sender, now: heard.at)
             }
-            slot = (slot + 1) & (Self.recentCapacity - 1)
-        } while slot != first
+            position += 1
+        }
     }
 }

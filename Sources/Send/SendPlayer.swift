@@ -60,7 +60,7 @@ public final class SendPlayer {
             case .sysex(let bytes):
                 try sendSysEx(bytes)
             case .delay(let milliseconds):
-                Self.sleep(until: MonotonicClock.now() + UInt64(milliseconds) * 1_000_000)
+                MonotonicClock.sleep(until: MonotonicClock.now() + UInt64(milliseconds) * 1_000_000)
             case .timestamp(let millisecondOfDay):
                 wait(forTimestamp: millisecondOfDay)
             case .clock(let bpm, let ticks):
@@ -91,7 +91,7 @@ public final class SendPlayer {
         if let last = lastTimestamp {
             var wanted = millisecondOfDay - last.millisecondOfDay
             if wanted < 0 { wanted += 24 * 60 * 60 * 1000 }  // past midnight
-            Self.sleep(until: last.reachedAt + UInt64(wanted) * 1_000_000)
+            MonotonicClock.sleep(until: last.reachedAt + UInt64(wanted) * 1_000_000)
         }
         lastTimestamp = (millisecondOfDay, MonotonicClock.now())
     }
@@ -102,7 +102,7 @@ public final class SendPlayer {
         let start = MonotonicClock.now()
         var tick = 0
         while ticks.map({ tick < $0 }) ?? true {
-            Self.sleep(until: start + UInt64(Double(tick) * interval))
+            MonotonicClock.sleep(until: start + UInt64(Double(tick) * interval))
             pace(1)
             try client.send(MIDIEvent(.clock), from: port)
             tick += 1
@@ -111,14 +111,6 @@ public final class SendPlayer {
 
     private func pace(_ count: Int) {
         guard pacer != nil else { return }
-        Self.sleep(until: pacer!.time(toWrite: count, now: MonotonicClock.now()))
-    }
-
-    /// The monotonic clock in nanoseconds (the one every event is stamped with).
-
-    static func sleep(until deadline: UInt64) {
-        guard deadline > MonotonicClock.now() else { return }
-        var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
+        MonotonicClock.sleep(until: pacer!.time(toWrite: count, now: MonotonicClock.now()))
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import MIDI
+import Platform
 
 /// One thing `aseqosc send` does, in order.
 public enum SendStep: Hashable, Sendable {
@@ -45,14 +46,14 @@ public struct SendScriptError: Error, Hashable, Sendable, CustomStringConvertibl
 /// Why a file of commands or SysEx could not be read.
 public struct SendFileError: Error, Hashable, Sendable, CustomStringConvertible {
     public var path: String
-    public var reason: String
+    public var error: Errno
 
-    public init(path: String, reason: String) {
+    public init(path: String, _ error: Errno) {
         self.path = path
-        self.reason = reason
+        self.error = error
     }
 
-    public var description: String { "cannot read '\(path)': \(reason)" }
+    public var description: String { "cannot read '\(path)': \(error)" }
 }
 
 /// Turns SendMIDI-style commands (`ch 2 on C4 100 cc 7 100`) into ``SendStep``s, collecting
@@ -132,19 +133,12 @@ public struct SendScript {
         return words
     }
 
-    /// Reads a whole file with plain POSIX calls, so errors are the system's own words.
+    /// Reads a whole file (`-`: standard input), so errors are the system's own words.
     public static func readFile(_ path: String) throws(SendFileError) -> [UInt8] {
-        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw SendFileError(path: path, reason: String(cString: strerror(errno))) }
-        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw SendFileError(path: path, reason: String(cString: strerror(errno))) }
-            if count == 0 { return bytes }
-            bytes += buffer[0..<count]
+        do {
+            return path == "-" ? try FileSystem.contents(of: STDIN_FILENO) : try FileSystem.contents(of: path)
+        } catch {
+            throw SendFileError(path: path, error)
         }
     }
 
@@ -171,7 +165,8 @@ public struct SendScript {
                 arguments.append(words[i].text)
                 i += 1
             }
-            let command = ([word.text] + arguments).joined(separator: " ")
+            // The command as written, for a message only.
+            var command: String { ([word.text] + arguments).joined(separator: " ") }
             if arguments.count < verb.requiredArguments {
                 fail(word, command, "missing \(verb.arguments[arguments.count])")
                 continue

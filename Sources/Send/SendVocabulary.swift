@@ -25,11 +25,15 @@ public enum SendVerb: CaseIterable, Sendable {
     /// The verb called `word` (short or long name, any case), as SendMIDI matches them.
     public init?(named word: String) {
         let lowered = word.lowercased()
-        guard let verb = Self.allCases.first(where: { $0.name == lowered || $0.longName == lowered }) else {
+        guard let named = Self.names.first(where: { $0.name == lowered || $0.longName == lowered }) else {
             return nil
         }
-        self = verb
+        self = named.verb
     }
+
+    /// Every verb's names, made once: each word of a script is looked up, and an ``entry`` is
+    /// made whole (its arrays too) each time it is asked for.
+    private static let names = allCases.map { (name: $0.name, longName: $0.longName, verb: $0) }
 
     private struct Entry {
         var name: String

@@ -58,19 +58,17 @@ public final class ControlSocket: @unchecked Sendable {
         guard path.utf8.count < 108 else {
             throw SystemCallError("control socket path too long: \(path)", Errno(ENAMETOOLONG))
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .current("socket") }
+        let fd = try Self.unixSocket()
         unlink(path)
         var address = Self.address(path)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                nothingOrErrno(bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)))
             }
-        }
-        guard bound == 0, listen(fd, 8) == 0 else {
-            let code = errno
+        }.flatMap { nothingOrErrno(listen(fd, 8)) }
+        if case .failure(let error) = bound {
             close(fd)
-            throw SystemCallError("bind \(path)", Errno(code))
+            throw SystemCallError("bind \(path)", error)
         }
         chmod(path, 0o666)  // status for every local user; a reload changes nothing the file does not say
         descriptor = fd
@@ -80,13 +78,13 @@ public final class ControlSocket: @unchecked Sendable {
     public func start() {
         thread = SystemThread(name: "aseqosc-control") { [self] in
             while true {
-                let connection = accept(descriptor, nil, nil)
-                if connection < 0 {
-                    if errno == EINTR || errno == ECONNABORTED { continue }
-                    return  // closed by stop()
+                switch valueOrErrno(retryOnInterrupt: { accept(descriptor, nil, nil) }) {
+                case .success(let connection):
+                    serve(connection)
+                    close(connection)
+                case .failure(.connectionAborted): continue
+                case .failure: return  // closed by stop()
                 }
-                serve(connection)
-                close(connection)
             }
         }
     }
@@ -113,10 +111,9 @@ public final class ControlSocket: @unchecked Sendable {
         shutdown(fd, Int32(SHUT_WR))
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
+        while case .success(let count) = valueOrErrno(retryOnInterrupt: { recv(fd, &buffer, buffer.count, 0) }),
+            count > 0
+        {
             answer.append(contentsOf: buffer[0..<count])
         }
         return answer
@@ -131,49 +128,56 @@ public final class ControlSocket: @unchecked Sendable {
 
     /// A stream socket connected to the daemon's socket at `path`.
     private static func connected(to path: String) throws(SystemCallError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .current("socket") }
+        let fd = try unixSocket()
         var address = address(path)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                nothingOrErrno(connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)))
             }
         }
-        guard result == 0 else {
-            let code = errno
+        if case .failure(let error) = result {
             close(fd)
-            throw SystemCallError("connect \(path)", Errno(code))
+            throw SystemCallError("connect \(path)", error)
         }
         return fd
+    }
+
+    /// A Unix stream socket, closed on exec.
+    private static func unixSocket() throws(SystemCallError) -> Int32 {
+        switch valueOrErrno(socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)) {
+        case .success(let fd): return fd
+        case .failure(let error): throw SystemCallError("socket", error)
+        }
     }
 
     /// The first line the client sent, up to 256 bytes; empty when it sent nothing in time.
     private static func readRequest(_ connection: Int32) -> String {
         var line: [UInt8] = []
         var byte: UInt8 = 0
-        while line.count < 256 {
-            let count = recv(connection, &byte, 1, 0)
-            if count < 0 && errno == EINTR { continue }
-            guard count == 1, byte != UInt8(ascii: "\n") else { break }
+        while line.count < 256,
+            case .success(1) = valueOrErrno(retryOnInterrupt: { recv(connection, &byte, 1, 0) }),
+            byte != UInt8(ascii: "\n")
+        {
             line.append(byte)
         }
         return String(decoding: line, as: UTF8.self)
     }
 
     private static func setTimeouts(_ connection: Int32) {
-        var timeout = timeval(tv_sec: Int(clientTimeoutMilliseconds / 1000), tv_usec: 0)
-        let size = socklen_t(MemoryLayout<timeval>.size)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, size)
-        setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, size)
+        let timeout = timeval(tv_sec: Int(clientTimeoutMilliseconds / 1000), tv_usec: 0)
+        _ = setSocketOption(connection, SOL_SOCKET, SO_RCVTIMEO, timeout)
+        _ = setSocketOption(connection, SOL_SOCKET, SO_SNDTIMEO, timeout)
     }
 
     private static func sendAll(_ bytes: [UInt8], to connection: Int32) {
         bytes.withUnsafeBytes { raw in
             var offset = 0
-            while offset < raw.count {
-                let sent = send(connection, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if sent < 0 && errno == EINTR { continue }
-                if sent <= 0 { break }
+            while offset < raw.count,
+                case .success(let sent) = valueOrErrno(retryOnInterrupt: {
+                    send(connection, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                }),
+                sent > 0
+            {
                 offset += sent
             }
         }

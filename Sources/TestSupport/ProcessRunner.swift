@@ -12,7 +12,7 @@ public struct ProcessResult: Sendable {
 
 /// Runs a program to completion (or until `timeout`), collecting both output streams.
 public func runProcess(
-    _ path: String, _ arguments: [String], input: String? = nil, timeout: TimeInterval = 20,
+    _ path: String, _ arguments: [String], input: String? = nil, timeout: TimeInterval = 120,
     environment: [String: String]? = nil
 ) throws -> ProcessResult {
     let process = BackgroundProcess(path, arguments, environment: environment)
@@ -150,7 +150,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     public var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
 
     /// Waits until stdout satisfies `condition` or `timeout` passes; returns whether it did.
-    public func waitForOutput(timeout: TimeInterval = 10, _ condition: (String) -> Bool) -> Bool {
+    public func waitForOutput(timeout: TimeInterval = 60, _ condition: (String) -> Bool) -> Bool {
         waitUntil(timeout: timeout) { condition(standardOutput) }
     }
 
@@ -196,8 +196,10 @@ public final class BackgroundProcess: @unchecked Sendable {
     }
 }
 
-/// Polls `condition` every 5 ms until it holds or `timeout` passes; returns whether it held.
-public func waitUntil(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
+/// Polls `condition` every 5 ms until it holds or `timeout` passes; returns whether it held. The
+/// default is for what only has to happen: a minute, which an emulated VM on a busy machine
+/// needs at worst; a wait whose length is the point says so.
+public func waitUntil(timeout: TimeInterval = 60, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }
@@ -206,19 +208,55 @@ public func waitUntil(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bo
     return condition()
 }
 
-/// Waits until some process has ALSA raw MIDI device `device` (`"hw:C,D"`) open for input: the
-/// kernel lists an owner under its input substream in `/proc/asound/cardC/midiD` only then, so
-/// bytes sent afterwards cannot reach the device before its reader (`amidi -d`) listens.
-public func waitForRawMIDIReader(_ device: String, timeout: TimeInterval = 10) -> Bool {
+/// What `/proc/asound/cardC/midiD` says of raw MIDI device `device`'s (`"hw:C,D"`) input: the
+/// process that has it open and the bytes waiting to be read; nil while nobody has it open.
+func rawMIDIInput(_ device: String) -> (owner: Int32, waiting: Int)? {
     let numbers = device.dropFirst("hw:".count).split(separator: ",")
-    guard numbers.count == 2 else { return false }
-    let path = "/proc/asound/card\(numbers[0])/midi\(numbers[1])"
-    return waitUntil(timeout: timeout) {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-            let input = text.range(of: "Input")
-        else { return false }
-        return text[input.upperBound...].contains("Owner PID")
+    guard numbers.count == 2,
+        let text = try? String(contentsOfFile: "/proc/asound/card\(numbers[0])/midi\(numbers[1])", encoding: .utf8),
+        let input = text.range(of: "\nInput")
+    else { return nil }
+    var fields: [String: Int] = [:]
+    for line in text[input.upperBound...].split(separator: "\n") {
+        let parts = line.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, let value = Int(parts[1].trimmingCharacters(in: .whitespaces)) else { continue }
+        fields[parts[0].trimmingCharacters(in: .whitespaces)] = value
     }
+    guard let owner = fields["Owner PID"] else { return nil }
+    return (Int32(owner), fields["Avail"] ?? 0)
+}
+
+/// Whether process `pid` is waiting in `poll` (or `ppoll`), as `amidi -d` does between reads.
+func isWaitingInPoll(_ pid: Int32) -> Bool {
+    #if arch(x86_64)
+        let polls = ["7", "271"]
+    #else
+        let polls = ["73"]
+    #endif
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8),
+        let number = text.split(separator: " ").first
+    else { return false }
+    return polls.contains(String(number))
+}
+
+/// Waits until a reader of ALSA raw MIDI device `device` (`"hw:C,D"`), `amidi -d`, listens: it
+/// has the device open for input (the kernel lists its PID under the input substream in
+/// `/proc/asound/cardC/midiD`) and waits in `poll`, so it has made the read that starts a virmidi
+/// device's input (bytes sent before that read are not passed on).
+public func waitForRawMIDIReader(_ device: String, timeout: TimeInterval = 60) -> Bool {
+    waitUntil(timeout: timeout) { rawMIDIInput(device).map { isWaitingInPoll($0.owner) } ?? false }
+}
+
+/// Ends `amidi -d` (`dump`) reading raw MIDI device `device` once it has read and printed all the
+/// kernel holds for it (nothing waiting, the reader back in `poll`: it prints each read before
+/// the next), with SIGINT, which it takes as the end; returns what it left. For a dump whose
+/// bytes were all sent by now.
+public func stopRawMIDIDump(_ dump: BackgroundProcess, device: String, timeout: TimeInterval = 60) -> ProcessResult {
+    _ = waitUntil(timeout: timeout) {
+        rawMIDIInput(device).map { $0.waiting == 0 && isWaitingInPoll($0.owner) } ?? true
+    }
+    dump.signal(SIGINT)
+    return dump.wait(timeout: timeout)
 }
 
 /// The first python3 on PATH (then /usr/bin's) that imports `modules` (`"websockets, pythonosc"`),
@@ -228,11 +266,11 @@ public func python3(importing modules: String) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
     for folder in path.split(separator: ":").map(String.init) + ["/usr/bin"] {
         let candidate = folder + "/python3"
+        // A generous limit: an emulated VM on a busy machine can take half a minute to start
+        // python and import a package over its shared file system; a missing module is quick.
         guard access(candidate, X_OK) == 0,
-            // A bound for a loaded machine: in the emulated VM a cold import of a package from the
-            // shared folder can take most of a minute; a python that has the modules answers sooner.
             let found = try? runProcess(
-                candidate, ["-c", "import sys, \(modules); print(sys.executable)"], timeout: 120),
+                candidate, ["-c", "import sys, \(modules); print(sys.executable)"], timeout: 300),
             found.status == 0
         else { continue }
         return found.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -58,7 +58,7 @@ struct MonitorCommand: Command {
             }
             for spec in specs { bindings.bind(spec, to: input, direction: .source) }
         } catch {
-            printError(error.description)
+            printError("\(error)")
             return .unavailable
         }
         let signalWaiter = Self.stop(reader, on: signals)

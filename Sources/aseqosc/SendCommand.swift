@@ -101,9 +101,11 @@ struct SendCommand: Command {
                     return .unavailable
                 }
             }
-            var connected = Set<PortAddress>()
-            for target in targets where connected.insert(target.address).inserted {
+            // A port named twice is connected once (a few ports: an array, not a set's tables).
+            var connected: [PortAddress] = []
+            for target in targets where !connected.contains(target.address) {
                 try client.connect(from: port, to: target.address)
+                connected.append(target.address)
             }
             // Blocking: a full output pool makes us wait instead of losing a command.
             try client.setBlocking(true)

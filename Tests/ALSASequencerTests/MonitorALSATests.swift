@@ -18,7 +18,7 @@ final class MonitorALSATests: XCTestCase {
     func startMonitor(_ specs: [String] = ["Virtual Raw MIDI 0-0"]) throws -> BackgroundProcess {
         let monitor = BackgroundProcess(TestEnvironment.aseqoscBinary, ["monitor", "--json"] + specs)
         try monitor.start()
-        let bound = waitUntil(timeout: 10) { monitor.standardError.contains("bound to") }
+        let bound = waitUntil(timeout: 60) { monitor.standardError.contains("bound to") }
         XCTAssertTrue(bound, "monitor never bound: \(monitor.standardError)")
         return monitor
     }
@@ -28,7 +28,7 @@ final class MonitorALSATests: XCTestCase {
         let result = try runProcess(amidi, ["-p", "hw:0,0", "-S", hex])
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertTrue(
-            monitor.waitForOutput(timeout: 10) { $0.split(separator: "\n").count >= count },
+            monitor.waitForOutput(timeout: 60) { $0.split(separator: "\n").count >= count },
             "fewer than \(count) lines: \(monitor.standardOutput)")
         return monitor.standardOutput.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -100,7 +100,7 @@ final class MonitorALSATests: XCTestCase {
         let monitor = BackgroundProcess(TestEnvironment.aseqoscBinary, ["monitor", "16:0"])
         try monitor.start()
         defer { monitor.stop() }
-        XCTAssertTrue(waitUntil(timeout: 10) { monitor.standardError.contains("bound to") }, monitor.standardError)
+        XCTAssertTrue(waitUntil(timeout: 60) { monitor.standardError.contains("bound to") }, monitor.standardError)
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "91 3C 64 B0 07 64"]).status, 0)
         XCTAssertTrue(monitor.waitForOutput { $0.split(separator: "\n").count >= 2 }, monitor.standardOutput)
         XCTAssertEqual(
@@ -120,7 +120,7 @@ final class MonitorALSATests: XCTestCase {
         try monitor.start()
         defer { monitor.stop() }
         XCTAssertTrue(
-            waitUntil(timeout: 10) { monitor.standardError.contains("'NoSuchKeyboard' is waiting") },
+            waitUntil(timeout: 60) { monitor.standardError.contains("'NoSuchKeyboard' is waiting") },
             monitor.standardError)
         XCTAssertTrue(monitor.isRunning)
     }

@@ -42,9 +42,9 @@ final class OutputALSATests: XCTestCase {
         let port = try client.createPort(name: "out", direction: .output)
         try client.connect(from: port, to: PortAddress(client: 16, port: 0))
         // -c: amidi hides clock bytes unless asked.
-        let dump = BackgroundProcess(amidi, ["-p", "hw:0,0", "-d", "-c", "-t", "2"])
+        let dump = BackgroundProcess(amidi, ["-p", "hw:0,0", "-d", "-c"])
         try dump.start()
-        usleep(500_000)  // amidi opens the device before it reads
+        XCTAssertTrue(waitForRawMIDIReader("hw:0,0"), "amidi does not listen on hw:0,0")
         return (client, port, dump)
     }
 
@@ -58,7 +58,7 @@ final class OutputALSATests: XCTestCase {
         }
         try client.send(.noteOn(channel: 0, note: 64, velocity: 1), from: port)
 
-        let result = dump.wait(timeout: 15)
+        let result = stopRawMIDIDump(dump, device: "hw:0,0")
         // amidi groups bytes by message without spaces inside: compare the bare hex digits.
         let received = result.standardOutput.filter(\.isHexDigit)
         let sysexHex = sysex.map { String(format: "%02X", $0) }.joined()
@@ -77,7 +77,7 @@ final class OutputALSATests: XCTestCase {
         try output.send(MIDIEvent(.controlChange14, channel: 1, value: 9000, parameter: 1), from: port)
         try output.send(.noteOn(channel: 0, note: 64, velocity: 1), from: port)
 
-        let result = dump.wait(timeout: 15)
+        let result = stopRawMIDIDump(dump, device: "hw:0,0")
         let received = result.standardOutput.filter(\.isHexDigit)
         let sysexHex = sysex.map { String(format: "%02X", $0) }.joined()
         // The 14-bit controller leaves as its two control changes (9000 = 70 << 7 | 40), the
@@ -95,7 +95,7 @@ final class OutputALSATests: XCTestCase {
         XCTAssertEqual(written, Self.events.count)
         XCTAssertNil(error)
 
-        let result = dump.wait(timeout: 15)
+        let result = stopRawMIDIDump(dump, device: "hw:0,0")
         XCTAssertEqual(result.standardOutput.filter(\.isHexDigit), Self.wireBytes.filter(\.isHexDigit))
     }
 
@@ -132,8 +132,8 @@ final class OutputALSATests: XCTestCase {
         let dump = BackgroundProcess("/usr/bin/stdbuf", ["-oL", aseqdump, "-p", "\(client.clientID):\(port)"])
         try dump.start()
         defer { dump.stop() }
+        // aseqdump subscribes to the port before it prints its header.
         XCTAssertTrue(dump.waitForOutput { $0.contains("Source") }, dump.standardOutput)
-        usleep(200_000)
 
         try client.send(.noteOn(channel: 2, note: 60, velocity: 100), from: port)
         try client.send(.controlChange(channel: 0, controller: 74, value: 12), from: port)

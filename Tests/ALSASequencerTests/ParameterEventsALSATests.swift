@@ -20,9 +20,9 @@ final class ParameterEventsALSATests: XCTestCase {
         let client = try SequencerClient(name: "aseqosc-param-test")
         let port = try client.createPort(name: "out", direction: .output)
         try client.connect(from: port, to: PortAddress(client: 16, port: 0))
-        let dump = BackgroundProcess(amidi, ["-p", "hw:0,0", "-d", "-t", "2"])
+        let dump = BackgroundProcess(amidi, ["-p", "hw:0,0", "-d"])
         try dump.start()
-        usleep(500_000)
+        XCTAssertTrue(waitForRawMIDIReader("hw:0,0"), "amidi does not listen on hw:0,0")
 
         try client.send(MIDIEvent(.controlChange14, channel: 1, value: 9000, parameter: 1), from: port)
         try client.send(MIDIEvent(.nrpn, channel: 1, value: 500, parameter: 300), from: port)
@@ -32,6 +32,7 @@ final class ParameterEventsALSATests: XCTestCase {
         // 9000 = 70 << 7 | 40; NRPN 300 = 2 << 7 | 44, 500 = 3 << 7 | 116; the kernel writes
         // running status for consecutive control changes on one channel.
         let expected = "B1 01 46 21 28 63 02 62 2C 06 03 26 74 B2 65 00 64 00 06 00 26 02 90 3C 01"
-        XCTAssertEqual(dump.wait(timeout: 15).standardOutput.filter(\.isHexDigit), expected.filter(\.isHexDigit))
+        XCTAssertEqual(
+            stopRawMIDIDump(dump, device: "hw:0,0").standardOutput.filter(\.isHexDigit), expected.filter(\.isHexDigit))
     }
 }

@@ -36,7 +36,9 @@ final class SequencerReaderALSATests: XCTestCase {
         let finished = DispatchSemaphore(value: 0)
         Thread {
             do {
-                try reader.run(midi: { event, _ in seen.add(event) }, other: { seen.add($0) })
+                try reader.run { decoded in
+                    if case .midi(let event, _) = decoded { seen.add(event) } else { seen.add(decoded) }
+                }
             } catch {
                 XCTFail("reader: \(error)")
             }
@@ -129,7 +131,7 @@ final class SequencerReaderALSATests: XCTestCase {
         Thread {
             do {
                 try reader.run(
-                    midi: { _, _ in }, other: { _ in },
+                    { _ in },
                     afterBatch: {
                         calls.add(1, ordering: .relaxed)
                         return wantsTimeout.load(ordering: .relaxed) ? 1 : -1
@@ -139,8 +141,8 @@ final class SequencerReaderALSATests: XCTestCase {
             }
             finished.signal()
         }.start()
-        Thread.sleep(forTimeInterval: 0.3)
-        XCTAssertGreaterThan(calls.load(ordering: .relaxed), 10, "the 1 ms timeout was not kept")
+        // More than 10 calls within 2 s: waits of 1 ms, not of 1 s (or none).
+        XCTAssertTrue(waitUntil(timeout: 2) { calls.load(ordering: .relaxed) > 10 }, "the 1 ms timeout was not kept")
         // Then waiting in read: no more calls without an event.
         wantsTimeout.store(false, ordering: .relaxed)
         XCTAssertTrue(waitUntil { (try? self.isBlocking(client)) == true })
@@ -155,7 +157,7 @@ final class SequencerReaderALSATests: XCTestCase {
         reader.rearm()
         let again = DispatchSemaphore(value: 0)
         Thread {
-            try? reader.run(midi: { _, _ in }, other: { _ in }, afterBatch: { 1 })
+            try? reader.run({ _ in }, afterBatch: { 1 })
             again.signal()
         }.start()
         Thread.sleep(forTimeInterval: 0.1)
@@ -243,16 +245,16 @@ final class SequencerReaderALSATests: XCTestCase {
         let finished = DispatchSemaphore(value: 0)
         Thread {
             do {
-                try reader.run(
-                    midi: { event, _ in
-                        if event.kind == .sysex {
-                            let bytes = store.withBytes(event.sysex) { Array($0) }
-                            store.release(event.sysex)
-                            received.withLock { $0.sysex.append(bytes) }
-                        } else if event.kind == .noteOn {
-                            received.withLock { $0.notes.append(event.note) }
-                        }
-                    }, other: { _ in })
+                try reader.run { decoded in
+                    guard case .midi(let event, _) = decoded else { return }
+                    if event.kind == .sysex {
+                        let bytes = store.withBytes(event.sysex) { Array($0) }
+                        store.release(event.sysex)
+                        received.withLock { $0.sysex.append(bytes) }
+                    } else if event.kind == .noteOn {
+                        received.withLock { $0.notes.append(event.note) }
+                    }
+                }
             } catch {
                 XCTFail("reader: \(error)")
             }

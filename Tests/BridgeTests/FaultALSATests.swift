@@ -51,13 +51,20 @@ final class FaultALSATests: XCTestCase {
             try play(String(format: "90 %02X 64 80 %02X 00", 40 + note, 40 + note))
         }
         XCTAssertTrue(bridge.waitForMessages(port: 9301, count: 40), "\(bridge.messages(port: 9301).count)")
-        usleep(300_000)
+        // Each packet to 9302 is sent or refused in the flush that sends it to 9301 too.
+        var status: [String: Any] = [:]
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 60) {
+                status = (try? self.status(bridge)) ?? [:]
+                let closed = self.destinations(status)["127.0.0.1:9302"] ?? [:]
+                let refused = (closed["errors"] as? [String: Int])?["connection_refused"] ?? 0
+                return (closed["packetsSent"] as? Int ?? 0) + refused == 40
+            }, "\(status)")
         let messages = bridge.messages(port: 9301)
         XCTAssertEqual(messages.count, 40)
         XCTAssertEqual(messages.first, "/midi/keys/1/note_on ii 40 100")
         XCTAssertEqual(messages.last, "/midi/keys/1/note_off ii 59 0")
 
-        let status = try status(bridge)
         XCTAssertEqual(status["eventsIn"] as? Int, 40)
         let byAddress = destinations(status)
         let open = try XCTUnwrap(byAddress["127.0.0.1:9301"])
@@ -110,7 +117,7 @@ final class FaultALSATests: XCTestCase {
             var keys: SequencerClient? = try SequencerClient(name: "PlugKeys")
             let port = try keys!.createPort(name: "out", direction: .output)
             XCTAssertTrue(
-                RunningBridge.waitUntil(timeout: 10) {
+                RunningBridge.waitUntil(timeout: 60) {
                     bridge.bridge.standardError.components(separatedBy: "'PlugKeys' bound to").count - 1 > cycle
                 }, "cycle \(cycle): not rebound: \(bridge.bridge.standardError.suffix(600))")
             try keys!.send(.noteOn(channel: 0, note: UInt8(20 + cycle), velocity: 90), from: port)
@@ -165,7 +172,7 @@ final class FaultALSATests: XCTestCase {
             }
         }
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) { bridge.bridge.standardError.contains("'LoadKeys' bound to") })
+            RunningBridge.waitUntil(timeout: 60) { bridge.bridge.standardError.contains("'LoadKeys' bound to") })
 
         let deadline = Date().addingTimeInterval(seconds)
         var signals = 0
@@ -198,41 +205,39 @@ final class FaultALSATests: XCTestCase {
         }
         // Let the last reload finish and the pipeline drain before stopping.
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 20) {
+            RunningBridge.waitUntil(timeout: 60) {
                 let text = bridge.bridge.standardError
                 return text.components(separatedBy: "reloading").count
                     == text.components(separatedBy: "NOTICE  reloaded").count
             })
-        var last = -1
-        XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 20) {
-                let count = bridge.messages(port: 9331).count
-                defer { last = count }
-                usleep(300_000)
-                return count == last
-            })
+        // The notes sounding at oscdump (channel/note) and the note-ons it saw.
+        func tally() -> (hanging: [String], noteOns: Int) {
+            var sounding: [String: Int] = [:]
+            var noteOns = 0
+            for message in bridge.messages(port: 9331) {
+                let parts = message.split(separator: " ")
+                guard parts.count == 4 else { continue }
+                let channel = parts[0].split(separator: "/").dropLast().last.map(String.init) ?? "?"
+                let key = "\(channel)/\(parts[2])"
+                if parts[0].hasSuffix("/note_on") && parts[3] != "0" {
+                    sounding[key, default: 0] = 1
+                    noteOns += 1
+                } else if parts[0].hasSuffix("/note_off") || parts[0].hasSuffix("/note_on") {
+                    sounding[key] = 0
+                }
+            }
+            return (sounding.filter { $0.value > 0 }.keys.sorted(), noteOns)
+        }
+        // The pipeline drains: every note played ends at oscdump (a lost one would not).
+        _ = RunningBridge.waitUntil(timeout: 60) { tally().hanging.isEmpty }
         let status = try status(bridge)
         let overruns = status["inputOverruns"] as? Int
         let (result, _) = bridge.stop()
         XCTAssertEqual(result.status, 0, String(result.standardError.suffix(2000)))
         XCTAssertFalse(result.standardError.contains("ERROR"), String(result.standardError.suffix(2000)))
-        usleep(300_000)
-
-        var sounding: [String: Int] = [:]
-        var noteOns = 0
-        for message in bridge.messages(port: 9331) {
-            let parts = message.split(separator: " ")
-            guard parts.count == 4 else { continue }
-            let channel = parts[0].split(separator: "/").dropLast().last.map(String.init) ?? "?"
-            let key = "\(channel)/\(parts[2])"
-            if parts[0].hasSuffix("/note_on") && parts[3] != "0" {
-                sounding[key, default: 0] = 1
-                noteOns += 1
-            } else if parts[0].hasSuffix("/note_off") || parts[0].hasSuffix("/note_on") {
-                sounding[key] = 0
-            }
-        }
-        let hanging = sounding.filter { $0.value > 0 }.keys.sorted()
+        // What the stop sent included.
+        _ = RunningBridge.waitUntil(timeout: 60) { tally().hanging.isEmpty }
+        let (hanging, noteOns) = tally()
         XCTAssertEqual(hanging, [], "notes left sounding at oscdump")
         XCTAssertGreaterThan(noteOns, Int(seconds * 50), "the load got through")
         let reloads = bridge.bridge.standardError.components(separatedBy: "NOTICE  reloaded").count - 1
@@ -255,9 +260,9 @@ final class FaultALSATests: XCTestCase {
         XCTAssertEqual(before, ["keys", "pads", "announcements"])
 
         first.bridge.signal(SIGKILL)
-        XCTAssertTrue(RunningBridge.waitUntil(timeout: 10) { !first.bridge.isRunning })
+        XCTAssertTrue(RunningBridge.waitUntil(timeout: 60) { !first.bridge.isRunning })
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) {
+            RunningBridge.waitUntil(timeout: 60) {
                 (try? probe.ports().contains { $0.clientName == "aseqosc" }) == false
             })
 
@@ -267,7 +272,7 @@ final class FaultALSATests: XCTestCase {
         try second.start()
         defer { second.stop() }
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 20) { second.standardError.contains("NOTICE  running") },
+            RunningBridge.waitUntil(timeout: 60) { second.standardError.contains("NOTICE  running") },
             second.standardError)
         XCTAssertTrue(second.standardError.contains("NOTICE  running: 2/2 bindings"), second.standardError)
         let after = try probe.ports().filter { $0.clientName == "aseqosc" }.map(\.portName)

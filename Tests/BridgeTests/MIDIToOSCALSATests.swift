@@ -186,13 +186,13 @@ final class MIDIToOSCALSATests: XCTestCase {
         XCTAssertTrue(bridge.waitForMessages(port: 9142, count: 1))
         bridge.bridge.signal(SIGSTOP)
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 5) { Self.processState(bridge.bridge.pid) == "T" }, "never stopped")
+            RunningBridge.waitUntil(timeout: 60) { Self.processState(bridge.bridge.pid) == "T" }, "never stopped")
         // More than the 2000 events the kernel queues for a client: the note-off is refused.
         let burst = (0..<2100).map { String(format: "B0 01 %02X", $0 % 128) }.joined(separator: " ")
         try play(burst + " 80 3C 00")
         bridge.bridge.signal(SIGCONT)
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 5) {
+            RunningBridge.waitUntil(timeout: 60) {
                 bridge.messages(port: 9142).contains("/midi/keys/1/note_off ii 60 0")
             }, "the note never ended: \(bridge.messages(port: 9142).suffix(3))")
 
@@ -221,7 +221,7 @@ final class MIDIToOSCALSATests: XCTestCase {
                 """, oscPorts: [9131])
         var keys: SequencerClient? = try SequencerClient(name: "ChordKeys")
         let port = try keys!.createPort(name: "out", direction: .output)
-        XCTAssertTrue(RunningBridge.waitUntil(timeout: 10) { bridge.bridge.standardError.contains("bound to") })
+        XCTAssertTrue(RunningBridge.waitUntil(timeout: 60) { bridge.bridge.standardError.contains("bound to") })
         for note: UInt8 in [60, 64, 67] { try keys!.send(.noteOn(channel: 0, note: note, velocity: 80), from: port) }
         bridge.waitForMessages(port: 9131, count: 3)
         keys = nil  // unplugged mid-chord
@@ -231,7 +231,7 @@ final class MIDIToOSCALSATests: XCTestCase {
             ["/midi/keys/1/note_off ii 60 0", "/midi/keys/1/note_off ii 64 0", "/midi/keys/1/note_off ii 67 0"])
         // Logged after the note-offs went out (the reader sends them first, then reconciles).
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 5) { bridge.bridge.standardError.contains("'ChordKeys' lost") },
+            RunningBridge.waitUntil(timeout: 60) { bridge.bridge.standardError.contains("'ChordKeys' lost") },
             bridge.bridge.standardError)
     }
 }

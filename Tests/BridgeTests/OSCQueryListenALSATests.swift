@@ -43,13 +43,13 @@ final class OSCQueryListenALSATests: XCTestCase {
         // MIDI into the input: the listener gets the controller under the input's address.
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "B0 07 64"]).status, 0)
         XCTAssertTrue(
-            listener.waitForOutput(timeout: 10) { $0.contains("osc /midi/keys/1/cc 7 100\n") },
+            listener.waitForOutput(timeout: 60) { $0.contains("osc /midi/keys/1/cc 7 100\n") },
             listener.standardOutput)
 
         // OSC from another client to an output: the listener gets it, and ?VALUE reads it.
         XCTAssertEqual(try runProcess(oscsend, ["127.0.0.1", "57360", "/midi/synth/1/cc", "ii", "10", "20"]).status, 0)
         XCTAssertTrue(
-            listener.waitForOutput(timeout: 10) { $0.contains("osc /midi/synth/1/cc 10 20\n") },
+            listener.waitForOutput(timeout: 60) { $0.contains("osc /midi/synth/1/cc 10 20\n") },
             listener.standardOutput)
         let value = try runProcess(curl, ["-s", "http://127.0.0.1:57361/midi/synth/1/cc?VALUE"])
         XCTAssertEqual(value.standardOutput, #"{"VALUE":[10,20]}"#)
@@ -58,7 +58,7 @@ final class OSCQueryListenALSATests: XCTestCase {
         // osmid one's), one frame each.
         XCTAssertTrue(try bridge.reload(Self.config(outputs: ["synth"])))
         XCTAssertTrue(
-            listener.waitForOutput(timeout: 10) {
+            listener.waitForOutput(timeout: 60) {
                 $0.contains(
                     #"text {"COMMAND":"PATH_REMOVED","DATA":"/lights"}"# + "\n"
                         + #"text {"COMMAND":"PATH_REMOVED","DATA":"/midi/lights"}"#)
@@ -66,7 +66,7 @@ final class OSCQueryListenALSATests: XCTestCase {
         // The listens on what stays go on.
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "B0 07 65"]).status, 0)
         XCTAssertTrue(
-            listener.waitForOutput(timeout: 10) { $0.contains("osc /midi/keys/1/cc 7 101\n") },
+            listener.waitForOutput(timeout: 60) { $0.contains("osc /midi/keys/1/cc 7 101\n") },
             listener.standardOutput)
         let counters = try webSocket(bridge)
         XCTAssertEqual(counters["open"] as? Int, 1)
@@ -115,7 +115,7 @@ final class OSCQueryListenALSATests: XCTestCase {
         // A client sends the fader: controller 7 = 64 on the output, shown as the rule sends it back.
         XCTAssertEqual(try runProcess(oscsend, ["127.0.0.1", "57362", "/fader/7", "f", "0.5"]).status, 0)
         XCTAssertTrue(
-            listener.waitForOutput(timeout: 10) { $0.contains("osc /fader/7 0.50393") }, listener.standardOutput)
+            listener.waitForOutput(timeout: 60) { $0.contains("osc /fader/7 0.50393") }, listener.standardOutput)
         let half = try value()
         XCTAssertTrue(half.hasPrefix(#"{"VALUE":[0.50393"#), half)
 
@@ -123,12 +123,12 @@ final class OSCQueryListenALSATests: XCTestCase {
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "B0 07 7F"]).status, 0)
         XCTAssertTrue(bridge.waitForMessages(port: 9362, count: 1), "\(bridge.messages(port: 9362))")
         XCTAssertTrue(
-            listener.waitForOutput(timeout: 10) { $0.contains("osc /fader/7 1.0\n") }, listener.standardOutput)
+            listener.waitForOutput(timeout: 60) { $0.contains("osc /fader/7 1.0\n") }, listener.standardOutput)
         XCTAssertEqual(try value(), #"{"VALUE":[1]}"#)
         // Another controller is another address: /fader/7 keeps its value.
         XCTAssertEqual(try runProcess(oscsend, ["127.0.0.1", "57362", "/fader/8", "f", "0.25"]).status, 0)
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) {
+            RunningBridge.waitUntil(timeout: 60) {
                 (try? runProcess(curl, ["-s", "http://127.0.0.1:57363/fader/8?VALUE"]).standardOutput)?
                     .hasPrefix(#"{"VALUE":[0.2519"#) == true
             })

@@ -74,18 +74,23 @@ final class OSCStopALSATests: XCTestCase {
         let dump = try dumpThrough()
         defer { dump.stop() }
         let bridge = try startBridge(port: 57321)
+        let noteOffTime = Date().addingTimeInterval(5)
         try send(57321, noteNowOffLater(60, seconds: 5))
         XCTAssertTrue(dump.waitForOutput { _ in self.notes(dump) == ["on 60"] }, dump.standardOutput)
 
         let signalled = Date()
-        let (result, _) = bridge.stop()
+        bridge.bridge.signal(SIGTERM)
+        XCTAssertTrue(dump.waitForOutput(timeout: 60) { _ in self.notes(dump).count >= 2 }, dump.standardOutput)
+        let offAt = Date()
+        print(
+            "note-off scheduled 5 s ahead: sent \(Int(offAt.timeIntervalSince(signalled) * 1000)) ms after SIGTERM, "
+                + "\(Int(noteOffTime.timeIntervalSince(offAt) * 1000)) ms before its time")
+        // Sent at the stop, not at its time: a second before it at the latest.
+        XCTAssertLessThan(offAt, noteOffTime.addingTimeInterval(-1), "the note-off waited for its time")
+        let result = bridge.bridge.wait(timeout: 10)
         XCTAssertEqual(result.status, 0, result.standardError)
-        XCTAssertTrue(dump.waitForOutput(timeout: 3) { _ in self.notes(dump).count >= 2 }, dump.standardOutput)
-        let offAfter = Date().timeIntervalSince(signalled)
-        print("note-off scheduled 5 s ahead: sent \(Int(offAfter * 1000)) ms after SIGTERM")
-        XCTAssertLessThan(offAfter, 1.5)
         // Past the note-off's original time: nothing more.
-        usleep(5_500_000)
+        usleep(useconds_t(max(0, noteOffTime.timeIntervalSinceNow + 0.5) * 1_000_000))
         XCTAssertEqual(notes(dump), ["on 60", "off 60"])
     }
 
@@ -99,7 +104,12 @@ final class OSCStopALSATests: XCTestCase {
                 OSCBundle(
                     timeTag: OSCTimeTag(unixTime: Date().timeIntervalSince1970 + 3),
                     [.message(OSCMessage("/midi/thru/1/note_on", [.int32(62), .int32(100)]))])))
-        usleep(300_000)
+        // The bundle is on the queue when the stop comes.
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 60) {
+                (try? runProcess(TestEnvironment.aseqoscBinary, ["status", "--control", bridge.controlPath]))?
+                    .standardOutput.contains("1 scheduled, 0 late") == true
+            })
         let (result, seconds) = bridge.stop()
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertLessThan(seconds, 1.5)
@@ -113,6 +123,7 @@ final class OSCStopALSATests: XCTestCase {
         let dump = try dumpThrough()
         defer { dump.stop() }
         let bridge = try startBridge(port: 57323)
+        let noteOffTime = Date().addingTimeInterval(5)
         try send(57323, noteNowOffLater(64, seconds: 5))
         try send(
             57323,
@@ -127,10 +138,15 @@ final class OSCStopALSATests: XCTestCase {
             try bridge.reload(
                 "{ outputs: [{ name: \"synth\", to: \"Virtual Raw MIDI 0-0\" }], osc: { listen: \"127.0.0.1:57323\" } }"
             ), bridge.bridge.standardError)
-        XCTAssertTrue(dump.waitForOutput(timeout: 3) { _ in self.notes(dump).count >= 2 }, dump.standardOutput)
-        print("reload: scheduled note-off sent \(Int(Date().timeIntervalSince(reloaded) * 1000)) ms after SIGHUP")
-        XCTAssertLessThan(Date().timeIntervalSince(reloaded), 1.5)
-        usleep(5_500_000)
+        XCTAssertTrue(dump.waitForOutput(timeout: 60) { _ in self.notes(dump).count >= 2 }, dump.standardOutput)
+        let offAt = Date()
+        print(
+            "reload: scheduled note-off sent \(Int(offAt.timeIntervalSince(reloaded) * 1000)) ms after SIGHUP, "
+                + "\(Int(noteOffTime.timeIntervalSince(offAt) * 1000)) ms before its time")
+        // Sent at the reload, not at its time: a second before it at the latest.
+        XCTAssertLessThan(offAt, noteOffTime.addingTimeInterval(-1), "the note-off waited for its time")
+        // Past the note-on's and the note-off's original times: nothing more.
+        usleep(useconds_t(max(0, noteOffTime.timeIntervalSinceNow + 0.5) * 1_000_000))
         XCTAssertEqual(notes(dump), ["on 64", "off 64"])
         XCTAssertTrue(bridge.bridge.isRunning)
         bridge.stop()
@@ -212,13 +228,13 @@ final class OSCStopALSATests: XCTestCase {
         let dump = BackgroundProcess(stdbuf, ["-oL", aseqdump])
         try dump.start()
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) {
+            RunningBridge.waitUntil(timeout: 60) {
                 bridge.bridge.standardError.contains("output: 'aseqdump' bound to")
             },
             bridge.bridge.standardError)
         dump.stop()
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) { bridge.bridge.standardError.contains("output: 'aseqdump' lost") },
+            RunningBridge.waitUntil(timeout: 60) { bridge.bridge.standardError.contains("output: 'aseqdump' lost") },
             bridge.bridge.standardError)
         XCTAssertFalse(bridge.bridge.standardError.contains("input: 'aseqdump'"), bridge.bridge.standardError)
         bridge.stop()

@@ -35,10 +35,7 @@ final class OSCToMIDIALSATests: XCTestCase {
     func dumpRawMIDI(_ device: String = "hw:0,0") throws -> BackgroundProcess {
         let dump = BackgroundProcess(stdbuf, ["-oL", amidi, "-p", device, "-d", "-a", "-c"])
         try dump.start()
-        XCTAssertTrue(waitForRawMIDIReader(device), "amidi did not open \(device)")
-        // Open is not yet listening: virmidi passes events on once amidi's first read triggers
-        // the input, which /proc does not show.
-        usleep(300_000)
+        XCTAssertTrue(waitForRawMIDIReader(device), "amidi does not listen on \(device)")
         return dump
     }
 
@@ -61,7 +58,7 @@ final class OSCToMIDIALSATests: XCTestCase {
     }
 
     @discardableResult
-    func waitForMessages(_ dump: BackgroundProcess, count: Int, timeout: TimeInterval = 10) -> [String] {
+    func waitForMessages(_ dump: BackgroundProcess, count: Int, timeout: TimeInterval = 60) -> [String] {
         _ = RunningBridge.waitUntil(timeout: timeout) { self.messages(dump).count >= count }
         return messages(dump)
     }
@@ -145,7 +142,7 @@ final class OSCToMIDIALSATests: XCTestCase {
             port: ourPort, osc: "sysex: true", outputs: "[{ name: \"VirMIDI 0-1\", to: \"Virtual Raw MIDI 0-0\" }]")
         // o2m prints nothing when ready: poke it with clock until a clock byte comes out.
         let probe = try dumpRawMIDI("hw:0,1")
-        let ready = RunningBridge.waitUntil(timeout: 20) {
+        let ready = RunningBridge.waitUntil(timeout: 60) {
             try? self.send(o2mPort, "/*/clock")
             return probe.standardOutput.contains("F8")
         }
@@ -299,7 +296,8 @@ final class OSCToMIDIALSATests: XCTestCase {
         XCTAssertGreaterThanOrEqual(delay, 0.19)
         XCTAssertLessThan(delay, 0.6)
         // Nothing more scheduled: the queue and its timer stop again.
-        XCTAssertTrue(RunningBridge.waitUntil(timeout: 2) { (try? Self.timerState(ofQueue: "aseqosc osc")) == "Stopped" })
+        XCTAssertTrue(
+            RunningBridge.waitUntil(timeout: 60) { (try? Self.timerState(ofQueue: "aseqosc osc")) == "Stopped" })
 
         let now = Date()
         try send(
@@ -345,7 +343,7 @@ final class OSCToMIDIALSATests: XCTestCase {
         let expected =
             ["90 3C 64", "90 40 64", "90 43 64", "B0 65 00", "B0 64 00", "B0 06 40", "B0 26 00", "90 48 64"]
             + (0..<200).map { String(format: "B1 %02X %02X", $0 % 120, $0 % 128) }
-        XCTAssertEqual(waitForMessages(dump, count: expected.count, timeout: 20), expected)
+        XCTAssertEqual(waitForMessages(dump, count: expected.count, timeout: 60), expected)
         dump.stop()
         let summary = stopAndSummarise(bridge)
         XCTAssertTrue(summary.contains("201 datagrams"), summary)
@@ -375,8 +373,9 @@ final class OSCToMIDIALSATests: XCTestCase {
         print(
             "paced SysEx: note on the other port after \(Int(noteElsewhere * 1000)) ms, SysEx done after \(Int(sysexDone * 1000)) ms"
         )
-        XCTAssertLessThan(noteElsewhere, 0.15, "the note to 'thru' waited for the SysEx to 'synth'")
         XCTAssertGreaterThan(sysexDone, 0.8, "the SysEx was not paced")
+        // Held up behind the SysEx, the note would come with its end; free, long before.
+        XCTAssertLessThan(noteElsewhere, sysexDone / 2, "the note to 'thru' waited for the SysEx to 'synth'")
         XCTAssertEqual(
             messages, [long.map { String(format: "%02X", $0) }.joined(separator: " "), "90 3D 64"],
             "on its own port the note waits behind the SysEx")

@@ -71,7 +71,7 @@ extension OSCToMIDIALSATests {
         var sent = 0
         var polls = 0
         // One probe every 100 ms (the wait polls every 5 ms).
-        let ready = RunningBridge.waitUntil(timeout: 20) {
+        let ready = RunningBridge.waitUntil(timeout: 60) {
             if polls % 20 == 0 {
                 write(connection, probe)
                 sent += 1
@@ -85,7 +85,7 @@ extension OSCToMIDIALSATests {
 
     /// What amidi printed, without the active sensing of ``waitUntilPlaying(_:_:)``.
     func played(_ dump: BackgroundProcess, count: Int) -> [String] {
-        _ = RunningBridge.waitUntil(timeout: 10) { self.messages(dump).filter { $0 != "FE" }.count >= count }
+        _ = RunningBridge.waitUntil(timeout: 60) { self.messages(dump).filter { $0 != "FE" }.count >= count }
         return messages(dump).filter { $0 != "FE" }
     }
 
@@ -240,7 +240,7 @@ extension OSCToMIDIALSATests {
         defer { idle.forEach { close($0) } }
         for _ in 0..<16 { idle.append(try connect(port)) }
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) { (try? self.oscStatus(bridge).osc.tcp?.open) == 16 },
+            RunningBridge.waitUntil(timeout: 60) { (try? self.oscStatus(bridge).osc.tcp?.open) == 16 },
             "16 idle connections open")
         // Idle for longer than the second a connection is given before it may be evicted.
         usleep(1_200_000)

@@ -31,11 +31,15 @@ final class RunningBridge {
             dumps[port] = dump
         }
         self.dumps = dumps
+        // What is sent before an oscdump has bound its port is refused, not received.
+        XCTAssertTrue(
+            Self.waitUntil(timeout: 60) { oscPorts.allSatisfy(Self.isUDPPortBound) },
+            "oscdump does not listen on \(oscPorts)", file: file, line: line)
         let run = ["run", "--config", configFile.path, "--control", self.controlPath]
         let arguments = launcher + [TestEnvironment.aseqoscBinary] + run
         bridge = BackgroundProcess(arguments[0], Array(arguments.dropFirst()), environment: environment)
         try bridge.start()
-        let started = Self.waitUntil(timeout: 20) {
+        let started = Self.waitUntil(timeout: 60) {
             self.bridge.standardError.contains("NOTICE  running") || !self.bridge.isRunning
         }
         XCTAssertTrue(
@@ -53,7 +57,7 @@ final class RunningBridge {
 
     /// Waits until `port`'s oscdump has printed `count` messages.
     @discardableResult
-    func waitForMessages(port: UInt16, count: Int, timeout: TimeInterval = 10) -> Bool {
+    func waitForMessages(port: UInt16, count: Int, timeout: TimeInterval = 60) -> Bool {
         Self.waitUntil(timeout: timeout) { self.messages(port: port).count >= count }
     }
 
@@ -63,7 +67,7 @@ final class RunningBridge {
         let before = bridge.standardError.components(separatedBy: "reload").count
         try config.write(to: configFile, atomically: true, encoding: .utf8)
         bridge.signal(SIGHUP)
-        return Self.waitUntil(timeout: 10) {
+        return Self.waitUntil(timeout: 60) {
             let text = self.bridge.standardError
             return text.components(separatedBy: "reload").count >= before + 2
         }
@@ -81,6 +85,16 @@ final class RunningBridge {
         if bridge.isRunning { bridge.stop() }
         for dump in dumps.values { dump.stop() }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Whether a socket is bound to UDP `port` on this machine (`/proc/net/udp` and `udp6`, the
+    /// local port in hex after the address).
+    static func isUDPPortBound(_ port: UInt16) -> Bool {
+        let suffix = ":" + String(format: "%04X", port)
+        return ["/proc/net/udp", "/proc/net/udp6"].contains { path in
+            let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
+            return lines.dropFirst().contains { $0.split(separator: " ").dropFirst().first?.hasSuffix(suffix) == true }
+        }
     }
 
     static func waitUntil(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {

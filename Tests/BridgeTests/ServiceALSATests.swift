@@ -215,7 +215,7 @@ final class NotifySocket: @unchecked Sendable {
 
     var messages: [String] { lock.withLock { received } }
 
-    func waitFor(timeout: TimeInterval = 10, _ condition: ([String]) -> Bool) -> Bool {
+    func waitFor(timeout: TimeInterval = 60, _ condition: ([String]) -> Bool) -> Bool {
         RunningBridge.waitUntil(timeout: timeout) { condition(self.messages) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 import TestSupport
 import XCTest
 
@@ -29,7 +30,7 @@ final class StatusPageALSATests: XCTestCase {
         let dump = BackgroundProcess(stdbuf, ["-oL", aseqdump])
         try dump.start()
         defer { dump.stop() }
-        XCTAssertTrue(dump.waitForOutput(timeout: 10) { $0.contains("Waiting") }, dump.standardError)
+        XCTAssertTrue(dump.waitForOutput(timeout: 60) { $0.contains("Waiting") }, dump.standardError)
         let bridge = try RunningBridge(config: Self.config(route: "keys to synth"), oscPorts: [9371])
         func post(_ action: String) throws -> String {
             try runProcess(curl, ["-s", "-X", "POST", "http://127.0.0.1:57371/aseqosc/action/\(action)"]).standardOutput
@@ -44,27 +45,44 @@ final class StatusPageALSATests: XCTestCase {
         try page.start()
         defer { page.stop() }
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 20) {
+            RunningBridge.waitUntil(timeout: 60) {
                 (try? self.pageCounters(bridge)["watching"] as? Int) == 1
             }, page.standardOutput + page.standardError)
+        let played = MonotonicClock.now() / 1000
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "B0 07 30 90 3C 64"]).status, 0)
+        let noteIn = "in keys: ch 1  note-on  C4 (60)  vel 100"
+        let noteOut = "out keys to synth -> 127.0.0.1:9371: /midi/keys/1/note_on ,ii i:60 i:100"
         XCTAssertTrue(
-            page.waitForOutput(timeout: 10) {
-                $0.contains("in keys: ch 1  note-on  C4 (60)  vel 100")
-                    && $0.contains("out keys to synth -> 127.0.0.1:9371: /midi/keys/1/note_on ,ii i:60 i:100")
-            }, page.standardOutput)
+            page.waitForOutput(timeout: 60) { $0.contains(noteIn) && $0.contains(noteOut) }, page.standardOutput)
+        let seen = MonotonicClock.now() / 1000
         XCTAssertTrue(bridge.waitForMessages(port: 9371, count: 2), "\(bridge.messages(port: 9371))")
+        // Each line with when the bridge read the note, the frame with when it was sent, on the
+        // clock this test reads too (CLOCK_MONOTONIC, microseconds): after the note was played,
+        // in order, before the page had it.
+        for line in [noteIn, noteOut] {
+            let frame = try XCTUnwrap(
+                page.standardOutput.split(separator: "\n").first { $0.contains(line) }
+                    .flatMap { try? JSONSerialization.jsonObject(with: Data($0.dropFirst("text ".count).utf8)) }
+                    as? [String: Any], page.standardOutput)
+            let events = frame["EVENTS"] as? [String] ?? []
+            let reads = frame["READ"] as? [Any] ?? []
+            let index = try XCTUnwrap(events.firstIndex(of: line))
+            let read = try XCTUnwrap(
+                reads.count == events.count ? (reads[index] as? NSNumber)?.uint64Value : nil, "\(frame)")
+            let sent = try XCTUnwrap((frame["SENT"] as? NSNumber)?.uint64Value, "\(frame)")
+            XCTAssertTrue(played <= read && read <= sent && sent <= seen, "played \(played), \(frame), seen \(seen)")
+        }
 
         // Panic: the route's held note ends at the receiver, and the output gets All Notes Off.
         XCTAssertEqual(
             try post("panic"),
             "done: panic: every output sent sustain off and All Notes Off, every route's held notes ended\n")
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) {
+            RunningBridge.waitUntil(timeout: 60) {
                 bridge.messages(port: 9371).contains("/midi/keys/1/note_off ii 60 0")
             }, "\(bridge.messages(port: 9371))")
         XCTAssertTrue(
-            dump.waitForOutput(timeout: 10) { $0.contains("15, controller 123, value 0") },
+            dump.waitForOutput(timeout: 60) { $0.contains("15, controller 123, value 0") },
             dump.standardOutput)
         let allNotesOff = dump.standardOutput.split(separator: "\n").filter { $0.contains("controller 123, value 0") }
         XCTAssertEqual(allNotesOff.count, 16, dump.standardOutput)
@@ -73,7 +91,7 @@ final class StatusPageALSATests: XCTestCase {
         let before = bridge.messages(port: 9371).filter { $0 == "/midi/keys/1/cc ii 7 48" }.count
         XCTAssertEqual(try post("sync"), "done: sync: 1 destination and output replaying\n")
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) {
+            RunningBridge.waitUntil(timeout: 60) {
                 bridge.messages(port: 9371).filter { $0 == "/midi/keys/1/cc ii 7 48" }.count == before + 1
             }, "\(bridge.messages(port: 9371))")
 

@@ -86,14 +86,14 @@ final class TouchOSCBridgeALSATests: XCTestCase {
         let connect = try runProcess(aconnect, ["Virtual Raw MIDI 0-0", "aseqosc:0"])
         XCTAssertEqual(connect.status, 0, connect.standardError)
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) { dump.standardOutput.contains("Waiting") },
+            RunningBridge.waitUntil(timeout: 60) { dump.standardOutput.contains("Waiting") },
             dump.standardOutput + dump.standardError)
 
         // The app starts and plays a note: it becomes the client, and a controller moved on the
         // MIDI side reaches it.
         let app = Tablet("127.0.0.1")
         app.sendMIDI([0x00, 0x64, 0x3C, 0x90])
-        XCTAssertTrue(RunningBridge.waitUntil(timeout: 10) { (try? self.client(bridge).0) == "127.0.0.1:12102" })
+        XCTAssertTrue(RunningBridge.waitUntil(timeout: 60) { (try? self.client(bridge).0) == "127.0.0.1:12102" })
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "B0 07 10"]).status, 0)
         let volume = "/midi m MIDI [0x00 0x10 0x07 0xb0]"
         XCTAssertTrue(bridge.waitForMessages(port: 12102, count: 1), "\(bridge.messages(port: 12102))")
@@ -103,7 +103,7 @@ final class TouchOSCBridgeALSATests: XCTestCase {
         app.sendMIDI([0x00, 0x00, 0x3C, 0x80])
         app.sendMIDI([0x00, 0x64, 0x3E, 0x90])
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) { dump.standardOutput.contains("note 62") }, dump.standardOutput)
+            RunningBridge.waitUntil(timeout: 60) { dump.standardOutput.contains("note 62") }, dump.standardOutput)
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "B0 08 20"]).status, 0)
         let balance = "/midi m MIDI [0x00 0x20 0x08 0xb0]"
         XCTAssertTrue(bridge.waitForMessages(port: 12102, count: 2), "\(bridge.messages(port: 12102))")
@@ -130,7 +130,7 @@ final class TouchOSCBridgeALSATests: XCTestCase {
         let connect = try runProcess(aconnect, ["Virtual Raw MIDI 0-0", "aseqosc:0"])
         XCTAssertEqual(connect.status, 0, connect.standardError)
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) { dump.standardOutput.contains("Waiting") },
+            RunningBridge.waitUntil(timeout: 60) { dump.standardOutput.contains("Waiting") },
             dump.standardOutput + dump.standardError)
 
         // Before any client: MIDI for TouchOSC is dropped and counted.
@@ -140,9 +140,9 @@ final class TouchOSCBridgeALSATests: XCTestCase {
         // TouchOSC -> MIDI, from 127.0.0.1: a note-on on the output port; the sender becomes the client.
         sendMIDI([0x00, 0x64, 0x3C, 0x90], from: "127.0.0.1")
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) { dump.standardOutput.contains("Note on") }, dump.standardOutput)
+            RunningBridge.waitUntil(timeout: 60) { dump.standardOutput.contains("Note on") }, dump.standardOutput)
         XCTAssertTrue(dump.standardOutput.contains("0, note 60, velocity 100"), dump.standardOutput)
-        XCTAssertTrue(RunningBridge.waitUntil(timeout: 10) { (try? self.client(bridge).0) == "127.0.0.1:12102" })
+        XCTAssertTrue(RunningBridge.waitUntil(timeout: 60) { (try? self.client(bridge).0) == "127.0.0.1:12102" })
 
         // The new client first gets the controller moved before it appeared (the route syncs on
         // appearance), then live MIDI: to the client's IP on 12102, (0, data 2, data 1, status).
@@ -157,11 +157,11 @@ final class TouchOSCBridgeALSATests: XCTestCase {
 
         // A second client takes over and is brought up to date with both controllers.
         sendMIDI([0x00, 0x00, 0x3C, 0x80], from: "127.0.0.2")
-        XCTAssertTrue(RunningBridge.waitUntil(timeout: 10) { (try? self.client(bridge).0) == "127.0.0.2:12102" })
+        XCTAssertTrue(RunningBridge.waitUntil(timeout: 60) { (try? self.client(bridge).0) == "127.0.0.2:12102" })
         XCTAssertEqual(try client(bridge).1, 2)
         XCTAssertEqual(try runProcess(amidi, ["-p", "hw:0,0", "-S", "C2 05"]).status, 0)
         XCTAssertTrue(
-            RunningBridge.waitUntil(timeout: 10) {
+            RunningBridge.waitUntil(timeout: 60) {
                 bridge.messages(port: 12102).contains("/midi m MIDI [0x00 0x00 0x05 0xc2]")
             }, "\(bridge.messages(port: 12102))")
         let sinceSecond = bridge.messages(port: 12102).dropFirst(3)

@@ -26,13 +26,14 @@ final class SendCommandALSATests: XCTestCase {
     /// sensing included), and returns what both did.
     func capture(_ arguments: [String], input: String? = nil, rawPort: String = "hw:0,0") throws -> Capture {
         let amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
-        let dump = BackgroundProcess(amidi, ["-p", rawPort, "-d", "-c", "-a", "-t", "2"])
+        let dump = BackgroundProcess(amidi, ["-p", rawPort, "-d", "-c", "-a"])
         try dump.start()
-        usleep(500_000)  // amidi opens the device before it reads
+        XCTAssertTrue(waitForRawMIDIReader(rawPort), "amidi does not listen on \(rawPort)")
         let start = Date()
         let send = try runProcess(binary, ["send"] + arguments, input: input, timeout: 60)
         let seconds = Date().timeIntervalSince(start)
-        let received = dump.wait(timeout: 30).standardOutput.filter(\.isHexDigit)
+        // All `send` wrote is in the device's buffer once it has exited.
+        let received = stopRawMIDIDump(dump, device: rawPort).standardOutput.filter(\.isHexDigit)
         return Capture(send: send, bytes: received, seconds: seconds)
     }
 
@@ -95,9 +96,9 @@ final class SendCommandALSATests: XCTestCase {
         // amidi -T stamps each read: "5.390988425) 903C01". The ticks of 120 bpm are 20.8 ms
         // apart, the delay adds 300 ms, and the two absolute timestamps 200 ms across midnight.
         let amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
-        let dump = BackgroundProcess(amidi, ["-p", "hw:0,0", "-d", "-c", "-T", "monotonic", "-t", "2"])
+        let dump = BackgroundProcess(amidi, ["-p", "hw:0,0", "-d", "-c", "-T", "monotonic"])
         try dump.start()
-        usleep(500_000)
+        XCTAssertTrue(waitForRawMIDIReader("hw:0,0"), "amidi does not listen on hw:0,0")
         let send = try runProcess(
             binary,
             [
@@ -105,7 +106,7 @@ final class SendCommandALSATests: XCTestCase {
                 "off", "C4",
             ])
         XCTAssertEqual(send.status, 0, send.standardError)
-        let output = dump.wait(timeout: 30).standardOutput
+        let output = stopRawMIDIDump(dump, device: "hw:0,0").standardOutput
         var times: [(seconds: Double, bytes: String)] = []
         for line in output.split(separator: "\n") {
             let parts = line.split(separator: ")", maxSplits: 1)
@@ -124,12 +125,13 @@ final class SendCommandALSATests: XCTestCase {
 
     func testARegularExpressionSendsToEveryPortItMatches() throws {
         let amidi = try TestEnvironment.tool("amidi", package: "alsa-utils")
-        let second = BackgroundProcess(amidi, ["-p", "hw:0,1", "-d", "-t", "2"])
+        let second = BackgroundProcess(amidi, ["-p", "hw:0,1", "-d"])
         try second.start()
+        XCTAssertTrue(waitForRawMIDIReader("hw:0,1"), "amidi does not listen on hw:0,1")
         let first = try capture(["--to", "/Virtual Raw MIDI 0-[01]/", "on", "C4", "1"])
         XCTAssertEqual(first.send.status, 0, first.send.standardError)
         XCTAssertEqual(first.bytes, "903C01")
-        XCTAssertEqual(second.wait(timeout: 30).standardOutput.filter(\.isHexDigit), "903C01")
+        XCTAssertEqual(stopRawMIDIDump(second, device: "hw:0,1").standardOutput.filter(\.isHexDigit), "903C01")
     }
 
     func testAseqdumpOnMidiThroughSeesWhatWasSentToItByName() throws {
@@ -138,8 +140,8 @@ final class SendCommandALSATests: XCTestCase {
         let dump = BackgroundProcess("/usr/bin/stdbuf", ["-oL", aseqdump, "-p", "14:0"])
         try dump.start()
         defer { dump.stop() }
+        // aseqdump subscribes to the port before it prints its header.
         XCTAssertTrue(dump.waitForOutput { $0.contains("Source") }, dump.standardOutput)
-        usleep(200_000)
 
         let send = try runProcess(
             binary, ["send", "--to", "Midi Through", "ch", "3", "on", "F#3", "90", "pb", "0", "cc", "7", "64"])

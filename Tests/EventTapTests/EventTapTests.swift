@@ -29,14 +29,37 @@ import Testing
     }
 
     @Test func aFullRingDropsAndCountsAndTakesMoreOnceDrained() {
+        // Entries without bytes take less room than the capacity allows for: more fit.
         let tap = EventTap()
-        for note in 0..<(EventTap.capacity + 10) {
+        let recorded = 4 * EventTap.capacity
+        for note in 0..<recorded {
             tap.record(.midiIn, index: 0, .noteOn(channel: 0, note: UInt8(note & 0x7F), velocity: 1))
         }
         var count = 0
-        #expect(tap.drain { _, _ in count += 1 } == 10)
-        #expect(count == EventTap.capacity)
+        var notes: [UInt8] = []
+        let dropped = tap.drain { entry, _ in
+            count += 1
+            notes.append(entry.event.data1)
+        }
+        #expect(dropped > 0 && count > EventTap.capacity)
+        #expect(count + Int(dropped) == recorded, "every entry drained or counted")
+        #expect(notes == (0..<count).map { UInt8($0 & 0x7F) }, "the first ones, in order")
         tap.record(.midiIn, index: 0, .noteOn(channel: 0, note: 1, velocity: 1))
-        #expect(tap.drain { _, _ in count += 1 } == 0 && count == EventTap.capacity + 1)
+        #expect(tap.drain { _, _ in count += 1 } == 0 && count == recorded - Int(dropped) + 1)
+    }
+
+    @Test func theCapacityHoldsEntriesWithFullMessages() {
+        let tap = EventTap()
+        let message = [UInt8](repeating: 9, count: EventTap.bytesPerEntry)
+        for index in 0..<EventTap.capacity {
+            message.withUnsafeBytes { tap.record(.oscOut, index: index, MIDIEvent(.controlChange), message: $0) }
+        }
+        var indices: [Int] = []
+        let dropped = tap.drain { entry, bytes in
+            #expect(Array(bytes) == message)
+            indices.append(Int(entry.index))
+        }
+        #expect(dropped == 0)
+        #expect(indices == Array(0..<EventTap.capacity))
     }
 }

@@ -20,11 +20,14 @@ final class FakePage: StatusPageSource {
         monitoring.store(on, ordering: .relaxed)
         monitorChanges.withLock { $0.append(on) }
     }
-    func takeMonitorLines(_ body: (String) -> Void) -> UInt64 {
-        for line in lines.withLock({ taken in
-            defer { taken = [] }
-            return taken
-        }) { body(line) }
+    /// The lines' read time: 1.5 s on the monotonic clock, or 0 (unknown) for the second and
+    /// later of one call.
+    func takeMonitorLines(_ body: (String, UInt64) -> Void) -> UInt64 {
+        let taken: [String] = lines.withLock { lines in
+            defer { lines = [] }
+            return lines
+        }
+        for (index, line) in taken.enumerated() { body(line, index == 0 ? 1_500_000_000 : 0) }
         return 0
     }
     func perform(_ action: StatusPageAction) -> Result<String, StatusPageRefusal> {
@@ -110,15 +113,29 @@ final class FakePage: StatusPageSource {
         defer { client.stop() }
         #expect(waitUntil { page.monitoring.load(ordering: .relaxed) })
         #expect(server.counters.pagesWatching == 1 && server.counters.pagesMonitoring == 1)
-        page.lines.withLock { $0 = ["in keys: ch 1  note-on  C4 (60)  vel 100"] }
+        let before = Self.monotonicMicroseconds()
+        page.lines.withLock { $0 = ["in keys: ch 1  note-on  C4 (60)  vel 100", "out keys: a line"] }
         let result = client.wait(timeout: 20)
+        let after = Self.monotonicMicroseconds()
         #expect(result.status == 0, "\(result.standardOutput)")
         #expect(result.standardOutput.contains(#"text {"STATUS":{"client":"test","uptimeSeconds":1}}"#))
-        #expect(
-            result.standardOutput.contains(#"text {"DROPPED":0,"EVENTS":["in keys: ch 1  note-on  C4 (60)  vel 100"]}"#)
-        )
+        // Each line with when it was read (null: unknown), the frame with when it was sent, in
+        // microseconds of this machine's CLOCK_MONOTONIC.
+        let events =
+            #"text {"DROPPED":0,"EVENTS":["in keys: ch 1  note-on  C4 (60)  vel 100","out keys: a line"],"#
+            + #""READ":[1500000,null],"SENT":"#
+        let sent = result.standardOutput.range(of: events).flatMap { found in
+            UInt64(result.standardOutput[found.upperBound...].prefix { $0.isNumber })
+        }
+        #expect(sent.map { before...after ~= $0 } == true, "\(result.standardOutput)")
         #expect(waitUntil { !page.monitoring.load(ordering: .relaxed) && server.counters.pagesWatching == 0 })
         #expect(server.counters.pagesMonitoring == 0)
+    }
+
+    static func monotonicMicroseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000 + UInt64(time.tv_nsec) / 1000
     }
 
     /// A paused page stops the monitor (the event threads copy nothing for it) and keeps its

@@ -265,12 +265,13 @@ final class TCPReceiverTests: XCTestCase {
 
     func testWhenNoSlotCanBeFreedTheNewClientIsResetAndItsSendsFail() throws {
         // Every slot busy: one inside a frame (for longer than `evictableAfter`, but a frame
-        // under way is not idle), one just connected (not idle long enough).
-        let (tcp, collector) = try makeReceiver(maxConnections: 2, evictableAfter: .milliseconds(200))
+        // under way is not idle), one just connected (not idle long enough: the second leaves
+        // a busy machine time to connect the third).
+        let (tcp, collector) = try makeReceiver(maxConnections: 2, evictableAfter: .seconds(1))
         defer { collector.stop() }
         let framing = try Client(port: tcp.port)
         framing.write(Array(Self.lengthPrefixed(Self.message("/half", [])).prefix(6)))
-        usleep(300_000)
+        usleep(1_100_000)
         let fresh = try Client(port: tcp.port)
         XCTAssertTrue(waitUntil { tcp.statistics.accepted == 2 })
         let refused = try Client(port: tcp.port)

@@ -8,23 +8,29 @@ import OSCTransport
 import TestSupport
 import XCTest
 
-/// A ``UDPReceiver`` on loopback: datagrams arrive whole with their sender, allow-lists drop
-/// and count, `stop()` ends the loop.
+/// A ``UDPReceiver`` on loopback, run alone by an ``OSCReceiver`` as the OSC thread runs it:
+/// datagrams arrive whole with their sender, allow-lists drop and count, `stop()` ends the loop.
 final class UDPReceiverTests: XCTestCase {
     /// Runs `receiver` on a thread until `stop()`, collecting each datagram and its sender.
     final class Collector: @unchecked Sendable {
         let lock = NSLock()
         var datagrams: [([UInt8], PacketSource)] = []
         let done = DispatchSemaphore(value: 0)
+        private var input: OSCReceiver?
 
-        func run(_ receiver: UDPReceiver) {
+        func run(_ receiver: UDPReceiver) throws {
+            let input = try OSCReceiver(udp: receiver, tcp: nil)
+            self.input = input
             Thread {
-                receiver.run(tick: { -1 }) { bytes, sender in
+                input.run(tick: { -1 }) { bytes, sender in
                     self.lock.withLock { self.datagrams.append((Array(bytes), sender)) }
                 }
                 self.done.signal()
             }.start()
         }
+
+        /// Ends the loop, as the OSC side's stop does.
+        func stop() { input?.stop() }
 
         func waitFor(_ count: Int) -> [([UInt8], PacketSource)] {
             let deadline = Date().addingTimeInterval(5)
@@ -58,11 +64,11 @@ final class UDPReceiverTests: XCTestCase {
     func testDatagramsArriveWholeWithTheirSenderInOrder() throws {
         let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
         let collector = Collector()
-        collector.run(receiver)
+        try collector.run(receiver)
         let packets = (0..<10).map { i in [UInt8](repeating: UInt8(i), count: 4 * (i + 1)) }
         for packet in packets { send(packet, toPort: receiver.port) }
         let got = collector.waitFor(10)
-        receiver.stop()
+        collector.stop()
         XCTAssertEqual(collector.done.wait(timeout: .now() + 5), .success, "stop() did not end the loop")
         XCTAssertEqual(got.map(\.0), packets)
         XCTAssertEqual(got.map(\.1.address.description), Array(repeating: "127.0.0.1", count: 10))
@@ -75,13 +81,14 @@ final class UDPReceiverTests: XCTestCase {
     /// `beforeBatch` had run when it was handed on.
     func batchNumbers(
         _ receiver: UDPReceiver, tick: @escaping @Sendable () -> Int32, count: Int, thenSend later: [UInt8]? = nil
-    ) -> [Int] {
+    ) throws -> [Int] {
         let lock = NSLock()
         nonisolated(unsafe) var batches = 0
         nonisolated(unsafe) var batchOfEach: [Int] = []
         let done = DispatchSemaphore(value: 0)
+        let input = try OSCReceiver(udp: receiver, tcp: nil)
         Thread {
-            receiver.run(tick: tick, beforeBatch: { lock.withLock { batches += 1 } }) { _, _ in
+            input.run(tick: tick, beforeBatch: { lock.withLock { batches += 1 } }) { _, _ in
                 lock.withLock { batchOfEach.append(batches) }
             }
             done.signal()
@@ -96,7 +103,7 @@ final class UDPReceiverTests: XCTestCase {
             send(later, toPort: receiver.port)
             waitFor(count + 1)
         }
-        receiver.stop()
+        input.stop()
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "stop() did not end the loop")
         return lock.withLock { batchOfEach }
     }
@@ -107,7 +114,7 @@ final class UDPReceiverTests: XCTestCase {
         let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
         // Queued before the loop starts: the batches are 4, 4 and 2.
         for i in 0..<10 { send([UInt8](repeating: UInt8(i), count: 4), toPort: receiver.port) }
-        XCTAssertEqual(batchNumbers(receiver, tick: { 50 }, count: 10), [1, 1, 1, 1, 2, 2, 2, 2, 3, 3])
+        XCTAssertEqual(try batchNumbers(receiver, tick: { 50 }, count: 10), [1, 1, 1, 1, 2, 2, 2, 2, 3, 3])
     }
 
     /// Waiting in the receive, a quiet socket is read one datagram at a time; every eighth
@@ -119,7 +126,7 @@ final class UDPReceiverTests: XCTestCase {
         for i in 0..<30 { send([UInt8](repeating: UInt8(i), count: 4), toPort: receiver.port) }
         let singles = Array(1...8)
         let burst = [9, 10, 11, 12, 13].flatMap { Array(repeating: $0, count: 4) } + [14, 14]
-        XCTAssertEqual(batchNumbers(receiver, tick: { -1 }, count: 30, thenSend: [99]), singles + burst + [15])
+        XCTAssertEqual(try batchNumbers(receiver, tick: { -1 }, count: 30, thenSend: [99]), singles + burst + [15])
         XCTAssertEqual(receiver.statistics.datagrams, 31)
     }
 
@@ -128,9 +135,9 @@ final class UDPReceiverTests: XCTestCase {
     func testStopEndsAReceiveThatIsWaitingAndHandsOnNothing() throws {
         let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
         let collector = Collector()
-        collector.run(receiver)
+        try collector.run(receiver)
         usleep(50_000)  // the thread is inside recvmmsg by now (a later stop is the same case)
-        receiver.stop()
+        collector.stop()
         XCTAssertEqual(collector.done.wait(timeout: .now() + 5), .success, "stop() did not end a waiting receive")
         XCTAssertEqual(collector.lock.withLock { collector.datagrams.count }, 0)
         XCTAssertEqual(receiver.statistics.datagrams, 0)
@@ -140,11 +147,11 @@ final class UDPReceiverTests: XCTestCase {
     func testAnEmptyDatagramIsHandedOn() throws {
         let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 4, slotSize: 2048)
         let collector = Collector()
-        collector.run(receiver)
+        try collector.run(receiver)
         send([], toPort: receiver.port)
         send([1, 2, 3, 4], toPort: receiver.port)
         let got = collector.waitFor(2)
-        receiver.stop()
+        collector.stop()
         XCTAssertEqual(collector.done.wait(timeout: .now() + 5), .success, "stop() did not end the loop")
         XCTAssertEqual(got.map(\.0), [[], [1, 2, 3, 4]])
     }
@@ -157,6 +164,7 @@ final class UDPReceiverTests: XCTestCase {
         nonisolated(unsafe) var ticks = 0
         nonisolated(unsafe) var received: [[UInt8]] = []
         let done = DispatchSemaphore(value: 0)
+        let input = try OSCReceiver(udp: receiver, tcp: nil)
         Thread {
             // 2 ms timeouts for the first 20 ticks, then none.
             let tick = {
@@ -165,7 +173,7 @@ final class UDPReceiverTests: XCTestCase {
                     return ticks <= 20 ? Int32(2) : -1
                 }
             }
-            receiver.run(tick: tick) { bytes, _ in
+            input.run(tick: tick) { bytes, _ in
                 lock.withLock { received.append(Array(bytes)) }
             }
             done.signal()
@@ -181,7 +189,7 @@ final class UDPReceiverTests: XCTestCase {
         while lock.withLock({ received.count }) < 1 && Date() < deadline { usleep(2_000) }
         XCTAssertEqual(lock.withLock { received }, [[9, 9, 9, 9]])
         XCTAssertEqual(lock.withLock { ticks }, ticksWhileWaiting + 1, "one tick after the datagram's batch")
-        receiver.stop()
+        input.stop()
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "stop() did not end the loop")
     }
 
@@ -189,12 +197,12 @@ final class UDPReceiverTests: XCTestCase {
         let receiver = try UDPReceiver(
             host: "127.0.0.1", port: 0, allowList: IPAllowList([try IPNetwork(parsing: "10.0.0.0/8")]))
         let collector = Collector()
-        collector.run(receiver)
+        try collector.run(receiver)
         send([1, 2, 3, 4], toPort: receiver.port)
         send([5, 6, 7, 8], toPort: receiver.port)
         let deadline = Date().addingTimeInterval(5)
         while receiver.statistics.notAllowed < 2 && Date() < deadline { usleep(2_000) }
-        receiver.stop()
+        collector.stop()
         collector.done.wait()
         XCTAssertEqual(receiver.statistics.notAllowed, 2)
         XCTAssertEqual(receiver.statistics.datagrams, 0)
@@ -210,12 +218,12 @@ final class UDPReceiverTests: XCTestCase {
             throw XCTSkip("no IPv6 here: \(error)")
         }
         let collector = Collector()
-        collector.run(receiver)
+        try collector.run(receiver)
         send([9, 9, 9, 9], toPort: receiver.port)
         send([8, 8, 8, 8], toPort: receiver.port, ipv6: true)
         let deadline = Date().addingTimeInterval(5)
         while receiver.statistics.datagrams + receiver.statistics.notAllowed < 2 && Date() < deadline { usleep(2_000) }
-        receiver.stop()
+        collector.stop()
         collector.done.wait()
         XCTAssertEqual(collector.datagrams.map(\.1.address.description), ["127.0.0.1"])
         XCTAssertEqual(receiver.statistics.notAllowed, 1, "::1 is not in 127.0.0.0/8")
@@ -224,11 +232,11 @@ final class UDPReceiverTests: XCTestCase {
     func testDatagramsLargerThanASlotAreCountedAsTruncated() throws {
         let receiver = try UDPReceiver(host: "127.0.0.1", port: 0, batchCapacity: 2, slotSize: 64)
         let collector = Collector()
-        collector.run(receiver)
+        try collector.run(receiver)
         send([UInt8](repeating: 1, count: 100), toPort: receiver.port)
         send([1, 2, 3, 4], toPort: receiver.port)
         _ = collector.waitFor(1)
-        receiver.stop()
+        collector.stop()
         collector.done.wait()
         XCTAssertEqual(collector.datagrams.map(\.0), [[1, 2, 3, 4]])
         XCTAssertEqual(receiver.statistics.truncated, 1)

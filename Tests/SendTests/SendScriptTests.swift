@@ -19,7 +19,7 @@ private func wire(_ steps: [SendStep]) -> String {
 
 private func script(_ line: String, middleC: Int = 4, files: [String: [UInt8]] = [:]) -> SendScript {
     var script = SendScript(middleCOctave: middleC) { (path) throws(SendFileError) in
-        guard let bytes = files[path] else { throw SendFileError(path: path, reason: "No such file or directory") }
+        guard let bytes = files[path] else { throw SendFileError(path: path, .noSuchFile) }
         return bytes
     }
     script.add(arguments: line.split(separator: " ").map(String.init))

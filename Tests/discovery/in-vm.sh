@@ -95,7 +95,7 @@ from zeroconf import ServiceBrowser, Zeroconf
 found = {}
 class Listener:
     def add_service(self, zc, kind, name):
-        info = zc.get_service_info(kind, name, timeout=3000)
+        info = zc.get_service_info(kind, name, timeout=10000)
         if info:
             found[name] = info
     update_service = add_service
@@ -160,13 +160,13 @@ tablet=$!
 avahi-publish -s "Tablet synth" _oscjson._tcp 8080 > "$out/publish-query.log" 2>&1 &
 query=$!
 wait_until 30 browse_has _oscjson._tcp 'Tablet'
-check "browse lists the bridge, its OSCQuery server, the other services and theirs (table)" sh -c \
+check "browse lists the bridge, its OSCQuery server, the other services and theirs (table)" wait_until 60 sh -c \
   "\"$ASEQOSC\" browse --timeout 5 > $out/browse.out 2>&1; cat $out/browse.out;
    grep -qE '^Discovery test bridge +udp +[^ ]+ +10\.77\.0\.1 +57300 ' $out/browse.out &&
    grep -qE '^Discovery test bridge +tcp +[^ ]+ +10\.77\.0\.1 +57300 ' $out/browse.out &&
    grep -qE '^Discovery test bridge +http +[^ ]+ +10\.77\.0\.1 +57301 +yes$' $out/browse.out &&
    grep -qE '^Tablet synth +udp .* 9100 +yes$' $out/browse.out && grep -qE '^Tablet synth +http .* 8080 +yes$' $out/browse.out"
-check "browse --json parses and carries port, protocol and TXT" sh -c \
+check "browse --json parses and carries port, protocol and TXT" wait_until 60 sh -c \
   "\"$ASEQOSC\" browse --json --timeout 5 > $out/browse.json && \"$PYTHON\" -c '
 import json, sys
 entries = json.load(open(sys.argv[1]))

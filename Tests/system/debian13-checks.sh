@@ -122,7 +122,7 @@ midi_to=14:0
 play_until "$osc_main" 'note_on .*62 101' 10 '90 3E 65 80 3E 00'
 check "MIDI sent into Midi Through (aseqsend -p 14:0) reaches oscdump" "$?" \
   "oscdump saw: $(tail -n 5 "$osc_main" | oneline)"
-wait_for 3 in_file "$osc_main" 'note_off .*62'
+wait_for 30 in_file "$osc_main" 'note_off .*62'
 check "its note-off follows" "$?" "oscdump saw: $(tail -n 5 "$osc_main" | oneline)"
 
 osc_to_midi() {  # sends a note with oscsend once a second until aseqdump shows it
@@ -168,7 +168,7 @@ cp "$out/good.json5" /etc/aseqosc/aseqosc.json5
 
 # ---------------------------------------------------------------- aseqosc send
 aseqosc send --to aseqdump on C5 110 off C5 > "$out/send.txt" 2>&1; st=$?
-wait_for 5 in_file "$aseqdump_out" 'Note on +0, note 72, velocity 110'
+wait_for 30 in_file "$aseqdump_out" 'Note on +0, note 72, velocity 110'
 check "aseqosc send --to aseqdump plays into that port (aseqdump sees note 72)" \
   "$([ "$st" = 0 ] && in_file "$aseqdump_out" 'Note on +0, note 72, velocity 110' &&
      in_file "$aseqdump_out" 'Note off +0, note 72'; echo $?)" \
@@ -228,7 +228,7 @@ capture_on() {  # FILE: the timestamping oscdump on 57140; its pid in $dump
   : > "$1"
   bash -c 'oscdump -L 57140 2>/dev/null | while IFS= read -r line; do echo "$EPOCHREALTIME $line"; done > "$1"' _ "$1" &
   dump=$!
-  wait_for 5 sh -c "ss -Hlun 'sport = :57140' | grep -q ."
+  wait_for 30 sh -c "ss -Hlun 'sport = :57140' | grep -q ."
 }
 capture_off() { pkill -P "$dump" oscdump 2>/dev/null; wait "$dump" 2>/dev/null; }
 stamps=$(mktemp -d /run/aseqosc-fp.XXXXXX)

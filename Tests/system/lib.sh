@@ -55,7 +55,7 @@ oscdump_on() {   # PORT FILE: oscdump in the background, once it listens
   : > "$2"
   oscdump -L "$1" > "$2" 2>&1 &
   bg_pids+=($!)
-  wait_for 5 sh -c "ss -Hlun 'sport = :$1' | grep -q ." || note "oscdump on $1 is not listening"
+  wait_for 30 sh -c "ss -Hlun 'sport = :$1' | grep -q ." || note "oscdump on $1 is not listening"
 }
 cleanup() { local p; for p in ${bg_pids[@]+"${bg_pids[@]}"}; do kill "$p" 2>/dev/null; done; }
 trap cleanup EXIT
@@ -94,7 +94,7 @@ refused_reload_checks() {
   mark=$(date '+%Y-%m-%d %H:%M:%S')
   systemctl reload "$unit" > "$out/reload-refused.txt" 2>&1; st=$?
   check "systemctl reload with a broken config exits non-zero" "$([ "$st" != 0 ]; echo $?)" "exit 0"
-  wait_for 5 sh -c "journalctl -q -u '$unit' --since '$mark' | grep -Eqi 'refused|error'"
+  wait_for 30 sh -c "journalctl -q -u '$unit' --since '$mark' | grep -Eqi 'refused|error'"
   sysstatus=$(systemctl status --no-pager -n 20 "$unit" 2>&1)
   echo "$sysstatus" > "$out/status-after-broken-reload.txt"
   check "systemctl status shows why the reload was refused" \
@@ -113,7 +113,7 @@ held_note_checks() {
   play_until "$capture" "note_on .*$note 100" 10 "90 $(printf %02X "$note") 64"
   check "a held note reaches oscdump" "$?" "no note $note in $(tail -n 3 "$capture" | oneline)"
   systemctl stop "$unit"
-  wait_for 5 in_file "$capture" "note_off .*$note"
+  wait_for 30 in_file "$capture" "note_off .*$note"
   check "systemctl stop sends the held note's note-off" "$?" "oscdump saw: $(tail -n 3 "$capture" | oneline)"
 }
 

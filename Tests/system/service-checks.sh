@@ -119,7 +119,7 @@ note "VmLck ${vmlck} kB, VmRSS $(awk '/^VmRSS:/ { print $2 }' /proc/"$main_pid"/
 refusals=$(journalctl -b -u aseqosc --no-pager -o cat 2>&1 | grep -c 'realtime:')
 check "the journal has no realtime refusal" "$([ "$refusals" = 0 ]; echo $?)" \
   "$(journalctl -b -u aseqosc --no-pager -o cat | grep 'realtime:' | oneline)"
-wait_for 3 in_file "$osc_main" 'note_off .*60'
+wait_for 30 in_file "$osc_main" 'note_off .*60'
 check "its note-off follows" "$?" "oscdump saw: $(head -n 5 "$osc_main" | oneline)"
 
 # ---------------------------------------------------------------- reloads
@@ -127,10 +127,10 @@ write_config "$conf" aseqosc 57120 57122
 journal_mark=$(date '+%Y-%m-%d %H:%M:%S')
 systemctl reload aseqosc; st=$?
 check "systemctl reload with a good config exits 0" "$st" "exit $st"
-wait_for 10 sh -c "aseqosc status --control /run/aseqosc/control | grep -q 127.0.0.1:57122"
+wait_for 30 sh -c "aseqosc status --control /run/aseqosc/control | grep -q 127.0.0.1:57122"
 check "the good reload is applied (the new destination is in aseqosc status)" "$?" \
   "$(aseqosc status --control /run/aseqosc/control 2>&1 | grep -- '->' | oneline)"
-wait_for 5 sh -c "journalctl -q -u aseqosc --since '$journal_mark' | grep -q reloaded"
+wait_for 30 sh -c "journalctl -q -u aseqosc --since '$journal_mark' | grep -q reloaded"
 check "the journal says 'reloaded'" "$?" "$(journalctl -q -u aseqosc --since "$journal_mark" | tail -n 3 | oneline)"
 
 echo '{ bad json' > "$conf"
