@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "Platform", dependencies: ["CAffinity", "CGNUCalls"]),
         // Events copied out of the event threads for the status page's monitor.
         .target(name: "EventTap", dependencies: ["MIDI", "Storage"]),
-        .target(name: "Pipeline", dependencies: ["MIDI", "OSC", "Storage"]),
+        .target(name: "Pipeline", dependencies: ["MIDI", "Storage"]),
         // How MIDI and OSC name each other, both ways: address schemes, templates, argument
         // styles, mapping rules, the built-in address families (pure).
         .target(name: "OSCMapping", dependencies: ["MIDI", "OSC", "Storage"]),
@@ -89,8 +89,7 @@ let package = Package(
         .target(
             name: "MIDIToOSCRuntime",
             dependencies: [
-                "MIDIToOSC", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "OSCMapping",
-                "Pipeline",
+                "MIDIToOSC", "BridgeSession", "Recovery", "Config", "Endpoints", "MIDI", "OSC", "Pipeline",
                 "ALSASequencer", "OSCTransport", "Platform", "Storage", "ValueStore", "EventTap",
             ]),
         // OSC -> MIDI as it runs: the OSC thread, the translator, the routes, paced and scheduled
@@ -120,7 +119,7 @@ let package = Package(
             dependencies: [
                 "Config", "BridgeSession", "MIDIToOSCRuntime", "OSCToMIDIRuntime", "Recovery", "Status", "Discovery",
                 "Endpoints",
-                "MIDI", "Pipeline", "ALSASequencer", "OSCTransport", "Platform", "Service", "OSCQuery", "OSCQueryHTTP",
+                "MIDI", "OSCTransport", "Platform", "Service", "OSCQuery", "OSCQueryHTTP",
                 "JSON", "ValueStore", "OSC", "OSCMapping", "MIDIToOSC", "EventTap",
             ]),
         // The command line: one type per subcommand; `run` parses its options and calls `Daemon`.
@@ -181,7 +180,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "MIDI", "OSC", "CAllocationCounter", "TestSupport"]),
+            dependencies: ["Pipeline", "MIDI", "CAllocationCounter", "TestSupport"]),
         .testTarget(
             name: "ALSASequencerTests",
             dependencies: [

@@ -3,8 +3,8 @@
 // ConfigParser.parse must either return a config or throw a ConfigError with a message; a
 // config it accepts must summarise (`aseqosc check`), build every route, and run a few events
 // through each and release them, without trapping.
-import Config
-import MIDI
+@testable import Config
+@testable import MIDI
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

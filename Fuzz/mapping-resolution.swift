@@ -1,3 +1,5 @@
+@testable import MIDI
+@testable import OSC
 // libFuzzer target: the mapping rules' index (OSCMappingIndex) against matching every rule in
 // turn, on arbitrary rules and addresses.
 //
@@ -11,9 +13,7 @@
 // literal addresses, first) as through the general resolution alone.
 @testable import OSCMapping
 @testable import OSCToMIDI
-import MIDI
-import OSC
-import Storage
+@testable import Storage
 
 private struct Reader {
     let bytes: UnsafeRawBufferPointer
@@ -30,8 +30,10 @@ private struct Reader {
 
 private let words: [[UInt8]] = ["a", "b", "ab", "x", "mix", ""].map { Array($0.utf8) }
 private let affixes: [[UInt8]] = ["", "x", "y", "ab"].map { Array($0.utf8) }
-private let addressWords: [[UInt8]] = ["a", "b", "ab", "x", "mix", "", "7", "-3", "x12", "x-0y", "12y", "ab1", "xy",
-    "1234567890", "-", "x1ab"].map { Array($0.utf8) }
+private let addressWords: [[UInt8]] = [
+    "a", "b", "ab", "x", "mix", "", "7", "-3", "x12", "x-0y", "12y", "ab1", "xy",
+    "1234567890", "-", "x1ab",
+].map { Array($0.utf8) }
 private let typeLists: [[UInt8]?] = [nil, Array("f".utf8), Array("i".utf8), Array("ii".utf8), Array("s".utf8)]
 
 private func describe(_ event: MIDIEvent) -> String {
@@ -67,7 +69,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                 address: address, argumentTypes: typeLists[Int(control % 5)], output: .port(0), kind: .controlChange,
                 values: [
                     nil,
-                    control & 0x80 != 0 ? OSCMappingValue(.capture(Int(control >> 4) & 7)) : OSCMappingValue(.constant(7)),
+                    control & 0x80 != 0
+                        ? OSCMappingValue(.capture(Int(control >> 4) & 7)) : OSCMappingValue(.constant(7)),
                     OSCMappingValue(.argument(0)),
                 ]))
     }
@@ -108,15 +111,20 @@ private func check(
                 fatalError("index found rule \(r) at \(address) after \(after); scanning finds \(expected.map(\.0))")
             }
             for i in 0..<8 where captures[i] != expected[found].1[i] {
-                fatalError("rule \(r) at \(address): capture \(i) is \(captures[i]), scanning gives \(expected[found].1[i])")
+                fatalError(
+                    "rule \(r) at \(address): capture \(i) is \(captures[i]), scanning gives \(expected[found].1[i])")
             }
             found += 1
             after = r
         }
-        guard found == expected.count else { fatalError("index found \(found) rules at \(address), scanning \(expected.count)") }
+        guard found == expected.count else {
+            fatalError("index found \(found) rules at \(address), scanning \(expected.count)")
+        }
         let three = index.matches(raw)
         guard three.count == min(expected.count, 3) else { fatalError("matches() found \(three.count) at \(address)") }
-        for i in 0..<three.count where three.rule(i) != expected[i].0 { fatalError("matches() disagrees at \(address)") }
+        for i in 0..<three.count where three.rule(i) != expected[i].0 {
+            fatalError("matches() disagrees at \(address)")
+        }
 
         // The translator's resolution holds the scan's first two rules, or says there are many.
         let resolution = translator.resolve(raw)

@@ -5,7 +5,7 @@
 // F7 with 7-bit bytes inside); chunked parsing gives the same events as one whole buffer; every
 // channel or system event re-encodes with MIDIByteEncoder and parses back to itself; and once
 // every SysEx is released and the parser reset, no store slot is left in flight.
-import MIDI
+@testable import MIDI
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -4,7 +4,7 @@
 // (validation checked every length and padding byte, so nothing may be lost), and (2) survive
 // the owned round trip: decode, serialize, decode gives the same value. A packet the view
 // refuses must be refused by the owned decoder too.
-import OSC
+@testable import OSC
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -3,7 +3,7 @@
 // The input is split at its first NUL (or in half) into a pattern and an address. Matching
 // must not trap, must agree between the String and the byte API, and a plain address (no
 // pattern characters) must match itself.
-import OSC
+@testable import OSC
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

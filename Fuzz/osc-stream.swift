@@ -4,7 +4,7 @@
 // Checks: chunked feeding hands on the same packets and stops with the same error as one whole
 // buffer; every packet is non-empty and within the capacity; nothing is handed on after an
 // error; and the packets, framed again in the stream's framing, deframe to themselves.
-import OSC
+@testable import OSC
 
 let capacity = 256
 

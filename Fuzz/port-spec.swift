@@ -4,8 +4,8 @@
 // Parsing must return a spec or a PortSpecParseError; resolving must return ports of the
 // asked direction from the list (never our own client) or a PortResolutionError; every
 // error must have a message.
-import ALSASequencer
-import Endpoints
+@testable import ALSASequencer
+@testable import Endpoints
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -2,18 +2,18 @@ import CALSA
 import Glibc
 
 /// A failed libasound call: the negative errno it returned and the call's name.
-public struct ALSAError: Error, CustomStringConvertible, Equatable {
+package struct ALSAError: Error, CustomStringConvertible, Equatable {
     /// The negative errno value libasound returned.
-    public var code: Int32
+    package var code: Int32
     /// The libasound function that failed.
-    public var call: String
+    package var call: String
 
-    public init(code: Int32, call: String) {
+    package init(code: Int32, call: String) {
         self.code = code
         self.call = call
     }
 
-    public var description: String {
+    package var description: String {
         if isSequencerMissing {
             return """
                 the ALSA sequencer is not available: /dev/snd/seq does not exist. \
@@ -34,12 +34,12 @@ public struct ALSAError: Error, CustomStringConvertible, Equatable {
     }
 
     /// Whether `default` opened a sequencer other than the kernel's, which alsa.conf can define.
-    public var isNotTheKernelSequencer: Bool {
+    var isNotTheKernelSequencer: Bool {
         call == "snd_seq_open" && code == -EPROTONOSUPPORT
     }
 
     /// Whether the failure means there is no sequencer device on this machine at all.
-    public var isSequencerMissing: Bool {
+    var isSequencerMissing: Bool {
         call == "snd_seq_open" && (code == -ENOENT || code == -ENODEV || code == -ENXIO)
     }
 }

@@ -14,14 +14,14 @@ import Storage
 ///
 /// Owned by one thread (it reuses its event); SysEx, 14-bit controllers, RPN and NRPN go through
 /// ``SequencerClient/send(_:from:to:sysexBytes:)``, which sends the same bytes either way.
-public final class DirectOutput {
+package final class DirectOutput {
     private let client: SequencerClient
     private var event = snd_seq_event_t()
     /// ``stageCapacity`` events, set up like `event`.
     private let staged: FixedBuffer<snd_seq_event_t>
 
     /// Direct output through `client`.
-    public init(client: SequencerClient) {
+    package init(client: SequencerClient) {
         self.client = client
         aseqosc_ev_set_subs(&event)
         aseqosc_ev_set_direct(&event)
@@ -29,12 +29,12 @@ public final class DirectOutput {
     }
 
     /// How many events ``stage(_:from:at:)`` can hold.
-    public static let stageCapacity = 64
+    package static let stageCapacity = 64
 
     /// Whether events of `kind` can be staged: all but SysEx, 14-bit controllers, RPN and NRPN,
     /// which take more than one fixed-size event.
     @inline(__always)
-    public static func canStage(_ kind: MIDIEventKind) -> Bool {
+    package static func canStage(_ kind: MIDIEventKind) -> Bool {
         switch kind {
         case .sysex, .controlChange14, .rpn, .nrpn: false
         default: true
@@ -44,7 +44,7 @@ public final class DirectOutput {
     /// Encodes `midi` (a kind ``canStage(_:)`` allows) from our port `port` into staging slot
     /// `index` (below ``stageCapacity``), to be written by ``writeStaged(_:)``.
     @inline(__always)
-    public func stage(_ midi: MIDIEvent, from port: UInt8, at index: Int) {
+    package func stage(_ midi: MIDIEvent, from port: UInt8, at index: Int) {
         let slot = staged.baseAddress + index
         SequencerEventEncoder.encodeFixedSize(midi, into: &slot.pointee)
         aseqosc_ev_set_source(slot, port)
@@ -52,7 +52,7 @@ public final class DirectOutput {
 
     /// Writes the staged events in `range`, in order, until the kernel refuses one. Returns how
     /// many went out, and the error that stopped the next one, if any.
-    public func writeStaged(_ range: Range<Int>) -> (written: Int, error: ALSAError?) {
+    package func writeStaged(_ range: Range<Int>) -> (written: Int, error: ALSAError?) {
         var index = range.lowerBound
         while index < range.upperBound {
             let result = snd_seq_event_output_direct(client.handle, staged.baseAddress + index)
@@ -69,7 +69,8 @@ public final class DirectOutput {
     ///
     /// - Throws: `ALSAError` (`-EAGAIN` when the output pool is full).
     @inline(__always)
-    public func send(_ midi: MIDIEvent, from port: UInt8, sysexBytes: UnsafeRawBufferPointer? = nil) throws(ALSAError) {
+    package func send(_ midi: MIDIEvent, from port: UInt8, sysexBytes: UnsafeRawBufferPointer? = nil) throws(ALSAError)
+    {
         guard Self.canStage(midi.kind) else {
             try client.send(midi, from: port, sysexBytes: sysexBytes)
             return

@@ -1,23 +1,23 @@
 import Endpoints
 
 /// A port with the client name users address it by: unique, even when two clients share a name.
-public struct NamedPort: Hashable, Sendable, CustomStringConvertible {
+package struct NamedPort: Hashable, Sendable, CustomStringConvertible {
     /// The port as the sequencer lists it.
-    public var info: PortInfo
+    package var info: PortInfo
     /// The client's name, with ` (2)`, ` (3)` appended when an earlier client has the same name.
-    public var clientName: String
+    var clientName: String
 
-    public init(info: PortInfo, clientName: String) {
+    package init(info: PortInfo, clientName: String) {
         self.info = info
         self.clientName = clientName
     }
 
     /// The port's address.
-    public var address: PortAddress { info.address }
+    package var address: PortAddress { info.address }
     /// `"<client name>:<port name>"`, with the unique client name.
-    public var name: String { clientName + ":" + info.portName }
+    package var name: String { clientName + ":" + info.portName }
     /// `"16:0 Virtual Raw MIDI 0-0:VirMIDI 0-0"`, as error messages list candidates.
-    public var description: String { "\(info.address) \(name)" }
+    package var description: String { "\(info.address) \(name)" }
 }
 
 extension PortInfo {
@@ -28,12 +28,12 @@ extension PortInfo {
     /// so `"Launchkey MK3 (2)"` addresses the second one. A suffix that another client already
     /// has as its real name is skipped, so every unique name stays unique. Pass the complete
     /// port list: the numbering depends on which clients are present.
-    public static func uniqueClientNames(_ ports: [PortInfo]) -> [UInt8: String] {
+    package static func uniqueClientNames(_ ports: [PortInfo]) -> [UInt8: String] {
         Dictionary(uniqueKeysWithValues: uniqueNames(ports).map { ($0.client, $0.name) })
     }
 
     /// The ports with unique client names (see ``uniqueClientNames(_:)``), in address order.
-    public static func named(_ ports: [PortInfo]) -> [NamedPort] {
+    package static func named(_ ports: [PortInfo]) -> [NamedPort] {
         let names = uniqueNames(ports)
         return ports.sorted { $0.address < $1.address }.map { port in
             NamedPort(

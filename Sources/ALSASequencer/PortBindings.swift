@@ -5,40 +5,40 @@ import Synchronization
 /// Keeps our ports connected to the ports that users named by spec, across unplugging,
 /// replugging and client numbers that change: each binding is re-resolved by its spec (never
 /// by a remembered client number) whenever the kernel announces a client or port change.
-public final class PortBindings: @unchecked Sendable {
+package final class PortBindings: @unchecked Sendable {
     // @unchecked Sendable: used only by the thread that reads announcements (the input
     // thread), after being set up on the starting thread before that thread runs.
 
     /// One spec bound to one of our ports, and what it is connected to now.
-    public struct Binding: Sendable {
-        public var spec: PortSpec
+    package struct Binding: Sendable {
+        package var spec: PortSpec
         /// Our port: an input port (the spec names sources) or an output port (destinations).
-        public var ourPort: UInt8
-        public var direction: PortSpec.Direction
+        package var ourPort: UInt8
+        package var direction: PortSpec.Direction
         /// The ports the spec resolves to and that are connected now; empty while waiting.
-        public var connected: [PortInfo]
+        package var connected: [PortInfo]
         /// Why the spec resolves to nothing right now, for `status` and the log.
-        public var waitingReason: String?
+        package var waitingReason: String?
     }
 
     /// What changed for one binding in one ``reconcile()``, for the log.
-    public struct Change: Sendable, CustomStringConvertible {
-        public enum Kind: Sendable {
+    package struct Change: Sendable, CustomStringConvertible {
+        package enum Kind: Sendable {
             case connected
             case lost
             case failed(ALSAError)
         }
 
-        public var kind: Kind
-        public var spec: PortSpec
-        public var port: PortInfo
+        package var kind: Kind
+        var spec: PortSpec
+        var port: PortInfo
         /// The binding's direction: `.source` for one of our input ports, `.destination` for
         /// one of our output ports (one ``PortBindings`` keeps both).
-        public var direction: PortSpec.Direction
+        package var direction: PortSpec.Direction
         /// Our port the binding belongs to.
-        public var ourPort: UInt8
+        package var ourPort: UInt8
 
-        public init(_ kind: Kind, spec: PortSpec, port: PortInfo, direction: PortSpec.Direction, ourPort: UInt8) {
+        package init(_ kind: Kind, spec: PortSpec, port: PortInfo, direction: PortSpec.Direction, ourPort: UInt8) {
             self.kind = kind
             self.spec = spec
             self.port = port
@@ -46,7 +46,7 @@ public final class PortBindings: @unchecked Sendable {
             self.ourPort = ourPort
         }
 
-        public var description: String {
+        package var description: String {
             switch kind {
             case .connected: "'\(spec)' bound to \(port)"
             case .lost: "'\(spec)' lost \(port), waiting for it to return"
@@ -56,32 +56,32 @@ public final class PortBindings: @unchecked Sendable {
 
         /// The change as a log line, named after the side of the bridge it belongs to:
         /// `input: 'KeyStep' bound to ...` or `output: 'Synth' lost ...`.
-        public var logLine: String {
+        package var logLine: String {
             "\(direction == .source ? "input" : "output"): \(description)"
         }
     }
 
     private let client: SequencerClient
-    public private(set) var bindings: [Binding] = [] {
+    package private(set) var bindings: [Binding] = [] {
         didSet { published.withLock { $0 = bindings } }
     }
     private let published = Mutex<[Binding]>([])
 
     /// A copy of the bindings for other threads (status), as of the last change.
-    public var snapshot: [Binding] { published.withLock { $0 } }
+    package var snapshot: [Binding] { published.withLock { $0 } }
 
-    public init(client: SequencerClient) {
+    package init(client: SequencerClient) {
         self.client = client
     }
 
     /// Adds a binding; it connects at the next ``reconcile()``.
-    public func bind(_ spec: PortSpec, to ourPort: UInt8, direction: PortSpec.Direction) {
+    package func bind(_ spec: PortSpec, to ourPort: UInt8, direction: PortSpec.Direction) {
         bindings.append(
             Binding(spec: spec, ourPort: ourPort, direction: direction, connected: [], waitingReason: nil))
     }
 
     /// Removes every binding of `ourPort`, disconnecting what it had connected.
-    public func unbind(ourPort: UInt8) {
+    package func unbind(ourPort: UInt8) {
         for binding in bindings where binding.ourPort == ourPort {
             for port in binding.connected { disconnect(port.address, binding) }
         }
@@ -91,7 +91,7 @@ public final class PortBindings: @unchecked Sendable {
     /// Resolves every spec against the ports that exist now, connects what is new and forgets
     /// what is gone (the kernel already dropped those subscriptions). Returns what changed.
     @discardableResult
-    public func reconcile() -> [Change] {
+    package func reconcile() -> [Change] {
         guard let ports = try? client.ports() else { return [] }
         var changes: [Change] = []
         for index in bindings.indices {
@@ -135,7 +135,7 @@ public final class PortBindings: @unchecked Sendable {
     }
 
     /// Whether an announcement can change what a spec resolves to.
-    public static func affectsBindings(_ announcement: Announcement) -> Bool {
+    package static func affectsBindings(_ announcement: Announcement) -> Bool {
         switch announcement {
         case .portStarted, .portExited, .portChanged, .clientExited, .clientChanged: true
         case .clientStarted: false  // its ports are announced one by one right after

@@ -2,7 +2,7 @@ import Endpoints
 
 extension PortSpec.Direction {
     /// Whether `port` can be used in this direction.
-    public func admits(_ port: PortInfo) -> Bool {
+    package func admits(_ port: PortInfo) -> Bool {
         switch self {
         case .source: port.capabilities.isSource
         case .destination: port.capabilities.isDestination
@@ -37,7 +37,7 @@ extension PortSpec {
     ///
     /// - Throws: ``PortResolutionError``: nothing matches, the name is ambiguous, the ports it
     ///   names are of the other direction, or a number names `ownClient`.
-    public func resolve(
+    package func resolve(
         in ports: [PortInfo], direction: Direction, excludingClient ownClient: UInt8?
     ) throws(PortResolutionError) -> [PortInfo] {
         switch form {
@@ -124,7 +124,7 @@ extension PortSpec {
 }
 
 /// Why a port spec named no usable port; the message names the spec and what to do.
-public enum PortResolutionError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum PortResolutionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No port of either direction matches.
     case noMatch(PortSpec)
     /// A name matches ports of more than one client at the same precedence.
@@ -134,7 +134,7 @@ public enum PortResolutionError: Error, Hashable, Sendable, CustomStringConverti
     /// A number names aseqosc's own client.
     case ownClient(PortSpec)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noMatch(let spec):
             "no ALSA port matches '\(spec)'; ports are listed by `aseqosc ports`"

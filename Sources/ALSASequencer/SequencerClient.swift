@@ -5,7 +5,7 @@ import MIDI
 import Synchronization
 
 /// The direction of a port aseqosc creates on its own client.
-public enum BridgePortDirection: Sendable {
+package enum BridgePortDirection: Sendable {
     /// Other clients write MIDI into it (writable, subscribable): aseqosc reads from it.
     case input
     /// aseqosc writes MIDI out of it to subscribers (readable, subscribable).
@@ -19,7 +19,7 @@ public enum BridgePortDirection: Sendable {
 /// (one reader, one writer) as libasound allows for a duplex handle. The one exception is the
 /// reader's `stop()`, which may write one fixed-size event from any thread: a single `write`
 /// of a whole event, which the kernel takes whole.
-public final class SequencerClient: @unchecked Sendable {
+package final class SequencerClient: @unchecked Sendable {
     // @unchecked Sendable: libasound allows one thread reading and another writing the same
     // duplex handle; the callers keep to that, and the Swift-side state (the announcements
     // port, the reads' mode) is atomic or behind a lock.
@@ -27,7 +27,7 @@ public final class SequencerClient: @unchecked Sendable {
     /// The raw handle, for the modules in this package that read and write events.
     let handle: OpaquePointer
     /// This client's number, as other clients see it.
-    public let clientID: UInt8
+    package let clientID: UInt8
     /// The kernel sequencer's descriptor behind the handle, whose blocking flag
     /// ``setReadsWait(_:)`` sets for ``SequencerReader``'s waiting reads.
     let kernelDescriptor: Int32
@@ -44,7 +44,7 @@ public final class SequencerClient: @unchecked Sendable {
     /// - Throws: `ALSAError`; ``ALSAError/isSequencerMissing`` tells the case of a machine with
     ///   no `/dev/snd/seq`, ``ALSAError/isNotTheKernelSequencer`` a `default` sequencer that
     ///   alsa.conf makes something other than the kernel's (`hw`, the only type libasound has).
-    public init(name: String) throws(ALSAError) {
+    package init(name: String) throws(ALSAError) {
         aseqosc_silence_alsa_errors()
         var opened: OpaquePointer?
         try check(snd_seq_open(&opened, "default", SND_SEQ_OPEN_DUPLEX, SND_SEQ_NONBLOCK), "snd_seq_open")
@@ -70,12 +70,12 @@ public final class SequencerClient: @unchecked Sendable {
     }
 
     /// Changes the name other clients see for this client.
-    public func rename(_ name: String) throws(ALSAError) {
+    package func rename(_ name: String) throws(ALSAError) {
         try check(snd_seq_set_client_name(handle, name), "snd_seq_set_client_name")
     }
 
     /// Creates a port on this client and returns its port number.
-    public func createPort(name: String, direction: BridgePortDirection) throws(ALSAError) -> UInt8 {
+    package func createPort(name: String, direction: BridgePortDirection) throws(ALSAError) -> UInt8 {
         let capabilities: Int32 =
             switch direction {
             case .input: SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE
@@ -89,12 +89,12 @@ public final class SequencerClient: @unchecked Sendable {
     }
 
     /// Removes a port this client created; the kernel drops its subscriptions.
-    public func deletePort(_ port: UInt8) throws(ALSAError) {
+    package func deletePort(_ port: UInt8) throws(ALSAError) {
         try check(snd_seq_delete_simple_port(handle, Int32(port)), "snd_seq_delete_simple_port")
     }
 
     /// Every port of every client, in address order, this client's own included.
-    public func ports() throws(ALSAError) -> [PortInfo] {
+    package func ports() throws(ALSAError) -> [PortInfo] {
         var clientInfo: OpaquePointer?
         var portInfo: OpaquePointer?
         try check(snd_seq_client_info_malloc(&clientInfo), "snd_seq_client_info_malloc")
@@ -129,28 +129,28 @@ public final class SequencerClient: @unchecked Sendable {
     }
 
     /// Subscribes our port `port` to events from `source` (`aconnect source us:port`).
-    public func connect(from source: PortAddress, to port: UInt8) throws(ALSAError) {
+    package func connect(from source: PortAddress, to port: UInt8) throws(ALSAError) {
         try check(
             snd_seq_connect_from(handle, Int32(port), Int32(source.client), Int32(source.port)),
             "snd_seq_connect_from")
     }
 
     /// Subscribes `destination` to events from our port `port` (`aconnect us:port destination`).
-    public func connect(from port: UInt8, to destination: PortAddress) throws(ALSAError) {
+    package func connect(from port: UInt8, to destination: PortAddress) throws(ALSAError) {
         try check(
             snd_seq_connect_to(handle, Int32(port), Int32(destination.client), Int32(destination.port)),
             "snd_seq_connect_to")
     }
 
     /// Removes a subscription made with ``connect(from:to:)-(PortAddress,UInt8)``.
-    public func disconnect(from source: PortAddress, to port: UInt8) throws(ALSAError) {
+    package func disconnect(from source: PortAddress, to port: UInt8) throws(ALSAError) {
         try check(
             snd_seq_disconnect_from(handle, Int32(port), Int32(source.client), Int32(source.port)),
             "snd_seq_disconnect_from")
     }
 
     /// Removes a subscription made with ``connect(from:to:)-(UInt8,PortAddress)``.
-    public func disconnect(from port: UInt8, to destination: PortAddress) throws(ALSAError) {
+    package func disconnect(from port: UInt8, to destination: PortAddress) throws(ALSAError) {
         try check(
             snd_seq_disconnect_to(handle, Int32(port), Int32(destination.client), Int32(destination.port)),
             "snd_seq_disconnect_to")
@@ -160,7 +160,7 @@ public final class SequencerClient: @unchecked Sendable {
 extension SequencerClient {
     /// The longest SysEx piece written as one sequencer event, the size the kernel's own rawmidi
     /// converter uses, so a long message never exhausts the client's output pool at once.
-    public static let sysexChunkSize = 256
+    package static let sysexChunkSize = 256
 
     /// Sends `event` from our port `port` to its subscribers (or to `destination`), right away,
     /// bypassing queues. SysEx bytes come from `sysexBytes` and go out in
@@ -168,7 +168,7 @@ extension SequencerClient {
     /// change sequences.
     ///
     /// - Throws: `ALSAError` (`-EAGAIN` when the output pool is full in non-blocking mode).
-    public func send(
+    package func send(
         _ event: MIDIEvent, from port: UInt8, to destination: PortAddress? = nil,
         sysexBytes: UnsafeRawBufferPointer? = nil
     ) throws(ALSAError) {
@@ -229,7 +229,7 @@ extension SequencerClient {
     /// into our own input queue (``SequencerReader/stop()``'s wake-up); false if the kernel
     /// refused it. Any thread: one fixed-size event in a single `write`.
     @discardableResult
-    func sendToOurselves(_ type: UInt8, port: UInt8) -> Bool {
+    package func sendToOurselves(_ type: UInt8, port: UInt8) -> Bool {
         var raw = snd_seq_event_t()
         aseqosc_ev_set_bare(&raw, snd_seq_event_type_t(type))
         do {
@@ -247,7 +247,7 @@ extension SequencerClient {
     /// - Throws: `ALSAError`, `-EBUSY` while a ``SequencerReader`` waits in `read`: the kernel
     ///   resizes the queue only when no read is under way, and would hold this client's other
     ///   calls (writes among them) until the next event arrived.
-    public func setInputPool(_ events: Int) throws(ALSAError) {
+    package func setInputPool(_ events: Int) throws(ALSAError) {
         try flagsBeforeWaiting.withLock { flagsBeforeWaiting throws(ALSAError) in
             guard flagsBeforeWaiting == nil else {
                 throw ALSAError(code: -EBUSY, call: "snd_seq_set_client_pool_input")
@@ -258,20 +258,20 @@ extension SequencerClient {
 
     /// Switches between non-blocking (the default: the bridge never waits on the kernel) and
     /// blocking writes (`aseqosc send`, which must not lose a command to a full pool).
-    public func setBlocking(_ blocking: Bool) throws(ALSAError) {
+    package func setBlocking(_ blocking: Bool) throws(ALSAError) {
         try check(snd_seq_nonblock(handle, blocking ? 0 : 1), "snd_seq_nonblock")
     }
 
     /// Waits until every event this client wrote has left the kernel's output pool, so a
     /// command-line tool can exit without cutting its last events.
-    public func drainOutput() throws(ALSAError) {
+    package func drainOutput() throws(ALSAError) {
         try check(snd_seq_drain_output(handle), "snd_seq_drain_output")
         try check(snd_seq_sync_output_queue(handle), "snd_seq_sync_output_queue")
     }
 
     /// Creates a port that receives the kernel's announcements of clients and ports coming and
     /// going, and subscribes it to the system announce port. Nobody else may connect to it.
-    public func subscribeToAnnouncements() throws(ALSAError) -> UInt8 {
+    package func subscribeToAnnouncements() throws(ALSAError) -> UInt8 {
         let capabilities = UInt32(SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_NO_EXPORT)
         let port = try check(
             snd_seq_create_simple_port(
@@ -286,7 +286,7 @@ extension SequencerClient {
     /// The port receiving announcements, once ``subscribeToAnnouncements()`` made it. Only we
     /// can write to it (no other client may subscribe, and it is hidden), so an event there
     /// from our own client is one we sent ourselves.
-    var announcementPort: UInt8? {
+    package var announcementPort: UInt8? {
         // Acquiring: pairs with the releasing store in `subscribeToAnnouncements`.
         let port = announcements.load(ordering: .acquiring)
         return port < 0 ? nil : UInt8(truncatingIfNeeded: port)
@@ -299,7 +299,7 @@ extension SequencerClient {
     /// scheduled ones, which wait for room in the output pool: those go through
     /// ``withWritesNotWaiting(_:)``.
     @discardableResult
-    func setReadsWait(_ wait: Bool) -> Bool {
+    package func setReadsWait(_ wait: Bool) -> Bool {
         let descriptor = kernelDescriptor
         return flagsBeforeWaiting.withLock { flagsBeforeWaiting in
             if wait, flagsBeforeWaiting == nil {
@@ -319,7 +319,7 @@ extension SequencerClient {
     /// A read starting meanwhile answers `-EAGAIN`, which ``SequencerReader`` takes as a cue to
     /// wait in `poll` once. Scheduled events are rare (bundles with a future time tag), so the
     /// lock and the two `fcntl` calls are not on the path of a played note.
-    func withWritesNotWaiting<Value>(_ write: () throws(ALSAError) -> Value) throws(ALSAError) -> Value {
+    package func withWritesNotWaiting<Value>(_ write: () throws(ALSAError) -> Value) throws(ALSAError) -> Value {
         try flagsBeforeWaiting.withLock { flagsBeforeWaiting throws(ALSAError) -> Value in
             guard let flags = flagsBeforeWaiting else { return try write() }
             _ = fcntl(kernelDescriptor, F_SETFL, flags | O_NONBLOCK)

@@ -4,7 +4,7 @@ import MIDI
 import Storage
 
 /// A change the kernel announces on the system announce port (0:1).
-public enum Announcement: Sendable, Equatable {
+package enum Announcement: Sendable, Equatable {
     case clientStarted(UInt8)
     case clientExited(UInt8)
     case clientChanged(UInt8)
@@ -14,7 +14,7 @@ public enum Announcement: Sendable, Equatable {
 }
 
 /// What one sequencer event turned into.
-public enum DecodedSequencerEvent: Sendable {
+package enum DecodedSequencerEvent: Sendable {
     /// A MIDI event, with the address of the port it came from.
     case midi(MIDIEvent, source: PortAddress)
     /// A client or port came or went.
@@ -29,13 +29,13 @@ public enum DecodedSequencerEvent: Sendable {
 ///
 /// Runs on the input thread; it never allocates: SysEx bytes go into a preallocated
 /// ``SysExStore``, and the table of messages in progress has a fixed size.
-public struct SequencerEventDecoder {
+package struct SequencerEventDecoder {
     /// Where completed SysEx messages are published.
-    public let sysexStore: SysExStore
+    let sysexStore: SysExStore
     private var pending: TupleArray8<PendingSysEx>
     /// SysEx chunks that arrived with no message in progress, or whose message could not be
     /// stored (store full, too long).
-    public private(set) var droppedSysExChunks = 0
+    private(set) var droppedSysExChunks = 0
 
     private struct PendingSysEx {
         var source: PortAddress
@@ -43,7 +43,7 @@ public struct SequencerEventDecoder {
         var active: Bool
     }
 
-    public init(sysexStore: SysExStore) {
+    package init(sysexStore: SysExStore) {
         self.sysexStore = sysexStore
         pending = TupleArray8(
             repeating: PendingSysEx(source: PortAddress(client: 0, port: 0), draft: nil, active: false))
@@ -51,7 +51,7 @@ public struct SequencerEventDecoder {
 
     /// Decodes one event; `timestamp` is the monotonic receive time in nanoseconds.
     @inline(__always)
-    public mutating func decode(_ event: UnsafePointer<snd_seq_event_t>, timestamp: UInt64)
+    package mutating func decode(_ event: UnsafePointer<snd_seq_event_t>, timestamp: UInt64)
         -> DecodedSequencerEvent
     {
         // Notes and controllers, nearly everything a player sends, inline; the rest (SysEx

@@ -5,10 +5,10 @@ import MIDI
 ///
 /// 14-bit controllers, RPN and NRPN go out as ALSA's own event types (`CONTROL14`, `REGPARAM`,
 /// `NONREGPARAM`); the kernel turns them into controller sequences for hardware ports.
-public enum SequencerEventEncoder {
+enum SequencerEventEncoder {
     /// Writes `event` into `target` (cleared first), leaving source and destination to the
     /// caller. A SysEx event points at `sysexBytes`, which must outlive the write.
-    public static func encode(
+    static func encode(
         _ event: MIDIEvent, into target: inout snd_seq_event_t, sysexBytes: UnsafeRawBufferPointer? = nil
     ) {
         aseqosc_ev_clear(&target)

@@ -14,20 +14,20 @@ import Platform
 /// left in it (``pendingEvents()``). Each start sets its real-time clock to 0 again;
 /// ``monotonicOrigin`` is where that 0 falls on `CLOCK_MONOTONIC`, so times kept on the
 /// monotonic clock (``time(atMonotonic:)``) stay right across a stop and a start.
-public final class SequencerQueue: @unchecked Sendable {
+package final class SequencerQueue: @unchecked Sendable {
     // @unchecked Sendable: used by one thread (the OSC input thread) after creation.
 
     private let client: SequencerClient
     /// The queue number.
-    public let id: Int32
+    let id: Int32
     private let status: OpaquePointer
     /// Whether the queue has started (its timer runs from then on).
-    public private(set) var isRunning = false
+    package private(set) var isRunning = false
     /// `CLOCK_MONOTONIC` nanoseconds at the queue's time 0; 0 until it runs.
-    public private(set) var monotonicOrigin: UInt64 = 0
+    package private(set) var monotonicOrigin: UInt64 = 0
 
     /// Allocates a queue named `name` on `client`, not yet started.
-    public init(client: SequencerClient, name: String) throws(ALSAError) {
+    package init(client: SequencerClient, name: String) throws(ALSAError) {
         let queue = try check(snd_seq_alloc_named_queue(client.handle, name), "snd_seq_alloc_named_queue")
         var allocated: OpaquePointer?
         do {
@@ -43,7 +43,7 @@ public final class SequencerQueue: @unchecked Sendable {
 
     /// Starts the queue, its clock at 0, unless it runs already. START also drops whatever our
     /// client left in the queue, which is nothing when it was stopped by ``stop()``.
-    public func start() throws(ALSAError) {
+    package func start() throws(ALSAError) {
         guard !isRunning else { return }
         // snd_seq_start_queue is a macro over this: a START event for the queue, which sits in
         // the output buffer until drained; the kernel handles it during the drain.
@@ -55,7 +55,7 @@ public final class SequencerQueue: @unchecked Sendable {
 
     /// Stops the queue and its kernel timer (events still in it would wait; see
     /// ``pendingEvents()``). The next ``start()`` or ``now()`` starts it again from 0.
-    public func stop() throws(ALSAError) {
+    package func stop() throws(ALSAError) {
         guard isRunning else { return }
         try control(SND_SEQ_EVENT_STOP)
         isRunning = false
@@ -68,7 +68,7 @@ public final class SequencerQueue: @unchecked Sendable {
     }
 
     /// How many events wait in the queue for their time (0 when it is not running).
-    public func pendingEvents() throws(ALSAError) -> Int {
+    package func pendingEvents() throws(ALSAError) -> Int {
         guard isRunning else { return 0 }
         try check(snd_seq_get_queue_status(client.handle, id, status), "snd_seq_get_queue_status")
         return Int(snd_seq_queue_status_get_events(status))
@@ -77,7 +77,7 @@ public final class SequencerQueue: @unchecked Sendable {
     /// The queue time (nanoseconds since it started) of `monotonic` nanoseconds on
     /// `CLOCK_MONOTONIC`; 0 for a moment before the start. Meaningful while the queue runs.
     @inline(__always)
-    public func time(atMonotonic monotonic: UInt64) -> UInt64 {
+    package func time(atMonotonic monotonic: UInt64) -> UInt64 {
         monotonic > monotonicOrigin ? monotonic - monotonicOrigin : 0
     }
 
@@ -87,7 +87,7 @@ public final class SequencerQueue: @unchecked Sendable {
     }
 
     /// The queue's real time now, in nanoseconds since it started; starts it if it has not.
-    public func now() throws(ALSAError) -> UInt64 {
+    package func now() throws(ALSAError) -> UInt64 {
         if !isRunning { try start() }
         return try realTime()
     }
@@ -99,7 +99,7 @@ public final class SequencerQueue: @unchecked Sendable {
     }
 
     /// Drops every event still waiting in the queue (those that have not left yet).
-    public func removePendingEvents() {
+    package func removePendingEvents() {
         var remove: OpaquePointer?
         guard snd_seq_remove_events_malloc(&remove) >= 0, let remove else { return }
         defer { snd_seq_remove_events_free(remove) }
@@ -115,7 +115,7 @@ extension SequencerClient {
     /// out in ``sysexChunkSize``-byte pieces, all at that time, in order.
     ///
     /// - Throws: `ALSAError` (`-EAGAIN` when the output pool is full in non-blocking mode).
-    public func send(
+    package func send(
         _ event: MIDIEvent, from port: UInt8, on queue: SequencerQueue, at time: UInt64,
         sysexBytes: UnsafeRawBufferPointer? = nil
     ) throws(ALSAError) {

@@ -8,11 +8,11 @@ import Synchronization
 
 /// Why a ``SequencerReader`` could not be made or stopped reading: libasound refused (its input
 /// buffer, a read), or a system call failed (its wake signal, a `poll`).
-public enum SequencerReaderError: Error, Equatable, CustomStringConvertible {
+package enum SequencerReaderError: Error, Equatable, CustomStringConvertible {
     case alsa(ALSAError)
     case system(SystemCallError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .alsa(let error): error.description
         case .system(let error): error.description
@@ -35,7 +35,7 @@ public enum SequencerReaderError: Error, Equatable, CustomStringConvertible {
 /// It also keeps the notes held per source, so that when a source port or client disappears
 /// the handler receives the note-offs that source still owed: an unplugged keyboard never
 /// leaves a note hanging downstream.
-public final class SequencerReader: @unchecked Sendable {
+package final class SequencerReader: @unchecked Sendable {
     // @unchecked Sendable: everything but the wake signal, the atomics and the counters is
     // touched only by the thread inside `run`; `stop()` wakes the signal and, while a read
     // waits, sends one fixed-size event through the client.
@@ -83,14 +83,14 @@ public final class SequencerReader: @unchecked Sendable {
     }
 
     /// Input overruns: the kernel dropped events because we read too slowly (`-ENOSPC`).
-    public var overruns: Int { overrunCount.load(ordering: .relaxed) }
+    package var overruns: Int { overrunCount.load(ordering: .relaxed) }
     private let overrunCount = Atomic<Int>(0)
     /// Events read from the sequencer, of any kind.
-    public var eventsRead: Int { readCount.load(ordering: .relaxed) }
+    var eventsRead: Int { readCount.load(ordering: .relaxed) }
     private let readCount = Atomic<Int>(0)
 
     /// A reader of `client`'s input; SysEx is reassembled into `sysexStore`.
-    public init(client: SequencerClient, sysexStore: SysExStore) throws(SequencerReaderError) {
+    package init(client: SequencerClient, sysexStore: SysExStore) throws(SequencerReaderError) {
         self.client = client
         // Allocated here once by libasound, and read into by every `snd_seq_event_input`.
         do {
@@ -110,7 +110,7 @@ public final class SequencerReader: @unchecked Sendable {
     }
 
     /// Makes ``run(_:)`` return soon; callable from any thread or a signal handler's thread.
-    public func stop() {
+    package func stop() {
         // Pairs with the loads in `run`: the loop's, and the one after publishing `wakePort`.
         stopRequested.store(true, ordering: .sequentiallyConsistent)
         wake()
@@ -118,7 +118,7 @@ public final class SequencerReader: @unchecked Sendable {
 
     /// Ends the current wait, so `afterBatch` runs soon (work another thread handed over, a
     /// replay); callable from any thread.
-    public func wake() {
+    package func wake() {
         // Pairs with the exchange in `run` after publishing `wakePort`.
         wakeRequested.store(true, ordering: .sequentiallyConsistent)
         wakeSignal.wake()
@@ -132,14 +132,14 @@ public final class SequencerReader: @unchecked Sendable {
 
     /// Lets ``run(_:afterBatch:)`` be called again after a ``stop()`` (a paused input thread
     /// resuming); events that arrived meanwhile wait in the kernel and are read then.
-    public func rearm() {
+    package func rearm() {
         stopRequested.store(false, ordering: .relaxed)
         wakeSignal.drain()
     }
 
     /// Reads events until ``stop()``, like ``run(midiBatch:other:afterBatch:)`` with one handler
     /// for every decoded event, MIDI (with the port it came from) or not.
-    public func run(
+    package func run(
         _ handler: (DecodedSequencerEvent) -> Void, afterBatch: () -> Int32 = { -1 }
     ) throws(SequencerReaderError) {
         try run(
@@ -153,7 +153,7 @@ public final class SequencerReader: @unchecked Sendable {
     }
 
     /// The most MIDI events handed over in one call of a `midiBatch` handler.
-    public static let batchCapacity = 64
+    static let batchCapacity = 64
 
     /// Reads events until ``stop()``, on this thread. `midiBatch` gets the MIDI events decoded in
     /// a row, in order, with the port each came from (at most ``batchCapacity`` per call: one
@@ -163,7 +163,7 @@ public final class SequencerReader: @unchecked Sendable {
     /// wake a consumer once per batch rather than once per event). `afterBatch` returns how
     /// long the next wait may last, in milliseconds: -1 to wait for an event, or a timeout for
     /// a caller with work of its own pending (after which `afterBatch` runs again).
-    public func run(
+    package func run(
         midiBatch: (_ events: UnsafeBufferPointer<MIDIEvent>, _ sources: UnsafeBufferPointer<PortAddress>) -> Void,
         other: (DecodedSequencerEvent) -> Void, afterBatch: () -> Int32 = { -1 }
     ) throws(SequencerReaderError) {

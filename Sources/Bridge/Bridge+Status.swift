@@ -2,12 +2,11 @@ import BridgeSession
 import MIDIToOSCRuntime
 import OSCToMIDIRuntime
 import Platform
-import Recovery
 import Status
 
 extension Bridge {
     /// A consistent-enough picture of the running bridge, from counters other threads update.
-    public func status(version: String = "") -> BridgeStatus {
+    func status(version: String = "") -> BridgeStatus {
         var status = BridgeStatus(
             version: version, client: currentConfig.clientName, uptimeSeconds: WallClock.monotonic - startTime,
             input: input, routes: routeSnapshot, sysexStore: sysexStore,

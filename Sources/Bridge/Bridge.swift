@@ -15,13 +15,13 @@ import Synchronization
 /// directions share, ports, routes, OSC formatters and sockets, threads), applies new
 /// configs without restarting the ALSA client, and takes it all down without leaving a note
 /// sounding.
-public final class Bridge: @unchecked Sendable {
+final class Bridge: @unchecked Sendable {
     // @unchecked Sendable: started and stopped from one thread (the command's), reloaded one
     // reload at a time (the command's Reloader) and never during a start or stop; the parts it
     // owns synchronise their own threads, and status reads only atomics and values replaced
     // under `lock`.
 
-    public private(set) var config: BridgeConfig
+    private(set) var config: BridgeConfig
     let log: Logger
     /// The ALSA client, its announcements, the bindings of both directions and the clock.
     let session: SequencerSession
@@ -40,7 +40,7 @@ public final class Bridge: @unchecked Sendable {
     private var follower: ServiceFollower?
     /// The TouchOSC Bridge's client (`touchoscBridge`), which the bridge route's destination
     /// follows; one for the bridge's life, so an observer stays through reloads.
-    public let touchOSCClient = LearnedClient()
+    let touchOSCClient = LearnedClient()
     private var routesForStatus: [RouteRuntime] = []
     /// The last values OSCQuery shows, from the stores of the running ports.
     let liveValues = LiveValues()
@@ -58,7 +58,7 @@ public final class Bridge: @unchecked Sendable {
     var currentConfig: BridgeConfig { lock.withLock { _ in config } }
 
     /// Builds everything; nothing runs until ``start()``.
-    public init(config: BridgeConfig, log: Logger, idleWakeMilliseconds: Int32 = 1000) throws(BridgeError) {
+    package init(config: BridgeConfig, log: Logger, idleWakeMilliseconds: Int32 = 1000) throws(BridgeError) {
         self.config = config
         self.log = log
         realtime = RealtimeScheduler(
@@ -104,7 +104,7 @@ public final class Bridge: @unchecked Sendable {
     }
 
     /// Starts the input thread and the OSC thread.
-    public func start() {
+    func start() {
         realtime.prepare()
         input.start()
         oscInput?.start()
@@ -115,7 +115,7 @@ public final class Bridge: @unchecked Sendable {
     /// name keep their connections, routes that did not change keep their held notes, and
     /// every note held by a removed or changed route gets its note-off first. If the new config
     /// cannot be applied (a host name that does not resolve, say), nothing changes.
-    public func reload(_ new: BridgeConfig) throws(BridgeError) {
+    func reload(_ new: BridgeConfig) throws(BridgeError) {
         // Every destination first, before anything changes: applying the inputs below creates,
         // deletes and rebinds ALSA ports, which a refused reload must not have done.
         _ = try RouteSending.resolve(Self.destinations(of: new))
@@ -164,7 +164,7 @@ public final class Bridge: @unchecked Sendable {
 
     /// Stops reading once what was read is sent, sends a note-off for every note still held,
     /// and flushes: after this returns, nothing is left sounding.
-    public func stop() {
+    func stop() {
         if let oscInput { stopOSCInput(oscInput) }
         input.pause()
         runner.releaseAllNotes()
@@ -250,10 +250,10 @@ public final class Bridge: @unchecked Sendable {
     }
 
     /// Input thread loop passes, for the watchdog: it pings only while this moves.
-    public var inputProgress: UInt64 { input.progress.load(ordering: .relaxed) }
+    var inputProgress: UInt64 { input.progress.load(ordering: .relaxed) }
 
     /// A one-line status for systemd's `STATUS=`.
-    public var statusLine: String {
+    var statusLine: String {
         let bindings = session.bindings.snapshot
         let bound = bindings.filter { !$0.connected.isEmpty }.count
         return "\(bound)/\(bindings.count) bindings, \(runner.eventsIn.load(ordering: .relaxed)) events, "

@@ -9,9 +9,9 @@ import Synchronization
 /// `aseqosc run` as a whole: the bridge, its OSCQuery server, its DNS-SD announcement, the
 /// control socket and the service manager, wired together and run until SIGTERM or SIGINT;
 /// SIGHUP reloads. The command line only parses its options and calls ``run()``.
-public struct Daemon {
+package struct Daemon {
     /// How a run ended, as the command's exit status.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case stopped
         /// The config was refused at start.
         case configRefused
@@ -19,13 +19,13 @@ public struct Daemon {
         case unavailable
     }
 
-    public var configPath: String
-    public var logLevel: LogLevel
-    public var controlPath: String
+    var configPath: String
+    var logLevel: LogLevel
+    var controlPath: String
     /// What logs and `status` call this build.
-    public var version: String
+    var version: String
 
-    public init(configPath: String, logLevel: LogLevel, controlPath: String, version: String) {
+    package init(configPath: String, logLevel: LogLevel, controlPath: String, version: String) {
         self.configPath = configPath
         self.logLevel = logLevel
         self.controlPath = controlPath
@@ -33,7 +33,7 @@ public struct Daemon {
     }
 
     /// Runs until SIGTERM or SIGINT, after which every held note has had its note-off.
-    public func run() -> Outcome {
+    package func run() -> Outcome {
         // First of all, before any thread starts, so that every thread inherits the blocked
         // signals and a signal sent as soon as the bridge says it runs is never lost (or, for
         // SIGHUP, fatal).
@@ -215,7 +215,7 @@ final class Reloader: Sendable {
 /// Why a reload did not happen, as the log and `aseqosc reload` say it.
 struct ReloadRefused: Error, CustomStringConvertible {
     var reason: String
-    var description: String { reason }
+    package var description: String { reason }
 }
 
 extension Duration {

@@ -10,7 +10,7 @@ final class InputAnnouncement: Sendable {
     private let announcer = Mutex<ServiceAnnouncer?>(nil)
     private let log: Logger
 
-    init(log: Logger) {
+    package init(log: Logger) {
         self.log = log
     }
 

@@ -31,7 +31,7 @@ final class QueryService: Sendable {
     /// The status page its servers serve to browsers, where the config keeps it on.
     private let page: (any StatusPageSource)?
 
-    init(log: Logger, values: (any OSCQueryValueSource)? = nil, page: (any StatusPageSource)? = nil) {
+    package init(log: Logger, values: (any OSCQueryValueSource)? = nil, page: (any StatusPageSource)? = nil) {
         self.log = log
         self.values = values
         self.page = page

@@ -5,7 +5,7 @@ import Platform
 
 /// A failure while starting or running the bridge: the error of the layer that failed, kept
 /// whole and turned into text only where it is shown.
-public enum BridgeError: Error, CustomStringConvertible {
+package enum BridgeError: Error, CustomStringConvertible {
     case system(SystemCallError)
     /// The sequencer refused: opening the client, a port or the queue.
     case alsa(ALSAError)
@@ -18,7 +18,7 @@ public enum BridgeError: Error, CustomStringConvertible {
     /// A setting this machine cannot honour (a CPU the process may not use).
     case unsupported(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let error): error.description
         case .alsa(let error): error.description

@@ -10,23 +10,23 @@ import Platform
 /// One client is one stream of events, so announcements (clients and ports coming and going)
 /// arrive among the MIDI input and the input thread hands them to ``announced(_:)``, which
 /// re-resolves every binding, the outputs' too.
-public final class SequencerSession: @unchecked Sendable {
+package final class SequencerSession: @unchecked Sendable {
     // @unchecked Sendable: the client synchronises itself; the bindings are changed only by the
     // input thread, or by the owner while that thread is paused (see PortBindings).
 
     /// The ALSA client other programs see (`aconnect -l`).
-    public let client: SequencerClient
+    package let client: SequencerClient
     /// How each of our ports is bound by spec, re-resolved as ports come and go.
-    public let bindings: PortBindings
+    package let bindings: PortBindings
     package let log: Logger
     private var subscribed = false
     /// Called with our output port whenever a binding connects it to a port (a device that came
     /// back, or appeared late), on the thread that reconciles: where an output's replay starts.
-    public var outputConnected: (@Sendable (UInt8) -> Void)?
+    package var outputConnected: (@Sendable (UInt8) -> Void)?
 
     /// Opens the client `name`, with the kernel's largest input pool: a reload stops reading for
     /// a few milliseconds, and a busy source must not lose events (note-offs among them) meanwhile.
-    public init(name: String, log: Logger) throws(BridgeError) {
+    package init(name: String, log: Logger) throws(BridgeError) {
         do {
             client = try SequencerClient(name: name)
             try client.setInputPool(2000)

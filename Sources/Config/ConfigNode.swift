@@ -1,10 +1,10 @@
 /// A value in the config together with its key path, so that every check can say exactly where
 /// a mistake is: `routes[1].destinations[0].port: expected 1-65535, found 70000`.
-public struct ConfigNode: Sendable {
-    public let value: ConfigValue
-    public let path: String
+package struct ConfigNode: Sendable {
+    let value: ConfigValue
+    let path: String
 
-    public init(_ value: ConfigValue, path: String = "") {
+    package init(_ value: ConfigValue, path: String = "") {
         self.value = value
         self.path = path
     }
@@ -27,7 +27,7 @@ public struct ConfigNode: Sendable {
         return ConfigObject(members: members, path: path)
     }
 
-    func string() throws(ConfigError) -> String {
+    package func string() throws(ConfigError) -> String {
         guard case .string(let text) = value else { throw expected("a string") }
         return text
     }
@@ -38,12 +38,12 @@ public struct ConfigNode: Sendable {
         return text
     }
 
-    func bool() throws(ConfigError) -> Bool {
+    package func bool() throws(ConfigError) -> Bool {
         guard case .bool(let flag) = value else { throw expected("true or false") }
         return flag
     }
 
-    func number(in range: ClosedRange<Double>? = nil) throws(ConfigError) -> Double {
+    package func number(in range: ClosedRange<Double>? = nil) throws(ConfigError) -> Double {
         guard case .number(let number) = value, number.isFinite else { throw expected("a number") }
         if let range, !range.contains(number) {
             throw expected("\(ConfigValue.format(range.lowerBound))-\(ConfigValue.format(range.upperBound))")
@@ -60,7 +60,7 @@ public struct ConfigNode: Sendable {
         return Int(number)
     }
 
-    func array() throws(ConfigError) -> [ConfigNode] {
+    package func array() throws(ConfigError) -> [ConfigNode] {
         guard case .array(let elements) = value else { throw expected("an array") }
         return elements.enumerated().map { ConfigNode($1, path: "\(path)[\($0)]") }
     }
@@ -99,7 +99,7 @@ public struct ConfigNode: Sendable {
 }
 
 /// The members of a config object, read by key with their paths.
-struct ConfigObject {
+package struct ConfigObject {
     let members: [String: ConfigValue]
     let path: String
 

@@ -6,9 +6,9 @@ import Platform
 
 /// Reads a config file into a ``BridgeConfig``, checking everything and naming the key path of
 /// the first mistake.
-public enum ConfigParser {
+package enum ConfigParser {
     /// Reads and checks the file at `path`.
-    public static func load(path: String) throws(ConfigError) -> BridgeConfig {
+    package static func load(path: String) throws(ConfigError) -> BridgeConfig {
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.contents(of: path)
@@ -39,7 +39,7 @@ public enum ConfigParser {
     }
 
     /// Checks JSON5 text.
-    public static func parse(_ bytes: some Sequence<UInt8>) throws(ConfigError) -> BridgeConfig {
+    package static func parse(_ bytes: some Sequence<UInt8>) throws(ConfigError) -> BridgeConfig {
         try parse(ConfigNode(ConfigValue.parseJSON5(Array(bytes))))
     }
 
@@ -48,7 +48,7 @@ public enum ConfigParser {
         "touchoscBridge",
     ]
 
-    static func parse(_ root: ConfigNode) throws(ConfigError) -> BridgeConfig {
+    package static func parse(_ root: ConfigNode) throws(ConfigError) -> BridgeConfig {
         let top = try root.object(allowing: topLevelKeys)
         var config = BridgeConfig()
         if let client = top["client"] {
@@ -158,7 +158,7 @@ public enum ConfigParser {
         return realtime
     }
 
-    struct Context {
+    package struct Context {
         var inputNames: [String]
         var middleCOctave: Int
         /// For the mappings a destination sends (their `output` keys name output ports).
@@ -418,7 +418,7 @@ public enum ConfigParser {
         return map
     }
 
-    static func velocity(_ node: ConfigNode) throws(ConfigError) -> VelocityConfig {
+    package static func velocity(_ node: ConfigNode) throws(ConfigError) -> VelocityConfig {
         let object = try node.object(allowing: ["fixed", "scale", "offset", "gamma", "min", "max"])
         var velocity = VelocityConfig()
         velocity.fixed = try object["fixed"].map { node throws(ConfigError) in UInt8(try node.int(in: 1...127)) }

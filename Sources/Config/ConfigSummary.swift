@@ -2,7 +2,7 @@ import MIDI
 
 extension BridgeConfig {
     /// What the config sets up, for `aseqosc check` and the start-up log: ports, then routes.
-    public var summary: String {
+    package var summary: String {
         var lines: [String] = ["client '\(clientName)'"]
         for input in inputs {
             let from =
@@ -28,7 +28,7 @@ extension BridgeConfig {
 
 extension RouteConfig {
     /// The route's operators and destinations in words, one line each (the status page).
-    public func operatorSummary(middleCOctave: Int) -> [String] {
+    package func operatorSummary(middleCOctave: Int) -> [String] {
         chain.summaryLines(indent: "", middleCOctave: middleCOctave)
     }
 }

@@ -1,11 +1,11 @@
 import JSON
 
 /// A parsed JSON5 value, before it is checked against what aseqosc expects.
-public typealias ConfigValue = JSONValue
+package typealias ConfigValue = JSONValue
 
 extension JSONValue {
     /// Parses JSON5 text: comments, trailing commas, unquoted keys, single quotes, hex numbers.
-    public static func parseJSON5(_ bytes: [UInt8]) throws(ConfigError) -> ConfigValue {
+    package static func parseJSON5(_ bytes: [UInt8]) throws(ConfigError) -> ConfigValue {
         // A config is text: anything that is not UTF-8 is refused with its place first.
         try checkUTF8(bytes)
         do {
@@ -16,7 +16,7 @@ extension JSONValue {
     }
 
     /// Throws, naming the line and column, unless `data` is valid UTF-8.
-    static func checkUTF8(_ data: [UInt8]) throws(ConfigError) {
+    package static func checkUTF8(_ data: [UInt8]) throws(ConfigError) {
         var bytes = data.makeIterator()
         var parser = Unicode.UTF8.ForwardParser()
         var line = 1
@@ -40,7 +40,7 @@ extension JSONValue {
     }
 
     /// How a value is named in "expected X, found Y" messages.
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch self {
         case .null: "null"
         case .bool(let value): "\(value)"
@@ -51,26 +51,26 @@ extension JSONValue {
         }
     }
 
-    static func format(_ number: Double) -> String {
+    package static func format(_ number: Double) -> String {
         number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
     }
 }
 
 /// A config mistake: where it is (`routes[1].destinations[0].port`) and what was expected.
-public struct ConfigError: Error, Equatable, CustomStringConvertible {
+package struct ConfigError: Error, Equatable, CustomStringConvertible {
     /// The key path from the top of the file; empty for the file as a whole.
-    public var path: String
-    public var message: String
+    var path: String
+    package var message: String
     /// The config file, when the text came from one.
-    public var file: String?
+    var file: String?
 
-    public init(path: String, message: String, file: String? = nil) {
+    package init(path: String, message: String, file: String? = nil) {
         self.path = path
         self.message = message
         self.file = file
     }
 
-    public var description: String {
+    package var description: String {
         (file.map { "\($0): " } ?? "") + (path.isEmpty ? message : "\(path): \(message)")
     }
 }

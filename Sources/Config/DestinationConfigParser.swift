@@ -6,7 +6,7 @@ import OSCMapping
 /// The OSC destinations of routes: host, port, scheme or custom messages, and what else a
 /// destination is sent (recovery, time tags).
 extension ConfigParser {
-    static func message(_ node: ConfigNode) throws(ConfigError) -> MessageConfig {
+    package static func message(_ node: ConfigNode) throws(ConfigError) -> MessageConfig {
         let message = try node.object(allowing: ["address", "args", "style"])
         let address = try message.required("address").nonEmptyString()
         guard address.hasPrefix("/") else {
@@ -35,14 +35,14 @@ extension ConfigParser {
         return MessageConfig(address: address, arguments: arguments, style: style)
     }
 
-    static let destinationKeys = [
+    package static let destinationKeys = [
         "host", "port", "scheme", "messages", "mappings", "unmatched", "multicast", "broadcast", "recovery",
         "latency", "protocol", "framing", "queue", "noteOnTimeout", "service", "sync",
     ]
 
     /// `service: "NAME"` or `{ name, type }`: the DNS-SD service to follow, of `_osc._udp` or
     /// `_osc._tcp` as the destination's protocol says unless given.
-    static func service(_ node: ConfigNode, tcp: Bool) throws(ConfigError) -> OSCServiceName {
+    package static func service(_ node: ConfigNode, tcp: Bool) throws(ConfigError) -> OSCServiceName {
         let defaultType = tcp ? "_osc._tcp" : "_osc._udp"
         let name: String
         var type = defaultType
@@ -72,7 +72,7 @@ extension ConfigParser {
     }
 
     /// `protocol`, and with `"tcp"` its `framing`, `queue` and `noteOnTimeout`.
-    static func transport(_ object: ConfigObject) throws(ConfigError) -> TCPOptions? {
+    package static func transport(_ object: ConfigObject) throws(ConfigError) -> TCPOptions? {
         let name = try object["protocol"]?.string() ?? "udp"
         guard name == "tcp" else {
             guard name == "udp" else {
@@ -107,7 +107,7 @@ extension ConfigParser {
     }
 
     /// `true` (held notes), `false`, or a mode's name.
-    static func recovery(_ node: ConfigNode) throws(ConfigError) -> NoteRecovery {
+    package static func recovery(_ node: ConfigNode) throws(ConfigError) -> NoteRecovery {
         let choices = "true, false, 'held-notes' or 'note-offs'"
         switch node.value {
         case .bool(let on):
@@ -124,7 +124,7 @@ extension ConfigParser {
 
     /// `sync: true` (every trigger in `applying`), `false`, or a list of trigger names, each
     /// of which must be in `applying`: what can happen to this destination or port.
-    static func sync(_ node: ConfigNode, applying: SyncTriggers) throws(ConfigError) -> SyncTriggers {
+    package static func sync(_ node: ConfigNode, applying: SyncTriggers) throws(ConfigError) -> SyncTriggers {
         if case .bool(let on) = node.value { return on ? applying : [] }
         guard case .array = node.value else {
             throw node.expected("true, false, or a list of \(applying.description)")
@@ -151,7 +151,7 @@ extension ConfigParser {
         return triggers
     }
 
-    static func destination(_ node: ConfigNode, _ context: Context) throws(ConfigError) -> DestinationConfig {
+    package static func destination(_ node: ConfigNode, _ context: Context) throws(ConfigError) -> DestinationConfig {
         let object = try node.object(allowing: destinationKeys)
         var host = ""
         var port = 0

@@ -2,13 +2,13 @@ import OSCMapping
 
 /// The named mapping sets of the top-level `mappings` key, which `osc.mappings` and a
 /// destination's `mappings` use by name, so that one set describes a layout both ways.
-struct MappingSets {
+package struct MappingSets {
     var sets: [String: [ParsedMapping]] = [:]
 }
 
 /// A mapping rule as read, with what its users need to report a problem with it at its own key
 /// path: a rule in a shared set is checked only where it is used.
-struct ParsedMapping {
+package struct ParsedMapping {
     var rule: OSCMappingRule
     var node: ConfigNode
     /// No `output` key (only the OSC input needs one, and only with several outputs).
@@ -16,7 +16,7 @@ struct ParsedMapping {
 }
 
 /// What a destination with mappings does with an event that no mapping matches.
-public enum UnmatchedEvents: String, Sendable, Equatable, CaseIterable {
+package enum UnmatchedEvents: String, Sendable, Equatable, CaseIterable {
     /// Sent as the destination's scheme (`scheme`, `messages`) sends it.
     case scheme
     /// Not sent.
@@ -25,7 +25,7 @@ public enum UnmatchedEvents: String, Sendable, Equatable, CaseIterable {
 
 extension ConfigParser {
     /// Reads the top-level `mappings`: `{ name: [rule, ...], ... }`.
-    static func mappingSets(_ node: ConfigNode?, outputNames: [String]) throws(ConfigError) -> MappingSets {
+    package static func mappingSets(_ node: ConfigNode?, outputNames: [String]) throws(ConfigError) -> MappingSets {
         var result = MappingSets()
         guard let node else { return result }
         guard case .object(let members) = node.value else {
@@ -43,7 +43,7 @@ extension ConfigParser {
     }
 
     /// A list of mappings where they are used: a set's name, or an array of rules and set names.
-    static func mappingList(_ node: ConfigNode, sets: MappingSets, outputNames: [String]) throws(ConfigError)
+    package static func mappingList(_ node: ConfigNode, sets: MappingSets, outputNames: [String]) throws(ConfigError)
         -> [ParsedMapping]
     {
         func named(_ element: ConfigNode) throws(ConfigError) -> [ParsedMapping] {
@@ -81,7 +81,7 @@ extension ConfigParser {
 
     /// A destination's `mappings` and `unmatched`: the rules (each checked to work MIDI -> OSC)
     /// and what becomes of the events they do not match.
-    static func destinationMappings(_ object: ConfigObject, _ context: Context) throws(ConfigError)
+    package static func destinationMappings(_ object: ConfigObject, _ context: Context) throws(ConfigError)
         -> (mappings: [OSCMappingRule], unmatched: UnmatchedEvents)
     {
         let unmatchedNode = object["unmatched"]

@@ -4,83 +4,83 @@ import OSCMapping
 
 /// The OSC -> MIDI direction as a config sets it up (the top-level `osc` key): where to listen,
 /// who may send, what is accepted, the operators, and the mapping rules.
-public struct OSCInputConfig: Sendable, Equatable {
+package struct OSCInputConfig: Sendable, Equatable {
     /// o2m's default port, so senders written for osmid's o2m reach aseqosc unchanged.
-    public static let defaultPort = 57200
+    static let defaultPort = 57200
     /// The largest `maxPacketSize`: OSC 1.0 length prefixes of up to 16 MiB start with a zero
     /// byte, which is how a TCP stream's framing is told from SLIP.
-    public static let packetSizeLimit = 8 << 20
+    static let packetSizeLimit = 8 << 20
 
     /// A transport the OSC input listens on.
-    public enum Transport: String, Sendable, CaseIterable, Comparable {
+    package enum Transport: String, Sendable, CaseIterable, Comparable {
         case udp, tcp
 
-        public static func < (lhs: Self, rhs: Self) -> Bool { lhs == .udp && rhs == .tcp }
+        package static func < (lhs: Self, rhs: Self) -> Bool { lhs == .udp && rhs == .tcp }
     }
 
     /// The numeric address to bind; loopback by default, so only this machine can send.
-    public var host = "127.0.0.1"
-    public var port = OSCInputConfig.defaultPort
+    package var host = "127.0.0.1"
+    package var port = OSCInputConfig.defaultPort
     /// UDP, TCP, or both on the same port.
-    public var transports: Set<Transport> = [.udp]
+    package var transports: Set<Transport> = [.udp]
     /// TCP: the most clients connected at once.
-    public var maxConnections = 16
+    package var maxConnections = 16
     /// TCP: the largest packet a client may send (a larger one closes its connection).
-    public var maxPacketSize = 65_536
+    package var maxPacketSize = 65_536
     /// TCP: seconds a packet may take to arrive whole once its first byte has; a connection
     /// stuck inside one longer is closed, so it cannot hold its slot.
-    public var frameTimeout = 5.0
+    package var frameTimeout = 5.0
     /// Sender networks; required (non-empty) when ``host`` is not a loopback address.
-    public var allow: [IPNetwork] = []
+    package var allow: [IPNetwork] = []
     /// Whether SysEx from the network is sent (it can reprogram hardware, so it is off by default).
-    public var sysex = false
+    package var sysex = false
     /// How fast SysEx leaves per output port (MIDI's wire speed is 3125 bytes/s); 0: no pacing.
-    public var sysexBytesPerSecond = 3125
+    package var sysexBytesPerSecond = 3125
     /// Which built-in address families are accepted.
-    public var families: Set<OSCAddressFamily> = Set(OSCAddressFamily.allCases)
+    package var families: Set<OSCAddressFamily> = Set(OSCAddressFamily.allCases)
     /// Operators every translated event runs through (`ports` names output ports here).
-    public var operators: [OperatorConfig] = []
+    package var operators: [OperatorConfig] = []
     /// The user's mapping rules, tried before the built-in addresses.
-    public var mappings: [OSCMappingRule] = []
+    package var mappings: [OSCMappingRule] = []
     /// Whether the input is announced over DNS-SD (`_osc._udp`, `_osc._tcp`) when it listens
     /// on an address other machines can reach (`announce: false` turns it off).
-    public var announce = true
+    package var announce = true
     /// The DNS-SD instance name (`announce: "NAME"`); nil: "aseqosc on HOSTNAME".
-    public var serviceName: String?
+    package var serviceName: String?
     /// The TCP port of the OSCQuery server describing what the input accepts (`osc.query`; 0:
     /// any free port); nil when it is off. On by default, on the listen port + 1, when the
     /// input listens where other machines can reach it.
-    public var queryPort: Int?
+    package var queryPort: Int?
     /// Whether the OSCQuery server serves the status page to browsers (`query.page`; on unless
     /// false).
-    public var page = true
+    package var page = true
     /// What the page may do (`query.actions`): some of ``pageActionNames``; none unless listed.
-    public var pageActions: [String] = []
+    package var pageActions: [String] = []
     /// Whom the page's actions are taken from (`query.actionsAllow`): this machine unless set.
-    public var actionsAllow: [IPNetwork] = OSCInputConfig.loopback
+    package var actionsAllow: [IPNetwork] = OSCInputConfig.loopback
     /// The actions a page can be given.
-    public static let pageActionNames = ["reload", "panic", "sync"]
+    static let pageActionNames = ["reload", "panic", "sync"]
     static let loopback = [try! IPNetwork(parsing: "127.0.0.0/8"), try! IPNetwork(parsing: "::1/128")]
     /// Set when this is the TouchOSC Bridge's input (`touchoscBridge`): the source address of
     /// what arrives is the client the bridge's route sends to.
-    public var touchOSCBridge: TouchOSCBridgeConfig?
+    package var touchOSCBridge: TouchOSCBridgeConfig?
 
     /// Whether other machines can reach the input: it listens on a non-loopback address.
-    public var isReachableFromNetwork: Bool { IPAddress(parsing: host).map { !$0.isLoopback } ?? false }
+    package var isReachableFromNetwork: Bool { IPAddress(parsing: host).map { !$0.isLoopback } ?? false }
 
     /// `host:port`, with an IPv6 host in brackets.
-    public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
 extension ConfigParser {
-    static let oscKeys = [
+    package static let oscKeys = [
         "enabled", "listen", "protocol", "maxConnections", "maxPacketSize", "frameTimeout", "allow", "sysex",
         "sysexBytesPerSecond", "accept", "operators", "mappings", "announce", "query",
     ]
 
     /// Reads the `osc` key (nil node: the defaults). Returns nil when the OSC input is off: no
     /// output ports, or `enabled: false`.
-    static func oscInput(
+    package static func oscInput(
         _ node: ConfigNode?, outputs: [OutputPortConfig], middleCOctave: Int, mappingSets: MappingSets = MappingSets()
     ) throws(ConfigError) -> OSCInputConfig? {
         var config = OSCInputConfig()
@@ -161,7 +161,7 @@ extension ConfigParser {
 
     /// `announce: true`, `false` or the instance name. Given as anything but `false`, it needs a
     /// listen address other machines can reach (the default, unset, announces only then).
-    static func announce(_ node: ConfigNode, into config: inout OSCInputConfig) throws(ConfigError) {
+    package static func announce(_ node: ConfigNode, into config: inout OSCInputConfig) throws(ConfigError) {
         let usage = "expected true, false or a name for the announcement, e.g. \"Studio bridge\""
         switch node.value {
         case .bool(let on): config.announce = on
@@ -181,7 +181,7 @@ extension ConfigParser {
 
     /// `query: false`, `true` or `{ port: N }`; unset: on the listen port + 1 when the input
     /// listens beyond loopback, off otherwise (a loopback input can still ask for it).
-    static func query(_ node: ConfigNode?, into config: inout OSCInputConfig) throws(ConfigError) {
+    package static func query(_ node: ConfigNode?, into config: inout OSCInputConfig) throws(ConfigError) {
         let defaultPort = config.port < 65535 ? config.port + 1 : config.port - 1
         guard let node else {
             config.queryPort = config.isReachableFromNetwork ? defaultPort : nil
@@ -227,7 +227,7 @@ extension ConfigParser {
     }
 
     /// `"udp"`, `"tcp"` or both, `["udp", "tcp"]`.
-    static func transports(_ node: ConfigNode) throws(ConfigError) -> Set<OSCInputConfig.Transport> {
+    package static func transports(_ node: ConfigNode) throws(ConfigError) -> Set<OSCInputConfig.Transport> {
         let usage = "expected \"udp\", \"tcp\" or both, [\"udp\", \"tcp\"]"
         let names = try node.strings()
         guard !names.isEmpty else { throw node.error("no protocol; \(usage)") }
@@ -243,7 +243,7 @@ extension ConfigParser {
     }
 
     /// `"127.0.0.1:57200"`, `"[::]:57200"` or `"0.0.0.0:9000"`: a numeric address and a port.
-    static func listenAddress(_ node: ConfigNode) throws(ConfigError) -> (String, Int) {
+    package static func listenAddress(_ node: ConfigNode) throws(ConfigError) -> (String, Int) {
         let text = try node.string()
         let usage = "expected a numeric address and port, e.g. \"127.0.0.1:57200\", \"0.0.0.0:57200\" or \"[::]:57200\""
         let host: Substring
@@ -266,11 +266,12 @@ extension ConfigParser {
         return (String(host), number)
     }
 
-    static let mappingKeys = ["address", "args", "output", "type"]
+    package static let mappingKeys = ["address", "args", "output", "type"]
 
     /// One mapping rule: `{ address, args, output, type, <fields of the type> }`. Without
     /// `outputRequired`, a missing `output` is left for the user of the rule to report.
-    static func mapping(_ node: ConfigNode, outputNames: [String], outputRequired: Bool = true) throws(ConfigError)
+    package static func mapping(_ node: ConfigNode, outputNames: [String], outputRequired: Bool = true)
+        throws(ConfigError)
         -> OSCMappingRule
     {
         guard case .object(let members) = node.value else { throw node.expected("an object") }
@@ -338,7 +339,7 @@ extension ConfigParser {
 
     /// A field's value: a number, `"{name}"` (an address capture), `"{0}"` (an argument), or
     /// `{ from: "{0}", in: [a, b], out: [c, d] }` (scaled linearly, clamped).
-    static func mappingValue(
+    package static func mappingValue(
         _ node: ConfigNode, field: OSCMappingField, address: OSCMappingAddress, argumentTypes: [UInt8]?
     ) throws(ConfigError) -> OSCMappingValue {
         switch node.value {
@@ -367,7 +368,7 @@ extension ConfigParser {
         }
     }
 
-    static func mappingSource(_ node: ConfigNode, address: OSCMappingAddress, argumentTypes: [UInt8]?)
+    package static func mappingSource(_ node: ConfigNode, address: OSCMappingAddress, argumentTypes: [UInt8]?)
         throws(ConfigError) -> OSCMappingValue.Source
     {
         if case .number = node.value { return .constant(try node.number()) }
@@ -410,7 +411,7 @@ enum OSCTypeTags {
 
 extension OSCInputConfig {
     /// One line for `aseqosc check` and the start-up log.
-    var summary: String {
+    package var summary: String {
         let protocols = transports.sorted().map(\.rawValue).joined(separator: "+")
         var parts = ["osc input \(protocols) \(endpoint)"]
         if transports.contains(.tcp) {

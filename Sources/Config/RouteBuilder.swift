@@ -6,19 +6,19 @@ import Pipeline
 ///
 /// Events carry the ALSA port number of the input they arrived on (stable across reloads), so
 /// config input indices are translated through `inputPorts`.
-public struct RouteBuilder {
+package struct RouteBuilder {
     /// The ALSA port number of each config input, by input index.
-    public let inputPorts: [UInt8]
+    let inputPorts: [UInt8]
     /// The OSC destinations of the routes built so far, numbered in the order met.
-    public private(set) var destinations: [DestinationConfig] = []
+    package private(set) var destinations: [DestinationConfig] = []
 
     /// A builder for routes whose config input `i` arrives on ALSA port `inputPorts[i]`.
-    public init(inputPorts: [UInt8]) {
+    package init(inputPorts: [UInt8]) {
         self.inputPorts = inputPorts
     }
 
     /// The pipeline route for `route`, its destinations appended to ``destinations``.
-    public mutating func build(_ route: RouteConfig) -> Route {
+    package mutating func build(_ route: RouteConfig) -> Route {
         Route(inputPorts: PortSet(route.inputs.map { UInt16(inputPorts[$0]) }), chain: chain(route.chain))
     }
 
@@ -41,7 +41,7 @@ public struct RouteBuilder {
     }
 
     /// One config operator as pipeline operators (a velocity setting may be several steps).
-    public static func operators(_ config: OperatorConfig, inputPorts: [UInt8]) -> [Operator] {
+    package static func operators(_ config: OperatorConfig, inputPorts: [UInt8]) -> [Operator] {
         switch config {
         case .kinds(let kinds, let inverted):
             return [.kindFilter(KindFilter(kinds.sorted { $0.rawValue < $1.rawValue }, inverted: inverted))]

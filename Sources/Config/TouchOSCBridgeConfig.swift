@@ -3,41 +3,43 @@ import Endpoints
 /// The TouchOSC Bridge drop-in (the top-level `touchoscBridge` key): what Hexler's TouchOSC
 /// Bridge and touchosc2midi do on UDP, expanded when the config is read into an input port and
 /// an output port, the OSC input, a route and an announcement (docs/CONFIG.md).
-public struct TouchOSCBridgeConfig: Sendable, Equatable {
+package struct TouchOSCBridgeConfig: Sendable, Equatable {
     /// The port TouchOSC sends to; it is not configurable in TouchOSC (mk1).
-    public static let defaultPort = 12101
+    static let defaultPort = 12101
     /// The name of both ALSA ports, as the other bridges name theirs.
-    public static let defaultName = "TouchOSC Bridge"
+    static let defaultName = "TouchOSC Bridge"
     /// The DNS-SD service type TouchOSC browses for.
-    public static let serviceType = "_touchoscbridge._udp"
+    package static let serviceType = "_touchoscbridge._udp"
     /// The ``OSCServiceName/type`` of the route's destination: not a DNS-SD type, so no browser
     /// follows it; the OSC input moves it to the latest client instead.
-    public static let clientType = "touchosc-bridge client"
+    package static let clientType = "touchosc-bridge client"
     /// Networks that may send by default: loopback and the private and link-local IPv4 ones.
-    public static let defaultAllow = ["127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"]
+    package static let defaultAllow = [
+        "127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
+    ]
 
     /// The name of both ALSA ports.
-    public var name = TouchOSCBridgeConfig.defaultName
+    package var name = TouchOSCBridgeConfig.defaultName
     /// The UDP port listened on; the client is sent to on this port + 1.
-    public var port = TouchOSCBridgeConfig.defaultPort
+    package var port = TouchOSCBridgeConfig.defaultPort
     /// The DNS-SD instance name; nil: the host name, as touchosc2midi announces.
-    public var serviceName: String?
+    package var serviceName: String?
     /// Whether `_touchoscbridge._udp` is announced.
-    public var announce = true
+    package var announce = true
 
     /// The defaults: `touchoscBridge: true`.
-    public init() {}
+    package init() {}
 
     /// Where the client is sent to: the port after the one listened on.
-    public var replyPort: Int { port + 1 }
+    package var replyPort: Int { port + 1 }
 }
 
 extension ConfigParser {
-    static let touchOSCBridgeKeys = ["port", "name", "allow", "announce"]
+    package static let touchOSCBridgeKeys = ["port", "name", "allow", "announce"]
 
     /// Reads `touchoscBridge`: `true`, `false`, or `{ port, name, allow, announce }`. Returns the
     /// settings and the networks that may send (nil: the default ones).
-    static func touchOSCBridge(_ node: ConfigNode) throws(ConfigError) -> (TouchOSCBridgeConfig, [IPNetwork])? {
+    package static func touchOSCBridge(_ node: ConfigNode) throws(ConfigError) -> (TouchOSCBridgeConfig, [IPNetwork])? {
         var bridge = TouchOSCBridgeConfig()
         var allowTexts = TouchOSCBridgeConfig.defaultAllow
         var allowNode: ConfigNode?
@@ -79,7 +81,7 @@ extension ConfigParser {
 
     /// The bridge's route: its input port (index 0) to the latest client, in the `touchosc`
     /// scheme, whose port byte is the input's index, 0.
-    static func touchOSCBridgeRoute(_ bridge: TouchOSCBridgeConfig) -> RouteConfig {
+    package static func touchOSCBridgeRoute(_ bridge: TouchOSCBridgeConfig) -> RouteConfig {
         var destination = DestinationConfig(
             host: "", port: 0, scheme: "touchosc", messages: [:], resolvedScheme: .touchOSC, multicastTTL: nil,
             multicastInterface: nil, multicastLoop: nil, broadcast: false)
@@ -91,7 +93,7 @@ extension ConfigParser {
     }
 
     /// The bridge's OSC input: UDP on every IPv4 address, TouchOSC's addresses only.
-    static func touchOSCBridgeInput(_ bridge: TouchOSCBridgeConfig, allow: [IPNetwork]) -> OSCInputConfig {
+    package static func touchOSCBridgeInput(_ bridge: TouchOSCBridgeConfig, allow: [IPNetwork]) -> OSCInputConfig {
         var input = OSCInputConfig()
         input.host = "0.0.0.0"
         input.port = bridge.port

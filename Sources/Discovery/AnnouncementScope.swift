@@ -10,7 +10,7 @@ struct AnnouncementScope: Equatable {
     var interface = AvahiIfIndex(AVAHI_IF_UNSPEC)
     var proto = AvahiProtocol(AVAHI_PROTO_UNSPEC)
 
-    init(listeningOn host: String) {
+    package init(listeningOn host: String) {
         if host == "0.0.0.0" { proto = AvahiProtocol(AVAHI_PROTO_INET) }
         if host == "0.0.0.0" || host == "::" { return }
         var found = false

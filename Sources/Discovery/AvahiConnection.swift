@@ -43,7 +43,7 @@ final class AvahiConnection {
     /// After `AVAHI_CLIENT_FAILURE` (on Avahi's thread): frees the client, whose browsers,
     /// resolvers and entry groups died with it, and makes a new one that waits for the daemon.
     /// The error when none could be made.
-    func reconnect() -> AvahiError? {
+    package func reconnect() -> AvahiError? {
         if let client { avahi_client_free(client) }
         client = nil
         do {

@@ -3,22 +3,22 @@ import Glibc
 /// An OSC service as DNS-SD names it: an instance name, `_osc._udp`, `_osc._tcp` or OSCQuery's
 /// `_oscjson._tcp`, a port and the TXT record of the OSC 1.1 proposal ("OSC Service Discovery":
 /// `txtvers`, `version`, and `framing` for streams).
-public struct OSCService: Sendable, Equatable, CustomStringConvertible {
+package struct OSCService: Sendable, Equatable, CustomStringConvertible {
     /// The DNS-SD transport: the `_udp` or `_tcp` of the service type.
-    public enum Transport: String, Sendable, CaseIterable {
+    package enum Transport: String, Sendable, CaseIterable {
         case udp, tcp
     }
 
     /// The instance name people see ("aseqosc on studio").
-    public var name: String
+    package var name: String
     /// `_osc._udp`, `_osc._tcp` or `_oscjson._tcp`.
-    public var type: String
-    public var port: UInt16
+    package var type: String
+    package var port: UInt16
     /// `key=value` strings, in order.
-    public var txt: [String]
+    package var txt: [String]
 
     /// Creates a service record.
-    public init(name: String, type: String, port: UInt16, txt: [String]) {
+    package init(name: String, type: String, port: UInt16, txt: [String]) {
         self.name = name
         self.type = type
         self.port = port
@@ -26,16 +26,16 @@ public struct OSCService: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The DNS-SD type of OSCQuery's HTTP servers.
-    public static let oscQueryType = "_oscjson._tcp"
+    static let oscQueryType = "_oscjson._tcp"
 
-    public var description: String { "'\(name)' (\(type), port \(port))" }
+    package var description: String { "'\(name)' (\(type), port \(port))" }
 
     /// The records of an OSC input listening on `port` over `transports`: one service per
     /// transport under one name. Streams are SLIP framed as OSC 1.1 says (the TCP input also
     /// takes OSC 1.0's length prefix, which needs no announcement).
     /// With `queryPort`, the OSCQuery server on that port is announced under the same name (its
     /// proposal defines no TXT keys).
-    public static func announcements(name: String, port: UInt16, transports: [Transport], queryPort: UInt16? = nil)
+    package static func announcements(name: String, port: UInt16, transports: [Transport], queryPort: UInt16? = nil)
         -> [OSCService]
     {
         let osc = transports.map { transport in
@@ -47,10 +47,10 @@ public struct OSCService: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The instance name used when the config gives none: "aseqosc on HOSTNAME".
-    public static var defaultName: String { "aseqosc on \(hostName)" }
+    package static var defaultName: String { "aseqosc on \(hostName)" }
 
     /// This machine's host name, without its domain.
-    public static var hostName: String {
+    package static var hostName: String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
         let name = String(nulTerminated: buffer)
@@ -58,5 +58,5 @@ public struct OSCService: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A DNS-SD instance name is at most 63 bytes of UTF-8 (one DNS label).
-    public static let nameLimit = 63
+    static let nameLimit = 63
 }

@@ -6,12 +6,12 @@ import Synchronization
 /// thread of Avahi's own. It waits for a daemon that is not running yet, announces again when
 /// the daemon restarts, and takes Avahi's alternative name ("aseqosc on studio #2") when
 /// another machine already uses the name. Nothing here touches the bridge's hot paths.
-public final class ServiceAnnouncer: @unchecked Sendable {
+package final class ServiceAnnouncer: @unchecked Sendable {
     // @unchecked Sendable: `group`, `services` and `name` change only on Avahi's thread or with
     // its lock held (`connection.withLock`).
 
     /// What to say and how bad it is: the daemon's logger, kept apart from the Service module.
-    public typealias Log = @Sendable (_ isError: Bool, _ message: String) -> Void
+    package typealias Log = @Sendable (_ isError: Bool, _ message: String) -> Void
 
     private let connection: AvahiConnection
     private var group: OpaquePointer?
@@ -26,7 +26,7 @@ public final class ServiceAnnouncer: @unchecked Sendable {
     /// Starts announcing `services` (all under the name of the first) for an input listening on
     /// `host`. Throws when Avahi's thread or client cannot be made at all; a daemon that is not
     /// running is not an error (one log line, and the announcement follows when it starts).
-    public init(services: [OSCService], listeningOn host: String, log: @escaping Log) throws(AvahiError) {
+    package init(services: [OSCService], listeningOn host: String, log: @escaping Log) throws(AvahiError) {
         connection = try AvahiConnection()
         self.services = services
         self.scope = AnnouncementScope(listeningOn: host)
@@ -44,11 +44,11 @@ public final class ServiceAnnouncer: @unchecked Sendable {
     }
 
     /// One line for `status`: what is announced, or why nothing is.
-    public var state: String { stateText.withLock { $0 } }
+    package var state: String { stateText.withLock { $0 } }
 
     /// Announces `services` instead (after a reload changed the port, the transports or the
     /// name); nothing happens when they are the same.
-    public func update(services new: [OSCService], listeningOn host: String) {
+    package func update(services new: [OSCService], listeningOn host: String) {
         connection.withLock {
             let newScope = AnnouncementScope(listeningOn: host)
             guard new != services || newScope != scope else { return }

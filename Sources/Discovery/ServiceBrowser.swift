@@ -3,23 +3,23 @@ import Glibc
 import Platform
 
 /// One service found on the network.
-public struct FoundService: Sendable, Equatable {
+package struct FoundService: Sendable, Equatable {
     /// The instance name.
-    public var name: String
+    package var name: String
     /// `_osc._udp`, `_osc._tcp` or `_oscjson._tcp`.
-    public var type: String
+    package var type: String
     /// The host's mDNS name (`studio.local`).
-    public var host: String
+    package var host: String
     /// The numeric address the host name resolved to.
-    public var address: String
-    public var port: UInt16
+    package var address: String
+    package var port: UInt16
     /// The network interface it was seen on.
-    public var interface: String
+    var interface: String
     /// The TXT record, `key=value` strings.
-    public var txt: [String]
+    package var txt: [String]
 
     /// Creates a found service.
-    public init(
+    package init(
         name: String, type: String, host: String, address: String, port: UInt16, interface: String, txt: [String]
     ) {
         self.name = name
@@ -32,7 +32,7 @@ public struct FoundService: Sendable, Equatable {
     }
 
     /// `udp`, `tcp`, or `http` for an OSCQuery server.
-    public var transport: String {
+    package var transport: String {
         switch type {
         case "_oscjson._tcp": "http"
         case "_osc._tcp": "tcp"
@@ -44,7 +44,7 @@ public struct FoundService: Sendable, Equatable {
 /// Lists the services of some types on the local network through avahi-daemon: browses each
 /// type, resolves each instance found, and returns once the daemon says it has reported what
 /// it knows (Avahi's "all for now") and every resolution has ended, or at the deadline.
-public final class ServiceBrowser {
+package final class ServiceBrowser {
     private let poll: OpaquePointer
     private var client: OpaquePointer?
     private var browsersPending = 0
@@ -53,10 +53,10 @@ public final class ServiceBrowser {
     private var failure: AvahiError?
 
     /// The DNS-SD types of OSC: servers over UDP and TCP, and OSCQuery's HTTP namespaces.
-    public static let oscTypes = ["_osc._udp", "_osc._tcp", "_oscjson._tcp"]
+    static let oscTypes = ["_osc._udp", "_osc._tcp", "_oscjson._tcp"]
 
     /// Connects to avahi-daemon; throws (`isDaemonUnavailable`) when it is not running.
-    public init() throws(AvahiError) {
+    package init() throws(AvahiError) {
         guard let poll = avahi_simple_poll_new() else {
             throw AvahiError(code: Int32(AVAHI_ERR_NO_MEMORY), call: "avahi_simple_poll_new")
         }
@@ -74,7 +74,7 @@ public final class ServiceBrowser {
 
     /// The services of `types` found within `timeout` seconds, sorted by name, type and
     /// address; one entry per instance, interface and address family.
-    public func browse(types: [String] = ServiceBrowser.oscTypes, timeout: Double) throws(AvahiError) -> [FoundService]
+    package func browse(types: [String] = ServiceBrowser.oscTypes, timeout: Double) throws(AvahiError) -> [FoundService]
     {
         let context = Unmanaged.passUnretained(self).toOpaque()
         var browsers: [OpaquePointer] = []

@@ -8,12 +8,12 @@ import Synchronization
 /// with the target's name wherever it appears, and moves the targets when it is found, changes
 /// address or port, or goes away (then they wait, their packets counted as `service_absent`).
 /// A daemon that is not running, or restarts, is waited for; the targets keep the last address.
-public final class ServiceFollower: @unchecked Sendable {
+package final class ServiceFollower: @unchecked Sendable {
     // @unchecked Sendable: everything below `connection` changes on Avahi's thread or with its
     // lock held (`connection.withLock`).
 
     /// What to say and how bad it is: the daemon's logger, kept apart from the Service module.
-    public typealias Log = @Sendable (_ isError: Bool, _ message: String) -> Void
+    package typealias Log = @Sendable (_ isError: Bool, _ message: String) -> Void
 
     private struct Key: Hashable {
         var name: String
@@ -38,7 +38,7 @@ public final class ServiceFollower: @unchecked Sendable {
 
     /// Starts following nothing; ``follow(_:)`` gives the targets. Throws only when Avahi's
     /// thread cannot be made; a daemon that is not running is waited for.
-    public init(log: @escaping Log) throws(AvahiError) {
+    package init(log: @escaping Log) throws(AvahiError) {
         connection = try AvahiConnection()
         self.log = log
         try connection.start { [unowned self] client, state in clientChanged(client, state) }
@@ -52,7 +52,7 @@ public final class ServiceFollower: @unchecked Sendable {
 
     /// Follows `new` from now on (after a reload, the new routes' targets): each is moved to
     /// where its service is known to be at once, and browsing starts for types not browsed yet.
-    public func follow(_ new: [ServiceTarget]) {
+    package func follow(_ new: [ServiceTarget]) {
         connection.withLock {
             let followed = Set(targets.keys)
             targets = Dictionary(grouping: new) { Key(name: $0.name, type: $0.type) }

@@ -5,14 +5,14 @@ import Glibc
 ///
 /// An IPv4-mapped IPv6 address (`::ffff:10.1.2.3`, what a dual-stack socket reports for an IPv4
 /// sender) is stored as the IPv4 address, so `10.0.0.0/8` matches it.
-public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
+package enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
     /// The address in host byte order.
     case v4(UInt32)
     /// The 128 bits as two halves in host byte order, high half first.
     case v6(UInt64, UInt64)
 
     /// Parses a numeric address (`10.1.2.3`, `::1`, `fe80::1`); nil for anything else.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             self = .v4(UInt32(bigEndian: v4.s_addr))
@@ -25,7 +25,7 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
 
     /// The address of a `sockaddr_in` or `sockaddr_in6`; nil for other families.
     @inline(__always)  // in the receive loop, once per datagram
-    public init?(_ address: UnsafePointer<sockaddr>) {
+    package init?(_ address: UnsafePointer<sockaddr>) {
         switch Int32(address.pointee.sa_family) {
         case AF_INET:
             let raw = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
@@ -37,7 +37,7 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
         }
     }
 
-    init(_ address: in6_addr) {
+    package init(_ address: in6_addr) {
         var high: UInt64 = 0
         var low: UInt64 = 0
         withUnsafeBytes(of: address) { bytes in
@@ -57,7 +57,7 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
     }
 
     /// Whether this is a loopback address (127.0.0.0/8 or ::1), reachable only from this machine.
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         switch self {
         case .v4(let address): address >> 24 == 127
         case .v6(let high, let low): high == 0 && low == 1
@@ -65,7 +65,7 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
     }
 
     /// Whether this is the wildcard address (`0.0.0.0` or `::`), which binds every interface.
-    public var isUnspecified: Bool {
+    package var isUnspecified: Bool {
         switch self {
         case .v4(let address): address == 0
         case .v6(let high, let low): high == 0 && low == 0
@@ -73,7 +73,7 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
     }
 
     /// The address in its usual numeric form (`10.1.2.3`, `fe80::1`).
-    public var description: String {
+    package var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         switch self {
         case .v4(let address):
@@ -97,18 +97,18 @@ public enum IPAddress: Hashable, Sendable, BitwiseCopyable, CustomStringConverti
 
 /// Where a packet came from: the sender's address and port. The port tells two senders on one
 /// host apart (two routes of one bridge each send from a socket of their own).
-public struct PacketSource: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
-    public var address: IPAddress
-    public var port: UInt16
+package struct PacketSource: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
+    package var address: IPAddress
+    package var port: UInt16
 
-    public init(address: IPAddress, port: UInt16) {
+    package init(address: IPAddress, port: UInt16) {
         self.address = address
         self.port = port
     }
 
     /// The address and port of a `sockaddr_in` or `sockaddr_in6`; nil for other families.
     @inline(__always)  // in the receive loop, once per datagram
-    public init?(_ address: UnsafePointer<sockaddr>) {
+    package init?(_ address: UnsafePointer<sockaddr>) {
         guard let ip = IPAddress(address) else { return nil }
         self.address = ip
         // sin_port and sin6_port sit at the same offset, in network byte order.
@@ -116,30 +116,30 @@ public struct PacketSource: Hashable, Sendable, BitwiseCopyable, CustomStringCon
     }
 
     /// `10.1.2.3:9000` or `[fe80::1]:9000`.
-    public var description: String {
+    package var description: String {
         if case .v6 = address { return "[\(address)]:\(port)" }
         return "\(address):\(port)"
     }
 }
 
 /// Why a network in an allow-list could not be read.
-public struct IPNetworkError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var text: String
-    public var reason: String
+package struct IPNetworkError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var text: String
+    package var reason: String
 
-    public var description: String { "'\(text)' is not a network: \(reason)" }
+    package var description: String { "'\(text)' is not a network: \(reason)" }
 }
 
 /// A network in CIDR notation (`10.0.0.0/8`, `fd00::/8`, or one host `192.168.1.20`), for the
 /// senders an OSC input accepts.
-public struct IPNetwork: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
+package struct IPNetwork: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
     /// The network's address, with the host bits cleared.
-    public let address: IPAddress
+    package let address: IPAddress
     /// How many leading bits must match: 0...32 (IPv4) or 0...128 (IPv6).
-    public let prefixLength: Int
+    let prefixLength: Int
 
     /// Parses `address/prefix` or a bare address (a single host).
-    public init(parsing text: String) throws(IPNetworkError) {
+    package init(parsing text: String) throws(IPNetworkError) {
         let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard let address = IPAddress(parsing: String(parts[0])) else {
             throw IPNetworkError(text: text, reason: "expected an IPv4 or IPv6 address, e.g. 10.0.0.0/8 or fd00::/8")
@@ -158,12 +158,12 @@ public struct IPNetwork: Hashable, Sendable, BitwiseCopyable, CustomStringConver
 
     /// Whether `candidate` is in this network (an IPv4 network never holds an IPv6 address).
     @inline(__always)
-    public func contains(_ candidate: IPAddress) -> Bool {
+    package func contains(_ candidate: IPAddress) -> Bool {
         Self.masked(candidate, prefixLength) == address && Self.sameFamily(candidate, address)
     }
 
     /// `address/prefix`.
-    public var description: String { "\(address)/\(prefixLength)" }
+    package var description: String { "\(address)/\(prefixLength)" }
 
     private static func sameFamily(_ a: IPAddress, _ b: IPAddress) -> Bool {
         switch (a, b) {
@@ -186,16 +186,16 @@ public struct IPNetwork: Hashable, Sendable, BitwiseCopyable, CustomStringConver
 }
 
 /// The senders an OSC input accepts: any address in any of the networks.
-public struct IPAllowList: Sendable {
-    public let networks: [IPNetwork]
+package struct IPAllowList: Sendable {
+    package let networks: [IPNetwork]
 
-    public init(_ networks: [IPNetwork]) {
+    package init(_ networks: [IPNetwork]) {
         self.networks = networks
     }
 
     /// Whether `address` is in one of the networks.
     @inline(__always)
-    public func allows(_ address: IPAddress) -> Bool {
+    package func allows(_ address: IPAddress) -> Bool {
         var i = 0
         while i < networks.count {
             if networks[i].contains(address) { return true }

@@ -2,7 +2,7 @@ import Glibc
 import OSC
 
 /// Why a destination could not be parsed or resolved.
-public enum OSCDestinationError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum OSCDestinationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No `:port` after the host.
     case missingPort(String)
     /// Nothing before the `:port`.
@@ -16,7 +16,7 @@ public enum OSCDestinationError: Error, Hashable, Sendable, CustomStringConverti
     /// A multicast interface name that no network interface has.
     case unknownInterface(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingPort(let text):
             "destination '\(text)' has no port: write host:port, e.g. 127.0.0.1:57120"
@@ -35,15 +35,15 @@ public enum OSCDestinationError: Error, Hashable, Sendable, CustomStringConverti
 }
 
 /// How a TCP destination is spoken to (``OSCDestination/tcp``).
-public struct TCPOptions: Hashable, Sendable {
+package struct TCPOptions: Hashable, Sendable {
     /// How packets are delimited on the stream.
-    public var framing: OSCStreamFraming
+    package var framing: OSCStreamFraming
     /// The most packets held while the connection is down.
-    public var queueCapacity: Int
+    package var queueCapacity: Int
     /// How long a note-on may wait for the connection and still be sent, in milliseconds.
-    public var noteOnTimeoutMilliseconds: Int
+    package var noteOnTimeoutMilliseconds: Int
 
-    public init(framing: OSCStreamFraming, queueCapacity: Int = 1_024, noteOnTimeoutMilliseconds: Int = 1_000) {
+    package init(framing: OSCStreamFraming, queueCapacity: Int = 1_024, noteOnTimeoutMilliseconds: Int = 1_000) {
         self.framing = framing
         self.queueCapacity = queueCapacity
         self.noteOnTimeoutMilliseconds = noteOnTimeoutMilliseconds
@@ -52,43 +52,43 @@ public struct TCPOptions: Hashable, Sendable {
 
 /// A DNS-SD service instance, by name and type: what a destination follows when the config
 /// names a service rather than a host.
-public struct OSCServiceName: Hashable, Sendable, CustomStringConvertible {
+package struct OSCServiceName: Hashable, Sendable, CustomStringConvertible {
     /// The instance name (`TouchOSC on iPad`).
-    public var name: String
+    package var name: String
     /// `_osc._udp` or `_osc._tcp`.
-    public var type: String
+    package var type: String
 
-    public init(name: String, type: String) {
+    package init(name: String, type: String) {
         self.name = name
         self.type = type
     }
 
     /// `'NAME' (TYPE)`.
-    public var description: String { "'\(name)' (\(type))" }
+    package var description: String { "'\(name)' (\(type))" }
 }
 
 /// Where OSC packets go: a host and port, and how to reach it (UDP unless ``tcp`` is set).
-public struct OSCDestination: Hashable, Sendable, CustomStringConvertible {
+package struct OSCDestination: Hashable, Sendable, CustomStringConvertible {
     /// A name, an IPv4 address or an IPv6 address (without brackets).
-    public var host: String
+    package var host: String
     /// The UDP port, 1...65535.
-    public var port: UInt16
+    package var port: UInt16
     /// Whether the host is a broadcast address (sets `SO_BROADCAST`).
-    public var broadcast: Bool
+    package var broadcast: Bool
     /// Hops a multicast packet may take (`IP_MULTICAST_TTL`, `IPV6_MULTICAST_HOPS`); system default when nil.
-    public var multicastTTL: UInt8?
+    package var multicastTTL: UInt8?
     /// The network interface multicast leaves by, such as `eth0` (`IP_MULTICAST_IF`, `IPV6_MULTICAST_IF`).
-    public var multicastInterface: String?
+    package var multicastInterface: String?
     /// Whether this host also receives its own multicast (`IP_MULTICAST_LOOP`); system default when nil.
-    public var multicastLoopback: Bool?
+    package var multicastLoopback: Bool?
     /// Over TCP, with these options, instead of UDP (nil).
-    public var tcp: TCPOptions?
+    package var tcp: TCPOptions?
     /// The DNS-SD service the destination follows; nil for a fixed ``host`` and ``port``
     /// (which are then empty and 0).
-    public var service: OSCServiceName?
+    package var service: OSCServiceName?
 
     /// A destination that goes wherever the service `service` is (over IPv4).
-    public init(service: OSCServiceName) {
+    package init(service: OSCServiceName) {
         host = ""
         port = 0
         broadcast = false
@@ -96,7 +96,7 @@ public struct OSCDestination: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A destination; throws for a port outside 1...65535 or an empty host.
-    public init(
+    package init(
         host: String, port: Int, broadcast: Bool = false, multicastTTL: UInt8? = nil,
         multicastInterface: String? = nil, multicastLoopback: Bool? = nil
     ) throws(OSCDestinationError) {
@@ -112,7 +112,7 @@ public struct OSCDestination: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses `host:port`: `127.0.0.1:57120`, `[::1]:57120` or `synth.local:57120`.
-    public init(
+    package init(
         parsing text: String, broadcast: Bool = false, multicastTTL: UInt8? = nil,
         multicastInterface: String? = nil, multicastLoopback: Bool? = nil
     ) throws(OSCDestinationError) {
@@ -141,7 +141,7 @@ public struct OSCDestination: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `host:port`, with an IPv6 host in brackets; `service 'NAME' (TYPE)`.
-    public var description: String {
+    package var description: String {
         if let service { return "service \(service)" }
         return Self.format(host: host, port: String(port))
     }

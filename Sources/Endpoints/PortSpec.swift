@@ -20,9 +20,9 @@
 /// are, with the precedence it documents.
 ///
 /// Two specs are equal when their text is: `20:0` and `020:0` name the same port but are not equal.
-public struct PortSpec: Hashable, Sendable, CustomStringConvertible {
+package struct PortSpec: Hashable, Sendable, CustomStringConvertible {
     /// What the text asks for.
-    public enum Form: Hashable, Sendable {
+    package enum Form: Hashable, Sendable {
         /// `client:port` numbers.
         case address(PortAddress)
         /// A client number: the client's first port of the wanted direction.
@@ -37,18 +37,18 @@ public struct PortSpec: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The text as the user wrote it.
-    public let text: String
+    let text: String
     /// What the text asks for.
-    public let form: Form
+    package let form: Form
 
     /// Parses a port spec, rejecting numbers out of range and invalid regular expressions.
-    public init(parsing text: String) throws(PortSpecParseError) {
+    package init(parsing text: String) throws(PortSpecParseError) {
         self.text = text
         self.form = try Self.form(of: text)
     }
 
     /// The user's text, so messages quote what they wrote.
-    public var description: String { text }
+    package var description: String { text }
 
     private static func form(of text: String) throws(PortSpecParseError) -> Form {
         if text.allSatisfy(\.isWhitespace) { throw .empty }
@@ -90,13 +90,13 @@ public struct PortSpec: Hashable, Sendable, CustomStringConvertible {
 
 extension PortSpec {
     /// Which ports a spec may resolve to: ones aseqosc reads from, or ones it writes to.
-    public enum Direction: Hashable, Sendable, CustomStringConvertible {
+    package enum Direction: Hashable, Sendable, CustomStringConvertible {
         /// Ports others can read from by subscribing (`capabilities.isSource`).
         case source
         /// Ports others can write to by subscribing (`capabilities.isDestination`).
         case destination
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .source: "source"
             case .destination: "destination"
@@ -106,7 +106,7 @@ extension PortSpec {
 }
 
 /// Why a port spec could not be parsed; the message says what is wrong and which forms work.
-public enum PortSpecParseError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum PortSpecParseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The text is empty or blank.
     case empty
     /// A client or port number above 255.
@@ -119,12 +119,12 @@ public enum PortSpecParseError: Error, Hashable, Sendable, CustomStringConvertib
     case invalidPattern(String, reason: String)
 
     /// The forms a port spec may take, appended to every message.
-    public static let acceptedForms =
+    package static let acceptedForms =
         #"a port is 20:0 (client:port), 20 (a client number), "Client Name", "Client Name:Port Name", "#
         + #""Client Name:1" (a port number), /regex/ (matched against "client:port" names) "#
         + "or * (every hardware port)"
 
-    public var description: String {
+    package var description: String {
         let problem =
             switch self {
             case .empty:

@@ -9,9 +9,9 @@ import Synchronization
 /// event is copied into the ring with up to ``bytesPerEntry`` bytes of what went out (an OSC
 /// message), one record each; when the ring is full it is dropped and counted instead, so a
 /// burst is sampled for the page and never slows the music.
-public final class EventTap: Sendable {
+package final class EventTap: Sendable {
     /// What an entry records.
-    public enum Kind: UInt8, Sendable, BitwiseCopyable {
+    package enum Kind: UInt8, Sendable, BitwiseCopyable {
         /// MIDI read from an input port (`index`: our port).
         case midiIn
         /// An OSC message a route sent (`index`: the route, `destination` its destination).
@@ -23,19 +23,19 @@ public final class EventTap: Sendable {
     }
 
     /// One event as recorded; its bytes are in ``drain(_:)``'s second argument.
-    public struct Entry: Sendable, BitwiseCopyable {
-        public var kind: Kind
-        public var length: UInt8
-        public var index: UInt16
-        public var destination: UInt16
-        public var event: MIDIEvent
+    package struct Entry: Sendable, BitwiseCopyable {
+        package var kind: Kind
+        package var length: UInt8
+        package var index: UInt16
+        package var destination: UInt16
+        package var event: MIDIEvent
     }
 
     /// Entries the ring holds at least (more when they carry fewer than ``bytesPerEntry``
     /// bytes): 50 ms of a 10,000 events/s burst twice over.
-    public static let capacity = 1024
+    package static let capacity = 1024
     /// Bytes kept of each message; a longer one is cut there.
-    public static let bytesPerEntry = 64
+    package static let bytesPerEntry = 64
 
     /// Each entry a record: the entry, then its bytes.
     private let ring = SPSCRing(
@@ -45,19 +45,19 @@ public final class EventTap: Sendable {
     private let on = Atomic<Bool>(false)
 
     /// An empty tap, off.
-    public init() {}
+    package init() {}
 
     /// Whether a page watches: the producer records only then.
     @inline(__always)
-    public var isOn: Bool { on.load(ordering: .relaxed) }
+    package var isOn: Bool { on.load(ordering: .relaxed) }
 
     /// Turns recording on or off (the consumer's thread).
-    public func set(on value: Bool) { on.store(value, ordering: .relaxed) }
+    package func set(on value: Bool) { on.store(value, ordering: .relaxed) }
 
     /// Records `event` with `message`'s first ``bytesPerEntry`` bytes (the producer's thread);
     /// dropped and counted when the ring is full.
     @inline(__always)
-    public func record(
+    package func record(
         _ kind: Kind, index: Int, destination: Int = 0, _ event: MIDIEvent, message: UnsafeRawBufferPointer? = nil
     ) {
         let length = min(message?.count ?? 0, Self.bytesPerEntry)
@@ -75,7 +75,7 @@ public final class EventTap: Sendable {
 
     /// Calls `body` with each entry recorded since the last call, oldest first, and its bytes
     /// (the consumer's thread); returns how many were dropped meanwhile.
-    public func drain(_ body: (Entry, UnsafeRawBufferPointer) -> Void) -> UInt64 {
+    package func drain(_ body: (Entry, UnsafeRawBufferPointer) -> Void) -> UInt64 {
         ring.read { _, record in
             let entry = record.load(as: Entry.self)
             body(entry, UnsafeRawBufferPointer(rebasing: record[MemoryLayout<Entry>.stride...]))

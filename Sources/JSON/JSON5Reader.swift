@@ -2,16 +2,16 @@
 /// strings, hexadecimal numbers, `Infinity` and `NaN`. Any input gets a value or a
 /// ``JSONSyntaxError`` naming the line and column; nesting is bounded so no input can exhaust
 /// the stack.
-public struct JSON5Reader {
+package struct JSON5Reader {
     /// How deep arrays and objects may nest.
-    public static let maximumDepth = 256
+    static let maximumDepth = 256
 
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
 
     /// Parses one JSON5 value that fills the whole text (comments and white space aside).
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var reader = JSON5Reader(bytes: bytes)
         reader.skipBOM()
         try reader.skipSpace()
@@ -22,7 +22,7 @@ public struct JSON5Reader {
     }
 
     /// Parses UTF-8 text.
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+    package static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 

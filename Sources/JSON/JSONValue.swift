@@ -1,6 +1,6 @@
 /// A JSON value: what the JSON5 reader produces and the writer prints. Pure Swift, so the
 /// daemon reads its config and writes its status without Foundation.
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
@@ -10,16 +10,16 @@ public indirect enum JSONValue: Sendable, Equatable {
 }
 
 /// Where a JSON5 text stops being valid, with the line and column a person looks for.
-public struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-    public var reason: String
+package struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
+    var line: Int
+    var column: Int
+    var reason: String
 
-    public init(line: Int, column: Int, reason: String) {
+    package init(line: Int, column: Int, reason: String) {
         self.line = line
         self.column = column
         self.reason = reason
     }
 
-    public var description: String { "line \(line), column \(column): \(reason)" }
+    package var description: String { "line \(line), column \(column): \(reason)" }
 }

@@ -1,7 +1,7 @@
 /// Turns an `Encodable` value into a ``JSONValue``, as Foundation's JSONEncoder would: keyed
 /// containers become objects, unkeyed ones arrays, `nil` optionals are left out.
-public enum JSONValueEncoder {
-    public static func encode<T: Encodable>(_ value: T) throws -> JSONValue {
+package enum JSONValueEncoder {
+    package static func encode<T: Encodable>(_ value: T) throws -> JSONValue {
         let root = Slot()
         try SlotEncoder(slot: root, codingPath: []).put(value)
         return root.value
@@ -120,21 +120,21 @@ private struct KeyedSlotContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     }
 
     mutating func encodeNil(forKey key: Key) throws { slot.member(key.stringValue).content = .value(.null) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try put(value, key) }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: Bool, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: String, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: Double, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: Float, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: Int, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: Int8, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: Int16, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: Int32, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: Int64, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: UInt, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: UInt32, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode(_ value: UInt64, forKey key: Key) throws { try put(value, key) }
+    package mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try put(value, key) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
@@ -163,21 +163,21 @@ private struct UnkeyedSlotContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encodeNil() throws { slot.append().content = .value(.null) }
-    mutating func encode(_ value: Bool) throws { try put(value) }
-    mutating func encode(_ value: String) throws { try put(value) }
-    mutating func encode(_ value: Double) throws { try put(value) }
-    mutating func encode(_ value: Float) throws { try put(value) }
-    mutating func encode(_ value: Int) throws { try put(value) }
-    mutating func encode(_ value: Int8) throws { try put(value) }
-    mutating func encode(_ value: Int16) throws { try put(value) }
-    mutating func encode(_ value: Int32) throws { try put(value) }
-    mutating func encode(_ value: Int64) throws { try put(value) }
-    mutating func encode(_ value: UInt) throws { try put(value) }
-    mutating func encode(_ value: UInt8) throws { try put(value) }
-    mutating func encode(_ value: UInt16) throws { try put(value) }
-    mutating func encode(_ value: UInt32) throws { try put(value) }
-    mutating func encode(_ value: UInt64) throws { try put(value) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try put(value) }
+    package mutating func encode(_ value: Bool) throws { try put(value) }
+    package mutating func encode(_ value: String) throws { try put(value) }
+    package mutating func encode(_ value: Double) throws { try put(value) }
+    package mutating func encode(_ value: Float) throws { try put(value) }
+    package mutating func encode(_ value: Int) throws { try put(value) }
+    package mutating func encode(_ value: Int8) throws { try put(value) }
+    package mutating func encode(_ value: Int16) throws { try put(value) }
+    package mutating func encode(_ value: Int32) throws { try put(value) }
+    package mutating func encode(_ value: Int64) throws { try put(value) }
+    package mutating func encode(_ value: UInt) throws { try put(value) }
+    package mutating func encode(_ value: UInt8) throws { try put(value) }
+    package mutating func encode(_ value: UInt16) throws { try put(value) }
+    package mutating func encode(_ value: UInt32) throws { try put(value) }
+    package mutating func encode(_ value: UInt64) throws { try put(value) }
+    package mutating func encode<T: Encodable>(_ value: T) throws { try put(value) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
         -> KeyedEncodingContainer<NestedKey>
@@ -197,19 +197,19 @@ private struct SingleSlotContainer: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { encoder.codingPath }
 
     mutating func encodeNil() throws { encoder.slot.content = .value(.null) }
-    mutating func encode(_ value: Bool) throws { try encoder.put(value) }
-    mutating func encode(_ value: String) throws { try encoder.put(value) }
-    mutating func encode(_ value: Double) throws { try encoder.put(value) }
-    mutating func encode(_ value: Float) throws { try encoder.put(value) }
-    mutating func encode(_ value: Int) throws { try encoder.put(value) }
-    mutating func encode(_ value: Int8) throws { try encoder.put(value) }
-    mutating func encode(_ value: Int16) throws { try encoder.put(value) }
-    mutating func encode(_ value: Int32) throws { try encoder.put(value) }
-    mutating func encode(_ value: Int64) throws { try encoder.put(value) }
-    mutating func encode(_ value: UInt) throws { try encoder.put(value) }
-    mutating func encode(_ value: UInt8) throws { try encoder.put(value) }
-    mutating func encode(_ value: UInt16) throws { try encoder.put(value) }
-    mutating func encode(_ value: UInt32) throws { try encoder.put(value) }
-    mutating func encode(_ value: UInt64) throws { try encoder.put(value) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try encoder.put(value) }
+    package mutating func encode(_ value: Bool) throws { try encoder.put(value) }
+    package mutating func encode(_ value: String) throws { try encoder.put(value) }
+    package mutating func encode(_ value: Double) throws { try encoder.put(value) }
+    package mutating func encode(_ value: Float) throws { try encoder.put(value) }
+    package mutating func encode(_ value: Int) throws { try encoder.put(value) }
+    package mutating func encode(_ value: Int8) throws { try encoder.put(value) }
+    package mutating func encode(_ value: Int16) throws { try encoder.put(value) }
+    package mutating func encode(_ value: Int32) throws { try encoder.put(value) }
+    package mutating func encode(_ value: Int64) throws { try encoder.put(value) }
+    package mutating func encode(_ value: UInt) throws { try encoder.put(value) }
+    package mutating func encode(_ value: UInt8) throws { try encoder.put(value) }
+    package mutating func encode(_ value: UInt16) throws { try encoder.put(value) }
+    package mutating func encode(_ value: UInt32) throws { try encoder.put(value) }
+    package mutating func encode(_ value: UInt64) throws { try encoder.put(value) }
+    package mutating func encode<T: Encodable>(_ value: T) throws { try encoder.put(value) }
 }

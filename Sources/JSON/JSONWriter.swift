@@ -1,8 +1,8 @@
 /// Prints a ``JSONValue`` as JSON text: keys sorted so the output is stable, integers without a
 /// fraction, non-finite numbers (which JSON cannot carry) as `null`.
-public enum JSONWriter {
+package enum JSONWriter {
     /// The text of `value`; `pretty` puts one member per line, indented by two spaces.
-    public static func text(_ value: JSONValue, pretty: Bool = false) -> String {
+    package static func text(_ value: JSONValue, pretty: Bool = false) -> String {
         var output = ""
         write(value, to: &output, pretty: pretty, indent: 0)
         return output
@@ -47,7 +47,7 @@ public enum JSONWriter {
 
     /// `3`, `0.5`, `1e-05`: integers up to 2^53 without a fraction, others as Swift prints them
     /// (the shortest text that reads back to the same number).
-    public static func format(_ number: Double) -> String {
+    static func format(_ number: Double) -> String {
         guard number.isFinite else { return "null" }
         if number == number.rounded(), abs(number) < 9_007_199_254_740_992 { return String(Int64(number)) }
         return String(number)

@@ -26,9 +26,9 @@ import Storage
 /// - Data increment (96) and decrement (97) emit the last value entered for the selected
 ///   parameter (0 after a new selection) plus or minus 1, clamped to 0...16383; their data byte
 ///   is ignored.
-public struct ControllerAssembler: Sendable {
+package struct ControllerAssembler: Sendable {
     /// When data entry emits an RPN or NRPN event.
-    public enum DataEntry: Sendable, Hashable {
+    package enum DataEntry: Sendable, Hashable {
         /// Emit on data entry LSB (38); the MSB (6) is held until then.
         case msbThenLSB
         /// Emit on data entry MSB (6), for senders that never send the LSB.
@@ -36,9 +36,9 @@ public struct ControllerAssembler: Sendable {
     }
 
     /// Bit *n* set: controller *n* (0...31) pairs with *n*+32 into a 14-bit controller.
-    public var fourteenBitControllers: UInt32
+    var fourteenBitControllers: UInt32
     /// When data entry emits.
-    public var dataEntry: DataEntry
+    package var dataEntry: DataEntry
 
     private enum Selection: UInt8, Sendable {
         case none, rpn, nrpn
@@ -69,7 +69,7 @@ public struct ControllerAssembler: Sendable {
     private var parameters = TupleArray16<ParameterState>(repeating: ParameterState())
 
     /// An assembler pairing `fourteenBitControllers` (each 0...31; others are ignored).
-    public init(fourteenBitControllers: [UInt8] = [], dataEntry: DataEntry = .msbThenLSB) {
+    package init(fourteenBitControllers: [UInt8] = [], dataEntry: DataEntry = .msbThenLSB) {
         var mask: UInt32 = 0
         var i = 0
         while i < fourteenBitControllers.count {
@@ -82,19 +82,19 @@ public struct ControllerAssembler: Sendable {
     }
 
     /// Whether `controller` (0...31) is paired with `controller + 32`.
-    public func isFourteenBit(_ controller: UInt8) -> Bool {
+    package func isFourteenBit(_ controller: UInt8) -> Bool {
         controller < 32 && controller != 6 && fourteenBitControllers & (1 << controller) != 0
     }
 
     /// Forgets every held half and parameter selection.
-    public mutating func reset() {
+    package mutating func reset() {
         let mask = fourteenBitControllers
         self = ControllerAssembler(dataEntry: dataEntry)
         fourteenBitControllers = mask
     }
 
     /// Consumes, rewrites or passes `event`; returns `false` when it was consumed (drop it).
-    public mutating func process(_ event: inout MIDIEvent) -> Bool {
+    package mutating func process(_ event: inout MIDIEvent) -> Bool {
         guard event.kind == .controlChange, event.channel < 16 else { return true }
         let channel = Int(event.channel)
         let controller = event.data1

@@ -4,17 +4,17 @@ import Storage
 ///
 /// Whoever forwards MIDI keeps one of these per source so that, when the source vanishes or a
 /// route is removed, the note-offs it still owes can be sent: nothing is ever left hanging.
-public struct HeldNotes: Sendable, Equatable {
+package struct HeldNotes: Sendable, Equatable {
     /// Channel `c`'s notes at `c`.
     @usableFromInline var channels = TupleArray16<NoteSet>(repeating: NoteSet())
 
     @inlinable
-    public init() {}
+    package init() {}
 
     /// Records what `event` does to the held notes: a note-on holds, a note-off (or note-on with
     /// velocity 0) releases, an all-notes-off or all-sound-off controller releases the channel.
     @inlinable @inline(__always)
-    public mutating func track(_ event: MIDIEvent) {
+    package mutating func track(_ event: MIDIEvent) {
         // Inlinable, and note events first: every event on the input path passes here.
         if event.kind == .noteOn || event.kind == .noteOff {
             guard event.channel < 16, event.data1 < 128 else { return }
@@ -37,30 +37,30 @@ public struct HeldNotes: Sendable, Equatable {
 
     /// Records `note` on `channel` (0...15) as held.
     @inlinable
-    public mutating func hold(channel: UInt8, note: UInt8) {
+    package mutating func hold(channel: UInt8, note: UInt8) {
         channels[Int(channel & 15)].insert(note)
     }
 
     /// Records `note` on `channel` (0...15) as no longer held.
     @inlinable
-    public mutating func release(channel: UInt8, note: UInt8) {
+    package mutating func release(channel: UInt8, note: UInt8) {
         channels[Int(channel & 15)].remove(note)
     }
 
     /// Whether `note` on `channel` (0...15) is held.
     @inlinable
-    public func isHeld(channel: UInt8, note: UInt8) -> Bool {
+    package func isHeld(channel: UInt8, note: UInt8) -> Bool {
         channels[Int(channel & 15)].contains(note)
     }
 
     /// The notes held on `channel` (0...15).
     @inlinable
-    public func notes(onChannel channel: UInt8) -> NoteSet {
+    package func notes(onChannel channel: UInt8) -> NoteSet {
         channels[Int(channel & 15)]
     }
 
     /// Whether any note on any channel is held.
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         var channel = 0
         while channel < 16 {
             if !channels[channel].isEmpty { return false }
@@ -70,7 +70,7 @@ public struct HeldNotes: Sendable, Equatable {
     }
 
     /// The number of held notes.
-    public var count: Int {
+    package var count: Int {
         var total = 0
         var channel = 0
         while channel < 16 {
@@ -82,7 +82,7 @@ public struct HeldNotes: Sendable, Equatable {
 
     /// Calls `body` with a note-off for every held note, lowest channel and note first, and
     /// forgets them all.
-    public mutating func releaseAll(_ body: (MIDIEvent) -> Void) {
+    package mutating func releaseAll(_ body: (MIDIEvent) -> Void) {
         var channel = 0
         while channel < 16 {
             channels[channel].forEachNote { body(.noteOff(channel: UInt8(channel), note: $0)) }
@@ -92,7 +92,7 @@ public struct HeldNotes: Sendable, Equatable {
     }
 
     /// Calls `body` with each held note of `channel` (0...15), lowest first.
-    public func forEachHeld(channel: UInt8, _ body: (UInt8) -> Void) {
+    func forEachHeld(channel: UInt8, _ body: (UInt8) -> Void) {
         channels[Int(channel & 15)].forEachNote(body)
     }
 
@@ -102,7 +102,7 @@ public struct HeldNotes: Sendable, Equatable {
         channels[Int(channel)] = NoteSet()
     }
 
-    public static func == (lhs: HeldNotes, rhs: HeldNotes) -> Bool {
+    package static func == (lhs: HeldNotes, rhs: HeldNotes) -> Bool {
         var channel = 0
         while channel < 16 {
             if lhs.channels[channel] != rhs.channels[channel] { return false }
@@ -114,37 +114,37 @@ public struct HeldNotes: Sendable, Equatable {
 
 /// A set of MIDI note numbers (0...127) as 128 bits: one channel's notes. ``HeldNotes`` is 16
 /// of them; the recovery message (`/aseqosc/held`) carries one.
-public struct NoteSet: Equatable, Sendable, BitwiseCopyable {
+package struct NoteSet: Equatable, Sendable, BitwiseCopyable {
     /// Notes 0...63, bit `n` for note `n`, and 64...127, bit `n - 64`.
     @usableFromInline var low: UInt64 = 0
     @usableFromInline var high: UInt64 = 0
 
     @inlinable
-    public init() {}
+    package init() {}
 
     /// Whether `note` (0...127; the top bit is ignored) is in the set.
     @inlinable @inline(__always)
-    public func contains(_ note: UInt8) -> Bool {
+    package func contains(_ note: UInt8) -> Bool {
         (note & 64 == 0 ? low : high) & Self.bit(note) != 0
     }
 
     @inlinable @inline(__always)
-    public mutating func insert(_ note: UInt8) {
+    package mutating func insert(_ note: UInt8) {
         if note & 64 == 0 { low |= Self.bit(note) } else { high |= Self.bit(note) }
     }
 
     @inlinable @inline(__always)
-    public mutating func remove(_ note: UInt8) {
+    package mutating func remove(_ note: UInt8) {
         if note & 64 == 0 { low &= ~Self.bit(note) } else { high &= ~Self.bit(note) }
     }
 
     @inlinable
-    public var isEmpty: Bool { low | high == 0 }
+    package var isEmpty: Bool { low | high == 0 }
 
-    public var count: Int { low.nonzeroBitCount + high.nonzeroBitCount }
+    package var count: Int { low.nonzeroBitCount + high.nonzeroBitCount }
 
     /// Calls `body` with each note, lowest first.
-    public func forEachNote(_ body: (UInt8) -> Void) {
+    package func forEachNote(_ body: (UInt8) -> Void) {
         var bits = low
         while bits != 0 {
             body(UInt8(bits.trailingZeroBitCount))

@@ -9,35 +9,35 @@ import Storage
 ///
 /// Data bytes are masked to 7 bits and pitch bend clamped, so the output is always valid MIDI.
 /// Running status is off by default: some receivers mishandle it, and it only pays on slow links.
-public struct MIDIByteEncoder {
+package struct MIDIByteEncoder {
     /// Where SysEx events' bytes are read from; without it, SysEx events cannot be encoded.
     /// The encoder never releases a slot: that stays the consumer's job.
-    public var store: SysExStore?
+    package var store: SysExStore?
     /// Whether a channel message omits its status byte when it repeats the previous one.
-    public var usesRunningStatus: Bool {
+    var usesRunningStatus: Bool {
         didSet { runningStatus = 0 }
     }
 
     /// The most bytes an event other than SysEx encodes to (an RPN: four control changes).
-    public static let maximumNonSysExLength = 12
+    package static let maximumNonSysExLength = 12
 
     private var runningStatus: UInt8 = 0
 
     /// An encoder reading SysEx from `store`.
-    public init(store: SysExStore? = nil, usesRunningStatus: Bool = false) {
+    package init(store: SysExStore? = nil, usesRunningStatus: Bool = false) {
         self.store = store
         self.usesRunningStatus = usesRunningStatus
     }
 
     /// Forgets the last status sent, so the next channel message carries its status byte
     /// (after a port reopens, or when another writer may have sent in between).
-    public mutating func resetRunningStatus() {
+    mutating func resetRunningStatus() {
         runningStatus = 0
     }
 
     /// Writes `event` into `buffer` and returns the byte count; returns 0, writing nothing, when
     /// the buffer is too small, or for a SysEx event whose bytes are not in ``store``.
-    public mutating func encode(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer)
+    package mutating func encode(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer)
         -> Int
     {
         if event.kind == .sysex {
@@ -56,7 +56,7 @@ public struct MIDIByteEncoder {
     }
 
     /// Encodes one event into a new array: for tests and the command line, not the hot path.
-    public mutating func encode(_ event: MIDIEvent) -> [UInt8] {
+    package mutating func encode(_ event: MIDIEvent) -> [UInt8] {
         var length = Self.maximumNonSysExLength
         if event.kind == .sysex {
             // Never trust a reference's length for an allocation: the store bounds it.
@@ -89,7 +89,7 @@ private struct Scratch {
     var runningStatus: UInt8
     let usesRunningStatus: Bool
 
-    init(runningStatus: UInt8, usesRunningStatus: Bool) {
+    package init(runningStatus: UInt8, usesRunningStatus: Bool) {
         self.runningStatus = runningStatus
         self.usesRunningStatus = usesRunningStatus
     }

@@ -15,27 +15,27 @@
 /// - SysEx with no free slot or too long for one is dropped and counted by the store.
 ///
 /// Note-on with velocity 0 stays a note-on: normalising it is a pipeline operator's job.
-public struct MIDIByteParser {
+package struct MIDIByteParser {
     /// What the parser has ignored or dropped, for metrics.
-    public struct Counters: Hashable, Sendable {
+    package struct Counters: Hashable, Sendable {
         /// Data bytes that arrived with no status byte to belong to.
-        public var strayDataBytes = 0
+        package var strayDataBytes = 0
         /// Undefined status bytes (`F4`, `F5`, `F9`, `FD`) and `F7` outside SysEx.
-        public var undefinedStatusBytes = 0
+        package var undefinedStatusBytes = 0
         /// SysEx messages cut short by a status byte, and dropped.
-        public var interruptedSysEx = 0
+        package var interruptedSysEx = 0
         /// SysEx messages dropped because the parser was made without a store.
-        public var unstoredSysEx = 0
+        package var unstoredSysEx = 0
 
-        public init() {}
+        package init() {}
     }
 
     /// Where SysEx bytes go; without a store, SysEx is dropped and counted.
-    public let store: SysExStore?
+    let store: SysExStore?
     /// Stamped into every event's ``MIDIEvent/port``.
-    public var port: UInt16
+    var port: UInt16
     /// What has been ignored or dropped so far.
-    public private(set) var counters = Counters()
+    package private(set) var counters = Counters()
 
     // The status of the message being collected, kept after a channel message completes
     // (running status) and cleared after a system common one; 0 when there is none.
@@ -47,13 +47,13 @@ public struct MIDIByteParser {
     private var draft: SysExDraft?
 
     /// A parser writing SysEx into `store` and stamping events with `port`.
-    public init(store: SysExStore? = nil, port: UInt16 = 0) {
+    package init(store: SysExStore? = nil, port: UInt16 = 0) {
         self.store = store
         self.port = port
     }
 
     /// Forgets any message in progress (and running status), as after a port reopens.
-    public mutating func reset() {
+    package mutating func reset() {
         if let draft, let store { store.abandon(draft) }
         draft = nil
         inSysEx = false
@@ -62,7 +62,7 @@ public struct MIDIByteParser {
     }
 
     /// Parses a chunk, calling `sink` for each complete event in wire order.
-    public mutating func parse(
+    package mutating func parse(
         _ bytes: UnsafeRawBufferPointer, timestamp: UInt64 = 0, into sink: (MIDIEvent) -> Void
     ) {
         let count = bytes.count
@@ -86,7 +86,7 @@ public struct MIDIByteParser {
 
     /// Parses one byte, calling `sink` if it completes an event.
     @inline(__always)
-    public mutating func parse(_ byte: UInt8, timestamp: UInt64 = 0, into sink: (MIDIEvent) -> Void) {
+    package mutating func parse(_ byte: UInt8, timestamp: UInt64 = 0, into sink: (MIDIEvent) -> Void) {
         if byte >= 0xF8 {
             realtime(byte, timestamp: timestamp, into: sink)
         } else if byte >= 0x80 {
@@ -97,7 +97,7 @@ public struct MIDIByteParser {
     }
 
     /// Parses a whole buffer into an array: for tests and the command line, not the hot path.
-    public mutating func parse(_ bytes: [UInt8], timestamp: UInt64 = 0) -> [MIDIEvent] {
+    package mutating func parse(_ bytes: [UInt8], timestamp: UInt64 = 0) -> [MIDIEvent] {
         var events: [MIDIEvent] = []
         bytes.withUnsafeBytes { buffer in
             parse(buffer, timestamp: timestamp) { events.append($0) }

@@ -1,7 +1,7 @@
 extension MIDIEvent {
     /// Whether this event is an assembled form (14-bit controller, RPN, NRPN) that goes on the
     /// wire as several control changes.
-    @inlinable public var isAssembledController: Bool {
+    @inlinable package var isAssembledController: Bool {
         kind == .controlChange14 || kind == .rpn || kind == .nrpn
     }
 
@@ -9,7 +9,7 @@ extension MIDIEvent {
     /// MSB then LSB for a 14-bit controller (controllers N and N+32); parameter number MSB/LSB
     /// (101/100 for RPN, 99/98 for NRPN) then data entry MSB/LSB (6/38) for parameters.
     /// Any other event is handed over unchanged.
-    public func forEachControlChange(_ body: (MIDIEvent) -> Void) {
+    package func forEachControlChange(_ body: (MIDIEvent) -> Void) {
         func cc(_ controller: UInt8, _ value: UInt8) {
             var event = MIDIEvent.controlChange(channel: channel, controller: controller, value: value)
             event.port = port

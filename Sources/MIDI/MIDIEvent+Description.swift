@@ -2,7 +2,7 @@ extension MIDIEvent: CustomStringConvertible {
     /// One line for logs and the monitor, like aseqdump's: `ch 1  note-on  C4 (60)  vel 100`.
     ///
     /// Channels are shown 1...16. This builds strings: keep it off the hot path.
-    public var description: String {
+    package var description: String {
         let name = kind.description.replacing("_", with: "-")
         let channelPrefix = "ch \(Int(channel) + 1)  "
         switch kind {

@@ -1,6 +1,6 @@
 /// What a MIDI event is: one case per MIDI 1.0 message, plus the assembled forms
 /// (14-bit controller, RPN, NRPN) that ALSA delivers and the pipeline produces.
-public enum MIDIEventKind: UInt8, Sendable, BitwiseCopyable, CaseIterable, CustomStringConvertible {
+package enum MIDIEventKind: UInt8, Sendable, BitwiseCopyable, CaseIterable, CustomStringConvertible {
     case noteOff = 0
     case noteOn
     case polyPressure
@@ -28,7 +28,7 @@ public enum MIDIEventKind: UInt8, Sendable, BitwiseCopyable, CaseIterable, Custo
     case sysex
 
     /// The name used in logs, the monitor and OSC addresses (`note_on`, `control_change`, ...).
-    public var description: String {
+    package var description: String {
         switch self {
         case .noteOff: "note_off"
         case .noteOn: "note_on"
@@ -55,31 +55,31 @@ public enum MIDIEventKind: UInt8, Sendable, BitwiseCopyable, CaseIterable, Custo
     }
 
     /// Whether the event belongs to a channel (has a meaningful ``MIDIEvent/channel``).
-    @inlinable public var isChannelMessage: Bool { rawValue <= MIDIEventKind.nrpn.rawValue }
+    @inlinable package var isChannelMessage: Bool { rawValue <= MIDIEventKind.nrpn.rawValue }
 
     /// Whether the event is a one-byte system realtime message.
-    @inlinable public var isRealtime: Bool {
+    @inlinable package var isRealtime: Bool {
         rawValue >= MIDIEventKind.clock.rawValue && rawValue <= MIDIEventKind.reset.rawValue
     }
 }
 
 /// Where a SysEx message's bytes are in a ``SysExStore``: a slot and a length, never an Array,
 /// so that an event stays a plain value that can cross a ring without touching the heap.
-public struct SysExReference: Hashable, Sendable, BitwiseCopyable {
+package struct SysExReference: Hashable, Sendable, BitwiseCopyable {
     /// The slot in the store, or `UInt16.max` for none.
-    public var slot: UInt16
+    package var slot: UInt16
     /// The message length in bytes, including the `F0` and `F7` framing when complete.
-    public var length: UInt32
+    package var length: UInt32
 
     @inlinable
-    public init(slot: UInt16, length: UInt32) {
+    package init(slot: UInt16, length: UInt32) {
         self.slot = slot
         self.length = length
     }
 
     /// No SysEx payload. Computed, not stored: every event is made with it, and a stored global
     /// is reached through a lazy-initialisation check each time.
-    @inlinable public static var none: SysExReference { SysExReference(slot: .max, length: 0) }
+    @inlinable package static var none: SysExReference { SysExReference(slot: .max, length: 0) }
 }
 
 /// One MIDI event: a small value (32 bytes) that is copied, never shared.
@@ -93,25 +93,25 @@ public struct SysExReference: Hashable, Sendable, BitwiseCopyable {
 /// - MTC quarter frame: `data1` the data byte; song select: `data1` song;
 ///   song position: `value` 0...16383 (MIDI beats)
 /// - SysEx: `sysex`
-public struct MIDIEvent: Hashable, Sendable, BitwiseCopyable {
+package struct MIDIEvent: Hashable, Sendable, BitwiseCopyable {
     /// Monotonic receive time in nanoseconds (0 when unknown).
-    public var timestamp: UInt64
+    package var timestamp: UInt64
     /// A 14-bit value, for the kinds that have one (see the type's documentation).
-    public var value: Int32
+    package var value: Int32
     /// Where the bytes of a SysEx event are.
-    public var sysex: SysExReference
+    package var sysex: SysExReference
     /// A 14-bit parameter or controller number.
-    public var parameter: UInt16
+    package var parameter: UInt16
     /// The index of the bridge port (input or output) the event belongs to.
-    public var port: UInt16
-    public var kind: MIDIEventKind
+    package var port: UInt16
+    package var kind: MIDIEventKind
     /// The channel, 0...15 (shown to people as 1...16).
-    public var channel: UInt8
-    public var data1: UInt8
-    public var data2: UInt8
+    package var channel: UInt8
+    package var data1: UInt8
+    package var data2: UInt8
 
     @inlinable
-    public init(
+    package init(
         _ kind: MIDIEventKind, channel: UInt8 = 0, data1: UInt8 = 0, data2: UInt8 = 0,
         value: Int32 = 0, parameter: UInt16 = 0, sysex: SysExReference = .none,
         port: UInt16 = 0, timestamp: UInt64 = 0
@@ -128,32 +128,32 @@ public struct MIDIEvent: Hashable, Sendable, BitwiseCopyable {
     }
 
     /// A note-on event.
-    @inlinable public static func noteOn(channel: UInt8, note: UInt8, velocity: UInt8) -> MIDIEvent {
+    @inlinable package static func noteOn(channel: UInt8, note: UInt8, velocity: UInt8) -> MIDIEvent {
         MIDIEvent(.noteOn, channel: channel, data1: note, data2: velocity)
     }
 
     /// A note-off event.
-    @inlinable public static func noteOff(channel: UInt8, note: UInt8, velocity: UInt8 = 0) -> MIDIEvent {
+    @inlinable package static func noteOff(channel: UInt8, note: UInt8, velocity: UInt8 = 0) -> MIDIEvent {
         MIDIEvent(.noteOff, channel: channel, data1: note, data2: velocity)
     }
 
     /// A control change event.
-    @inlinable public static func controlChange(channel: UInt8, controller: UInt8, value: UInt8) -> MIDIEvent {
+    @inlinable package static func controlChange(channel: UInt8, controller: UInt8, value: UInt8) -> MIDIEvent {
         MIDIEvent(.controlChange, channel: channel, data1: controller, data2: value)
     }
 
     /// A pitch bend event, `bend` in -8192...8191.
-    @inlinable public static func pitchBend(channel: UInt8, bend: Int32) -> MIDIEvent {
+    @inlinable package static func pitchBend(channel: UInt8, bend: Int32) -> MIDIEvent {
         MIDIEvent(.pitchBend, channel: channel, value: bend)
     }
 
     /// The note number of a note or poly pressure event.
-    @inlinable public var note: UInt8 { data1 }
+    @inlinable package var note: UInt8 { data1 }
     /// The velocity of a note event.
-    @inlinable public var velocity: UInt8 { data2 }
+    @inlinable package var velocity: UInt8 { data2 }
 
     /// Whether this event ends a note: a note-off, or a note-on with velocity 0.
-    @inlinable @inline(__always) public var endsNote: Bool {
+    @inlinable @inline(__always) package var endsNote: Bool {
         kind == .noteOff || (kind == .noteOn && data2 == 0)
     }
 }

@@ -2,11 +2,11 @@
 ///
 /// The octave of middle C (note 60) differs between makers, so it is a parameter: 4 by default
 /// (C4 = 60, so names run `C-1`...`G9`), 3 for the Yamaha convention (C3 = 60, `C-2`...`G8`).
-public enum NoteName {
+package enum NoteName {
     /// The default octave number of middle C: C4 = 60.
-    public static let standardMiddleCOctave = 4
+    package static let standardMiddleCOctave = 4
     /// The Yamaha octave number of middle C: C3 = 60.
-    public static let yamahaMiddleCOctave = 3
+    package static let yamahaMiddleCOctave = 3
 
     private static let sharpNames = [
         "C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B",
@@ -16,7 +16,7 @@ public enum NoteName {
     ///
     /// Accepts a letter in either case, at most one sharp (`#`, `♯`) or flat (`b`, `♭`) and a
     /// signed octave (`C-1`, `f#3`, `Bb2`), or a plain number (`60`).
-    public static func parse(
+    package static func parse(
         _ text: some StringProtocol, middleCOctave: Int = standardMiddleCOctave
     ) -> UInt8? {
         let scalars = Array(text.unicodeScalars)
@@ -58,7 +58,7 @@ public enum NoteName {
     }
 
     /// The name of `note`, spelt with sharps: `format(60)` is `"C4"`, `format(61)` is `"C#4"`.
-    public static func format(_ note: UInt8, middleCOctave: Int = standardMiddleCOctave) -> String {
+    package static func format(_ note: UInt8, middleCOctave: Int = standardMiddleCOctave) -> String {
         let octave = Int(note) / 12 - 5 + middleCOctave
         return sharpNames[Int(note) % 12] + String(octave)
     }

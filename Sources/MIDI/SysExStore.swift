@@ -10,11 +10,11 @@ import Synchronization
 /// or that is longer than ``slotCapacity``, is dropped and counted, never a crash.
 ///
 /// A published reference must be released exactly once, by the consumer, after its last read.
-public final class SysExStore: Sendable {
+package final class SysExStore: Sendable {
     /// The number of slots: the most messages that can be in flight at once.
-    public let slotCount: Int
+    package let slotCount: Int
     /// The most bytes one message may have, the `F0` and `F7` framing included.
-    public let slotCapacity: Int
+    package let slotCapacity: Int
 
     // Slot `i` owns bytes `i * slotCapacity ..< (i + 1) * slotCapacity`; who may touch them is
     // decided by `states[i]`, which is why plain (non-atomic) access to them is safe.
@@ -40,7 +40,7 @@ public final class SysExStore: Sendable {
     /// - Parameters:
     ///   - slots: 1...65,535 (`UInt16.max` is reserved for ``SysExReference/none``).
     ///   - capacity: the longest message in bytes, at least 2.
-    public init(slots: Int = 16, capacity: Int = 65_536) {
+    package init(slots: Int = 16, capacity: Int = 65_536) {
         precondition(slots >= 1 && slots < Int(UInt16.max), "SysExStore: slots must be 1...65534")
         precondition(
             capacity >= 2 && capacity <= Int(UInt32.max), "SysExStore: capacity must be 2...2^32-1")
@@ -56,7 +56,7 @@ public final class SysExStore: Sendable {
     ///
     /// Every `nil` is counted in ``droppedNoFreeSlot``, as the caller is expected to drop the
     /// message rather than wait on the hot path.
-    public func reserve() -> SysExDraft? {
+    package func reserve() -> SysExDraft? {
         let start = nextSlot.load(ordering: .relaxed)
         var i = 0
         while i < slotCount {
@@ -80,7 +80,7 @@ public final class SysExStore: Sendable {
 
     /// Appends one byte; past ``slotCapacity`` the draft is marked overflowed instead.
     @inline(__always)
-    public func append(_ byte: UInt8, to draft: inout SysExDraft) {
+    package func append(_ byte: UInt8, to draft: inout SysExDraft) {
         guard draft.length < slotCapacity else {
             draft.isOverflowed = true
             return
@@ -91,7 +91,7 @@ public final class SysExStore: Sendable {
     }
 
     /// Appends a chunk; if it does not fit, nothing is written and the draft is marked overflowed.
-    public func append(_ chunk: UnsafeRawBufferPointer, to draft: inout SysExDraft) {
+    package func append(_ chunk: UnsafeRawBufferPointer, to draft: inout SysExDraft) {
         guard chunk.count <= slotCapacity - draft.length else {
             draft.isOverflowed = true
             return
@@ -104,7 +104,7 @@ public final class SysExStore: Sendable {
 
     /// Makes the draft's bytes visible to the consumer and returns the reference to put in an
     /// event; an overflowed draft is dropped and counted instead (returns `nil`).
-    public func publish(_ draft: SysExDraft) -> SysExReference? {
+    package func publish(_ draft: SysExDraft) -> SysExReference? {
         guard !draft.isOverflowed else {
             tooLongDrops.wrappingAdd(1, ordering: .relaxed)
             abandon(draft)
@@ -117,21 +117,21 @@ public final class SysExStore: Sendable {
     }
 
     /// Gives the draft's slot back without publishing it (a message cut short).
-    public func abandon(_ draft: SysExDraft) {
+    package func abandon(_ draft: SysExDraft) {
         // Relaxed: the consumer never looks at a reserved slot, and the next claim of it is
         // this producer's own compare-exchange in `reserve()`.
         states[Int(draft.slot)].store(SlotState.free, ordering: .relaxed)
     }
 
     /// Reserves, fills and publishes a whole message in one call (`nil` when dropped).
-    public func store(_ message: UnsafeRawBufferPointer) -> SysExReference? {
+    package func store(_ message: UnsafeRawBufferPointer) -> SysExReference? {
         guard var draft = reserve() else { return nil }
         append(message, to: &draft)
         return publish(draft)
     }
 
     /// Reserves, fills and publishes a whole message in one call (`nil` when dropped).
-    public func store(_ message: [UInt8]) -> SysExReference? {
+    package func store(_ message: [UInt8]) -> SysExReference? {
         message.withUnsafeBytes { store($0) }
     }
 
@@ -140,7 +140,7 @@ public final class SysExStore: Sendable {
     /// Calls `body` with the message's bytes; they are valid only inside `body` and only until
     /// ``release(_:)``. A reference that is not published (``SysExReference/none``, or already
     /// released) gives an empty buffer.
-    public func withBytes<R, E: Error>(
+    package func withBytes<R, E: Error>(
         _ reference: SysExReference, body: (UnsafeRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
         let slot = Int(reference.slot)
@@ -156,7 +156,7 @@ public final class SysExStore: Sendable {
     }
 
     /// Hands the slot back to the producer; call once per published reference, after its last read.
-    public func release(_ reference: SysExReference) {
+    package func release(_ reference: SysExReference) {
         let slot = Int(reference.slot)
         guard slot < slotCount else { return }
         // Releasing pairs with the acquiring compare-exchange in `reserve()`: our reads of the
@@ -170,23 +170,23 @@ public final class SysExStore: Sendable {
     // MARK: Statistics
 
     /// Messages dropped because every slot was in flight.
-    public var droppedNoFreeSlot: Int { noFreeSlotDrops.load(ordering: .relaxed) }
+    package var droppedNoFreeSlot: Int { noFreeSlotDrops.load(ordering: .relaxed) }
     /// Messages dropped because they were longer than ``slotCapacity``.
-    public var droppedTooLong: Int { tooLongDrops.load(ordering: .relaxed) }
+    package var droppedTooLong: Int { tooLongDrops.load(ordering: .relaxed) }
     /// All messages dropped by the store.
-    public var droppedCount: Int { droppedNoFreeSlot + droppedTooLong }
+    package var droppedCount: Int { droppedNoFreeSlot + droppedTooLong }
 }
 
 /// A message the producer is writing into a ``SysExStore`` slot: fill it with
 /// ``SysExStore/append(_:to:)``, then ``SysExStore/publish(_:)`` or
 /// ``SysExStore/abandon(_:)`` it exactly once.
-public struct SysExDraft: Sendable, BitwiseCopyable {
+package struct SysExDraft: Sendable, BitwiseCopyable {
     /// The slot being written.
-    public let slot: UInt16
+    package let slot: UInt16
     /// The bytes written so far.
-    public fileprivate(set) var length: Int = 0
+    package fileprivate(set) var length: Int = 0
     /// Whether the message outgrew the slot; publishing it will drop it.
-    public fileprivate(set) var isOverflowed = false
+    package fileprivate(set) var isOverflowed = false
 
     fileprivate init(slot: UInt16) {
         self.slot = slot

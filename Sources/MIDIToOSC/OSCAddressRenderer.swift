@@ -11,7 +11,7 @@ struct OSCAddressRenderer: ~Copyable {
     let portNames: FixedBuffer<OSCByteRange>
     let typeNames: FixedBuffer<OSCByteRange>
     /// The longest address any event can render to.
-    let capacity: Int
+    package let capacity: Int
 
     /// Writes the address for `event` at `start`, which has room for `capacity` bytes.
     func render(_ range: OSCByteRange, _ event: MIDIEvent, into start: UnsafeMutableRawPointer) -> Int {

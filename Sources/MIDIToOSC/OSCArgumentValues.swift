@@ -6,7 +6,7 @@ import OSCMapping
 enum OSCIntSource: UInt8 {
     case data1, data2, channel, channel0, port, other
 
-    init(_ field: OSCArgumentField, of kind: MIDIEventKind) {
+    package init(_ field: OSCArgumentField, of kind: MIDIEventKind) {
         switch field {
         case .note, .program: self = .data1
         case .velocity: self = .data2
@@ -41,7 +41,7 @@ enum OSCIntSource: UInt8 {
 
 extension OSCEventFormatter {
     /// The value of `field` in `event` as an `i` argument.
-    static func int(_ field: OSCArgumentField, _ event: MIDIEvent) -> Int32 {
+    package static func int(_ field: OSCArgumentField, _ event: MIDIEvent) -> Int32 {
         let source = OSCIntSource(field, of: event.kind)
         if source != .other { return source.value(in: event) }
         return switch field {
@@ -57,7 +57,7 @@ extension OSCEventFormatter {
     }
 
     /// The value of `field` in `event` as an `f` argument: values normalised, identifiers whole.
-    static func float(_ field: OSCArgumentField, _ event: MIDIEvent) -> Float {
+    package static func float(_ field: OSCArgumentField, _ event: MIDIEvent) -> Float {
         switch field {
         case .velocity, .pressure, .data1, .data2: Float(int(field, event)) / 127
         case .value:

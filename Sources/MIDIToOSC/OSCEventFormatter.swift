@@ -10,14 +10,14 @@ import Storage
 /// laid out in one table. Writing an event tries the mapping rules, then renders the kind's
 /// address on the stack and writes the message through ``OSCWriter``: address, type tags,
 /// arguments.
-public final class OSCEventFormatter: @unchecked Sendable {
+package final class OSCEventFormatter: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the fixed buffers are owned here.
 
     /// The scheme the formatter was built from.
-    public let scheme: OSCScheme
+    let scheme: OSCScheme
     /// Where SysEx bytes are read; without it SysEx events are not sent. The formatter never
     /// releases a slot: that stays the consumer's job.
-    public let sysex: SysExStore?
+    let sysex: SysExStore?
     /// Tried before the scheme; nil when the destination has no mapping rules.
     private let mappingFormatter: OSCMappingFormatter?
     /// What each kind sends, by `MIDIEventKind.rawValue`.
@@ -27,7 +27,7 @@ public final class OSCEventFormatter: @unchecked Sendable {
     private let renderer: OSCAddressRenderer
 
     /// The mapping rules tried before the scheme (see ``OSCMappingFormatter``).
-    public var mappings: [OSCMappingRule] { mappingFormatter?.rules ?? [] }
+    package var mappings: [OSCMappingRule] { mappingFormatter?.rules ?? [] }
 
     /// How one kind of event is written.
     private struct MessageFormat {
@@ -43,7 +43,7 @@ public final class OSCEventFormatter: @unchecked Sendable {
     /// A formatter for `scheme`; `portNames[i]` names the input port whose events have `port == i`.
     /// An event that one of `mappings` matches is sent as that rule's message instead; pass
     /// ``OSCScheme/none`` to send nothing else.
-    public init(
+    package init(
         scheme: OSCScheme, portNames names: [String], sysex: SysExStore? = nil, mappings: [OSCMappingRule] = []
     ) {
         self.scheme = scheme
@@ -117,7 +117,7 @@ public final class OSCEventFormatter: @unchecked Sendable {
     ///
     /// The writer is not reset: call `reset()` between packets, or write several messages into
     /// one bundle.
-    public func write(_ event: MIDIEvent, into writer: inout OSCWriter) -> Bool {
+    package func write(_ event: MIDIEvent, into writer: inout OSCWriter) -> Bool {
         if let mappingFormatter, let match = mappingFormatter.match(event) {
             return mappingFormatter.write(match, into: &writer)
         }
@@ -134,7 +134,7 @@ public final class OSCEventFormatter: @unchecked Sendable {
     /// Writes the message for `event` at the start of `buffer` and returns its size; 0 when no
     /// mapping matches and the scheme does not send this kind, a SysEx event's bytes are not
     /// available, or it does not fit.
-    public func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         var writer = OSCWriter(buffer)
         return write(event, into: &writer) ? writer.count : 0
     }

@@ -18,34 +18,34 @@ import Storage
 /// Built once; matching and writing allocate nothing. Writing renders the rule's address (its
 /// literal runs and captures in decimal) on the stack and writes the message through
 /// ``OSCWriter`` with the rule's type tags.
-public struct OSCMappingFormatter: Sendable {
+package struct OSCMappingFormatter: Sendable {
     /// The most arguments a sent message may have.
-    public static let maximumArguments = OSCMappingRule.maximumSentArguments
+    static let maximumArguments = OSCMappingRule.maximumSentArguments
 
     private let tables: OSCMappingTables
 
     /// The rules, in the order they are tried; rules that fail ``OSCMappingRule/checkSendable()``
     /// are left out (the config reader reports them).
-    public var rules: [OSCMappingRule] { tables.rules }
+    var rules: [OSCMappingRule] { tables.rules }
 
-    public init(rules: [OSCMappingRule]) {
+    package init(rules: [OSCMappingRule]) {
         tables = OSCMappingTables(rules: rules.filter { (try? $0.checkSendable()) != nil })
     }
 
     /// The first rule that matches `event`, with the values it sends; nil when none matches.
-    public func match(_ event: MIDIEvent) -> OSCMappingMatch? {
+    func match(_ event: MIDIEvent) -> OSCMappingMatch? {
         tables.match(event)
     }
 
     /// Appends the message of `match` to `writer`; `false` when the writer failed (buffer too
     /// small).
-    public func write(_ match: OSCMappingMatch, into writer: inout OSCWriter) -> Bool {
+    func write(_ match: OSCMappingMatch, into writer: inout OSCWriter) -> Bool {
         tables.write(match, into: &writer)
     }
 
     /// Writes the message for `event` at the start of `buffer`: its size, 0 when it does not
     /// fit, nil when no rule matches.
-    public func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    package func write(_ event: MIDIEvent, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         guard let match = tables.match(event) else { return nil }
         var writer = OSCWriter(buffer)
         return tables.write(match, into: &writer) ? writer.count : 0
@@ -54,9 +54,9 @@ public struct OSCMappingFormatter: Sendable {
 
 /// A rule that matched an event, and the values it sends: kept on the stack between matching
 /// and writing.
-public struct OSCMappingMatch {
+struct OSCMappingMatch {
     /// The index of the rule in ``OSCMappingFormatter/rules``.
-    public let rule: Int
+    let rule: Int
     fileprivate var arguments = TupleArray16<Double>(repeating: 0)
     fileprivate var captures = TupleArray8<Int64>(repeating: 0)
 
@@ -80,7 +80,7 @@ struct OSCReverseField {
 
     var target: OSCMappingTarget
     var role: Role
-    package var index = 0
+    var index = 0
     var expected = 0
     var low: Int
     var high: Int
@@ -119,7 +119,7 @@ final class OSCMappingTables: @unchecked Sendable {
     /// The longest address any rule can render to.
     private let addressCapacity: Int
 
-    init(rules: [OSCMappingRule]) {
+    package init(rules: [OSCMappingRule]) {
         self.rules = rules
         var compiled: [OSCReverseRule] = []
         var fields: [OSCReverseField] = []

@@ -15,7 +15,7 @@ package final class DestinationRecovery: @unchecked Sendable {
     package let announcers: [RecoveryAnnouncer?]
 
     /// The announcers of the `destinations` that have `recovery`; nil when none has.
-    package init?(destinations: [DestinationConfig]) {
+    init?(destinations: [DestinationConfig]) {
         let announcers = destinations.map { $0.recovery == .off ? nil : RecoveryAnnouncer(mode: $0.recovery) }
         guard announcers.contains(where: { $0 != nil }) else { return nil }
         self.destinations = destinations

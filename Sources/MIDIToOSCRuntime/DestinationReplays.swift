@@ -50,14 +50,14 @@ package final class DestinationReplays: @unchecked Sendable {
 
     /// Asks for `destination`'s replay from the top at the input thread's next turn (any
     /// thread; the caller then wakes that thread). Nothing happens for one without `sync`.
-    package func want(_ destination: Int) {
+    func want(_ destination: Int) {
         guard destination < destinations.count, !destinations[destination].sync.isEmpty else { return }
         replays.want(destination)
     }
 
     /// An `/aseqosc/sync` for `destination` at `now`: started unless it took one less than a
     /// second before; false: refused. On the input thread.
-    func request(_ destination: Int, now: UInt64) -> Bool {
+    package func request(_ destination: Int, now: UInt64) -> Bool {
         replays.request(destination, now: now)
     }
 

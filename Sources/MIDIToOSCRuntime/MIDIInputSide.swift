@@ -21,7 +21,7 @@ import ValueStore
 /// (2000 events, see SequencerSession). If that overflows, the kernel drops the whole queue
 /// (counted as an input overrun), and the thread ends every note the routes hold: one of those
 /// notes may have lost its note-off there.
-public final class MIDIInputSide: @unchecked Sendable {
+package final class MIDIInputSide: @unchecked Sendable {
     // @unchecked Sendable: while the input thread runs, only it touches the state below; the
     // owner changes ports (`apply`) and routes only while the thread is paused (`names` has its
     // own lock).
@@ -31,7 +31,7 @@ public final class MIDIInputSide: @unchecked Sendable {
     package let reader: SequencerReader
     let sysexStore: SysExStore
     /// The routes, run on this side's thread.
-    public let runner: RouteRunner
+    package let runner: RouteRunner
     /// Our input ports by name, as ALSA numbered them.
     private(set) var portsByName: [String: UInt8] = [:]
     /// The specs each input port is bound by, to tell a changed binding on reload.
@@ -47,20 +47,20 @@ public final class MIDIInputSide: @unchecked Sendable {
 
     private var thread: SystemThread?
     /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
-    public var realtime: RealtimeScheduler?
+    package var realtime: RealtimeScheduler?
     /// Batches handled and idle wake-ups so far; the watchdog pings systemd only while this moves.
-    public let progress = Atomic<UInt64>(0)
+    package let progress = Atomic<UInt64>(0)
     /// What each input port last received of every controller, program, bend and pressure, as
     /// it arrived (before any route's operators): OSCQuery's values for the input ports. Made
     /// again when the ports change (``apply(_:)``), a port keeping nothing across that.
-    public private(set) var values = LastValueStore(portCount: 0)
+    package private(set) var values = LastValueStore(portCount: 0)
     /// What this side's thread reads and sends, copied for the status page's monitor while a
     /// page watches (the routes record what they send into it too).
-    public let tap = EventTap()
+    package let tap = EventTap()
 
     /// The input side of `session`'s client, running `runner`'s routes; no ports until
     /// ``apply(_:)``.
-    public init(
+    package init(
         session: SequencerSession, runner: RouteRunner, sysexStore: SysExStore, idleWakeMilliseconds: Int32 = 1000
     ) throws(BridgeError) {
         self.session = session
@@ -83,7 +83,7 @@ public final class MIDIInputSide: @unchecked Sendable {
     /// connections (rebound only if their specs changed); removed ones are deleted; new ones
     /// are created. Only while the input thread is stopped. Returns the port number of each
     /// input, by index.
-    public func apply(_ inputs: [InputPortConfig]) throws(ALSAError) -> [UInt8] {
+    package func apply(_ inputs: [InputPortConfig]) throws(ALSAError) -> [UInt8] {
         let wanted = Set(inputs.map(\.name))
         for (name, port) in portsByName where !wanted.contains(name) {
             session.bindings.unbind(ourPort: port)
@@ -126,7 +126,7 @@ public final class MIDIInputSide: @unchecked Sendable {
     }
 
     /// Starts (or resumes) the input thread.
-    public func start() {
+    package func start() {
         reader.rearm()
         self.thread = SystemThread(name: "aseqosc-input") { [self, realtime] in
             realtime?.enter(.input)
@@ -140,7 +140,7 @@ public final class MIDIInputSide: @unchecked Sendable {
 
     /// Stops the input thread once it has sent what it read, and waits for it; events arriving
     /// meanwhile wait in the kernel. Held notes stay held (a reload pauses this way).
-    public func pause() {
+    package func pause() {
         guard thread != nil else { return }
         reader.stop()
         thread?.join()

@@ -1,4 +1,3 @@
-import BridgeSession
 import OSC
 import OSCTransport
 import Recovery
@@ -13,7 +12,7 @@ import Storage
 /// Used by the thread that runs the route. Plain memory set up once: nothing here allocates.
 final class OpenBundles {
     /// Bytes per bundle: the sender's slot, so a closed bundle is queued like any packet.
-    let capacity: Int
+    package let capacity: Int
     private let count: Int
     private let bytes: FixedBytes
     private var storage: UnsafeMutableRawPointer { bytes.bytes.baseAddress! }
@@ -25,7 +24,7 @@ final class OpenBundles {
     /// "#bundle\0" and the time tag, before the first element's size.
     static let headerSize = 16
 
-    init(destinations count: Int, capacity: Int) {
+    package init(destinations count: Int, capacity: Int) {
         self.count = max(count, 1)
         self.capacity = capacity
         bytes = FixedBytes(count: self.count * capacity)

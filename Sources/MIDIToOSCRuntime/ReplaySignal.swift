@@ -6,7 +6,7 @@ import Synchronization
 /// (the status page's: every held note ended). They mark what
 /// they want (``RouteRuntime/wantReplay(_:)`` or ``request(_:)``), then ``raise()`` wakes the
 /// input thread, which starts the replays after its live events (``RouteRunner``).
-public final class ReplaySignal: Sendable {
+package final class ReplaySignal: Sendable {
     /// Whether something was asked for since the input thread last looked.
     let raised = Atomic<Bool>(false)
     private let wakeUp = Mutex<(@Sendable () -> Void)?>(nil)
@@ -15,10 +15,10 @@ public final class ReplaySignal: Sendable {
     static let requestLimit = 16
     /// Requests refused because too many waited, or because the destination's last replay
     /// started less than a second before.
-    public let refused = Atomic<Int>(0)
+    package let refused = Atomic<Int>(0)
 
     /// A signal that wakes nobody until ``wake(with:)``.
-    public init() {}
+    init() {}
 
     /// Sets what ends the input thread's wait (its reader's wake-up).
     func wake(with body: @escaping @Sendable () -> Void) {
@@ -26,7 +26,7 @@ public final class ReplaySignal: Sendable {
     }
 
     /// Asks the input thread to end every note its routes hold (the status page's panic).
-    public func panic() {
+    package func panic() {
         panicWanted.store(true, ordering: .releasing)
         raise()
     }
@@ -35,13 +35,13 @@ public final class ReplaySignal: Sendable {
     let panicWanted = Atomic<Bool>(false)
 
     /// Tells the input thread something was asked for, and wakes it (any thread).
-    public func raise() {
+    package func raise() {
         raised.store(true, ordering: .releasing)
         if let wake = wakeUp.withLock({ $0 }) { wake() }
     }
 
     /// Asks for the replays an `/aseqosc/sync` names (any thread).
-    public func request(_ request: SyncRequest) {
+    package func request(_ request: SyncRequest) {
         let taken = requests.withLock { waiting in
             guard waiting.count < Self.requestLimit else { return false }
             waiting.append(request)

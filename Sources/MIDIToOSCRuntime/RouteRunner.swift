@@ -13,12 +13,12 @@ import ValueStore
 ///
 /// Only the input thread calls it while that thread runs; the owner replaces routes and
 /// releases notes only while it is paused.
-public final class RouteRunner: @unchecked Sendable {
+package final class RouteRunner: @unchecked Sendable {
     // @unchecked Sendable: `routes`, `hasDeadlines` and the packet belong to the input thread
     // while it runs and to the owner while it is paused; other threads read only the atomics.
 
     /// The routes, run in order for every event.
-    public private(set) var routes: [RouteRuntime]
+    package private(set) var routes: [RouteRuntime]
     /// Whether any route has a throttle or a destination with note recovery, the only things
     /// with deadlines: without one, a batch skips reading the clock and asking every route.
     private var hasDeadlines = false
@@ -29,15 +29,15 @@ public final class RouteRunner: @unchecked Sendable {
     private var sinceFlush = 0
 
     /// Events run through the routes.
-    public let eventsIn = Atomic<Int>(0)
+    package let eventsIn = Atomic<Int>(0)
     /// Outputs that the destination's scheme does not send, or that did not fit a packet.
     package let unformatted = Atomic<Int>(0)
     /// Notes ended because the sequencer dropped events they may have ended with (see
     /// ``endEverySoundingNote()``).
-    public let notesEndedAfterOverrun = Atomic<Int>(0)
+    package let notesEndedAfterOverrun = Atomic<Int>(0)
 
     /// How other threads ask for replays, and how they wake this runner's thread.
-    public let replaySignal = ReplaySignal()
+    package let replaySignal = ReplaySignal()
     /// Whether a replay is under way: the thread then comes back every ``replayInterval``.
     private var replaying = false
     /// How often, in milliseconds, a replay under way sends its next values (``Replays``).
@@ -47,7 +47,7 @@ public final class RouteRunner: @unchecked Sendable {
     static let packetCapacity = 65_507
 
     /// A runner for `routes`.
-    public init(routes: [RouteRuntime]) {
+    package init(routes: [RouteRuntime]) {
         self.routes = routes
         noteDeadlines()
     }
@@ -58,7 +58,7 @@ public final class RouteRunner: @unchecked Sendable {
     }
 
     /// Swaps in the routes of a new config; only while the input thread is paused.
-    public func replaceRoutes(_ new: [RouteRuntime]) {
+    package func replaceRoutes(_ new: [RouteRuntime]) {
         routes = new
         noteDeadlines()
     }
@@ -150,13 +150,13 @@ public final class RouteRunner: @unchecked Sendable {
 
     /// Sends a note-off for every note every route holds; only while the input thread is
     /// paused, or on it.
-    public func releaseAllNotes() {
+    package func releaseAllNotes() {
         for runtime in routes { runtime.releaseAll(packet: packet) }
     }
 
     /// Sends a note-off for every note `route` holds, with this runner's packet buffer; only
     /// while the input thread is paused.
-    public func release(_ route: RouteRuntime) {
+    package func release(_ route: RouteRuntime) {
         route.releaseAll(packet: packet)
     }
 

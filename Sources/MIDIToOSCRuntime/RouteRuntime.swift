@@ -14,16 +14,16 @@ import ValueStore
 /// their replays (``DestinationReplays``), note recovery (``DestinationRecovery``). A reload
 /// keeps a route whose config did not change (with its held notes) and releases the notes of
 /// one that did.
-public final class RouteRuntime: @unchecked Sendable {
+package final class RouteRuntime: @unchecked Sendable {
     // @unchecked Sendable: built on the starting thread, then used only by the input thread
     // (or by the reloading thread while the input thread is paused).
 
     /// The route as configured.
-    public let config: RouteConfig
+    package let config: RouteConfig
     /// The ALSA port numbers of the route's inputs, part of its identity across reloads.
-    public let inputPorts: [UInt8]
+    package let inputPorts: [UInt8]
     /// The pipeline route: operators and held notes, kept across reloads while the config stays.
-    public let route: Route
+    package let route: Route
     package let destinations: [DestinationConfig]
     // `let`s, not `var`s: the input thread reads them per event, and a class `var` would pay a
     // dynamic exclusivity check each time. A reload that re-resolves to new addresses makes a
@@ -38,7 +38,7 @@ public final class RouteRuntime: @unchecked Sendable {
 
     /// The runtime of `route` (built from `config`, read by `inputPorts`) for `destinations`,
     /// with its parts; the parts are the bridge's to build (``RouteParts``).
-    public init(config: RouteConfig, inputPorts: [UInt8], route: Route, parts: RouteParts) {
+    package init(config: RouteConfig, inputPorts: [UInt8], route: Route, parts: RouteParts) {
         self.config = config
         self.inputPorts = inputPorts
         self.route = route
@@ -53,7 +53,7 @@ public final class RouteRuntime: @unchecked Sendable {
     }
 
     /// A runtime for `config` with parts made as the bridge makes them (``RouteParts``).
-    public convenience init(
+    convenience init(
         config: RouteConfig, configInputPorts: [UInt8], portNames: [String], sysexStore: SysExStore,
         realtime: RealtimeScheduler? = nil, replaySignal: ReplaySignal? = nil, tap: EventTap? = nil
     ) throws(BridgeError) {
@@ -69,7 +69,7 @@ public final class RouteRuntime: @unchecked Sendable {
 
     /// Resolves the destinations' names again: this runtime if every address is the same, else
     /// a new one with new sockets around the same route and parts (its held notes stay).
-    public func refreshed() throws(BridgeError) -> RouteRuntime {
+    package func refreshed() throws(BridgeError) -> RouteRuntime {
         let now = try RouteSending.resolve(destinations)
         guard now != sending.resolved else { return self }
         var parts = RouteParts(keeping: self)
@@ -78,14 +78,14 @@ public final class RouteRuntime: @unchecked Sendable {
     }
 
     /// The addresses its destinations resolved to, by destination index.
-    public var resolved: [ResolvedOSCDestination] { sending.resolved }
+    package var resolved: [ResolvedOSCDestination] { sending.resolved }
 
     /// Where the destinations named by service are, for a ``ServiceFollower`` to move.
-    public var serviceTargets: [ServiceTarget] { sending.sender.serviceTargets.compactMap { $0 } }
+    package var serviceTargets: [ServiceTarget] { sending.sender.serviceTargets.compactMap { $0 } }
 
     /// Stops the route's TCP links once they have written what is queued (see
     /// ``OSCSender/stopLinks()``): after ``releaseAll(packet:)`` at a stop.
-    public func stopLinks() { sending.sender.stopLinks() }
+    package func stopLinks() { sending.sender.stopLinks() }
 
     // MARK: The input thread
 
@@ -144,21 +144,21 @@ public final class RouteRuntime: @unchecked Sendable {
 
     /// Asks for `destination`'s last values to be sent again (any thread; the caller then wakes
     /// the input thread). Nothing happens for a destination without `sync`.
-    public func wantReplay(_ destination: Int) { replays.want(destination) }
+    package func wantReplay(_ destination: Int) { replays.want(destination) }
 
     /// The destinations a `/aseqosc/sync` asks for that have `sync: ["request"]`.
-    public func destinations(for request: SyncRequest) -> [Int] {
+    func destinations(for request: SyncRequest) -> [Int] {
         replays.destinations(for: request, route: config.name, sending: sending)
     }
 }
 
 /// What a ``RouteRuntime`` needs beside its route: the parts the bridge builds for its
 /// destinations and hands in, kept by a runtime made again around the same route.
-public struct RouteParts {
+package struct RouteParts {
     var destinations: [DestinationConfig]
     var sending: RouteSending
     var replays: DestinationReplays
-    var recovery: DestinationRecovery?
+    package var recovery: DestinationRecovery?
     var realtime: RealtimeScheduler?
     var replaySignal: ReplaySignal?
 
@@ -166,7 +166,7 @@ public struct RouteParts {
     /// sockets and links (whose threads take `realtime`'s scheduling), stores and replays
     /// (which `replaySignal` wakes the input thread for), recovery; what they send is copied
     /// to `tap` while a page watches.
-    public init(
+    package init(
         destinations: [DestinationConfig], inputPorts: [UInt8], portNames: [String], sysexStore: SysExStore,
         realtime: RealtimeScheduler?, replaySignal: ReplaySignal?, tap: EventTap?
     ) throws(BridgeError) {
@@ -180,7 +180,7 @@ public struct RouteParts {
     }
 
     /// The parts `runtime` runs with.
-    init(keeping runtime: RouteRuntime) {
+    package init(keeping runtime: RouteRuntime) {
         destinations = runtime.destinations
         sending = runtime.sending
         replays = runtime.replays

@@ -23,7 +23,7 @@ package final class RouteSending: @unchecked Sendable {
     let formatters: [OSCEventFormatter]
     package let sender: OSCSender
     /// The addresses the destinations resolved to, by destination index.
-    package let resolved: [ResolvedOSCDestination]
+    let resolved: [ResolvedOSCDestination]
     /// Each destination's `latency` in nanoseconds (nil: plain messages), by destination index.
     let latencies: [UInt64?]
     /// Whether any destination sends time-tagged bundles: the per-output check of a route without.
@@ -41,7 +41,7 @@ package final class RouteSending: @unchecked Sendable {
     /// Formatters for `destinations` (their input ports named by `portNames`), and their
     /// sockets and links, opened for the addresses they resolved to; TCP links' threads take
     /// their scheduling from `realtime`.
-    package convenience init(
+    convenience init(
         destinations: [DestinationConfig], portNames: [String], sysexStore: SysExStore,
         realtime: RealtimeScheduler?, tap: EventTap?
     ) throws(BridgeError) {
@@ -77,7 +77,7 @@ package final class RouteSending: @unchecked Sendable {
 
     /// The same formatters and monitor name with sockets for `resolved`, the new addresses of
     /// `destinations`.
-    package func resolvedAgain(
+    func resolvedAgain(
         _ resolved: [ResolvedOSCDestination], destinations: [DestinationConfig], realtime: RealtimeScheduler?
     ) throws(BridgeError) -> RouteSending {
         try RouteSending(

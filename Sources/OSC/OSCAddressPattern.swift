@@ -9,9 +9,9 @@
 ///
 /// Malformed patterns — an unterminated `[` or `{` — match nothing. Inside `{}` the
 /// alternatives are literal text. Characters compare as bytes, so `?` matches one UTF-8 byte.
-public enum OSCAddressPattern {
+package enum OSCAddressPattern {
     /// Whether `pattern` matches the concrete `address`.
-    public static func matches(pattern: UnsafeRawBufferPointer, address: UnsafeRawBufferPointer) -> Bool {
+    package static func matches(pattern: UnsafeRawBufferPointer, address: UnsafeRawBufferPointer) -> Bool {
         var patternStart = 0
         var addressStart = 0
         while true {
@@ -29,7 +29,7 @@ public enum OSCAddressPattern {
     }
 
     /// Whether `pattern` matches the concrete `address`, reading both strings' UTF-8 in place.
-    public static func matches(pattern: String, address: String) -> Bool {
+    package static func matches(pattern: String, address: String) -> Bool {
         var pattern = pattern
         var address = address
         return pattern.withUTF8 { pattern in
@@ -41,7 +41,7 @@ public enum OSCAddressPattern {
 
     /// Whether `bytes` contains any pattern character, i.e. is not a plain address that could
     /// be compared byte for byte.
-    public static func isPattern(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func isPattern(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         while i < bytes.count {
             switch bytes[i] {

@@ -2,7 +2,7 @@
 ///
 /// Equality compares floating-point values by bit pattern, because two packets with the same
 /// bytes should compare equal even when they carry NaN.
-public enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
+package enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
     case int32(Int32)
     case float32(Float)
     case string(String)
@@ -19,7 +19,7 @@ public enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
     case midi(port: UInt8, status: UInt8, data1: UInt8, data2: UInt8)
 
     /// The type tag this argument is written with.
-    public var typeTag: UInt8 {
+    package var typeTag: UInt8 {
         switch self {
         case .int32: OSCTypeTag.int32
         case .float32: OSCTypeTag.float32
@@ -37,7 +37,7 @@ public enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Bytes this argument's data takes on the wire (its type tag not counted).
-    public var encodedSize: Int {
+    var encodedSize: Int {
         switch self {
         case .int32, .float32, .midi: 4
         case .int64, .double, .timeTag: 8
@@ -48,7 +48,7 @@ public enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Copies an argument out of a packet being read.
-    public init(_ view: OSCArgumentView) {
+    package init(_ view: OSCArgumentView) {
         switch view {
         case .int32(let value): self = .int32(value)
         case .float32(let value): self = .float32(value)
@@ -67,7 +67,7 @@ public enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Appends this argument to the message open in `writer`.
-    public func write(to writer: inout OSCWriter) {
+    func write(to writer: inout OSCWriter) {
         switch self {
         case .int32(let value): writer.append(int32: value)
         case .float32(let value): writer.append(float32: value)
@@ -85,7 +85,7 @@ public enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public static func == (lhs: OSCArgument, rhs: OSCArgument) -> Bool {
+    package static func == (lhs: OSCArgument, rhs: OSCArgument) -> Bool {
         switch (lhs, rhs) {
         case (.int32(let a), .int32(let b)): a == b
         case (.float32(let a), .float32(let b)): a.bitPattern == b.bitPattern
@@ -101,7 +101,7 @@ public enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(typeTag)
         switch self {
         case .int32(let value): hasher.combine(value)
@@ -121,7 +121,7 @@ public enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The argument as its type tag and value, e.g. `i:60` or `s:"hello"`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .int32(let value): "i:\(value)"
         case .float32(let value): "f:\(value)"

@@ -1,10 +1,10 @@
 /// A cursor over packet bytes whose every read checks the bounds first, so that hostile input
 /// produces an error instead of a trap.
-struct OSCByteReader {
+package struct OSCByteReader {
     let bytes: UnsafeRawBufferPointer
     var offset: Int
 
-    init(_ bytes: UnsafeRawBufferPointer, offset: Int = 0) {
+    package init(_ bytes: UnsafeRawBufferPointer, offset: Int = 0) {
         self.bytes = bytes
         self.offset = offset
     }

@@ -1,5 +1,5 @@
 /// What is wrong with a packet that ``OSCPacketView`` refused to read.
-public enum OSCDecodeError: Error, Equatable, Sendable {
+package enum OSCDecodeError: Error, Equatable, Sendable {
     /// A zero-length packet (or bundle element).
     case empty
     /// OSC packets (and bundle elements) are a whole number of 4-byte words.

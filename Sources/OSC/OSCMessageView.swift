@@ -1,5 +1,5 @@
 /// One argument read in place; strings and blobs point into the packet.
-public enum OSCArgumentView {
+package enum OSCArgumentView {
     case int32(Int32)
     case float32(Float)
     /// The string's UTF-8 bytes, without the NUL.
@@ -51,22 +51,22 @@ public enum OSCArgumentView {
 
 /// A validated message read in place, without allocating: the OSC-to-MIDI path reads
 /// incoming packets through this.
-public struct OSCMessageView {
+package struct OSCMessageView {
     /// The message's bytes.
-    public let bytes: UnsafeRawBufferPointer
+    package let bytes: UnsafeRawBufferPointer
     /// The address (or address pattern) as UTF-8, without the NUL.
-    public let address: UnsafeRawBufferPointer
+    package let address: UnsafeRawBufferPointer
     /// The type tags, without the leading `,`.
-    public let typeTags: UnsafeRawBufferPointer
+    package let typeTags: UnsafeRawBufferPointer
     /// Where the first argument's data starts in ``bytes``; each argument's data follows the
     /// one before, as wide as its type tag says (strings and blobs padded to 4 bytes).
-    public let argumentsOffset: Int
+    package let argumentsOffset: Int
     /// Whether every argument is an `i` (none counts): then argument `n` is the big-endian
     /// word at ``argumentsOffset`` + 4n, and readers need not walk the type tags.
-    public let hasOnlyInt32Arguments: Bool
+    package let hasOnlyInt32Arguments: Bool
 
     /// Validates `bytes` as one message (not a bundle).
-    public init(_ bytes: UnsafeRawBufferPointer) throws(OSCDecodeError) {
+    package init(_ bytes: UnsafeRawBufferPointer) throws(OSCDecodeError) {
         guard !bytes.isEmpty else { throw .empty }
         guard bytes.count % 4 == 0 else { throw .sizeNotMultipleOfFour }
         guard bytes[0] == UInt8(ascii: "/") else { throw .addressMustStartWithSlash }
@@ -82,7 +82,7 @@ public struct OSCMessageView {
     /// agree; this one skips reading the address again.
     ///
     /// - Precondition: the padded address fits in `bytes` (only that is checked here).
-    public init(_ bytes: UnsafeRawBufferPointer, validatedAddressLength addressLength: Int) throws(OSCDecodeError) {
+    package init(_ bytes: UnsafeRawBufferPointer, validatedAddressLength addressLength: Int) throws(OSCDecodeError) {
         guard !bytes.isEmpty else { throw .empty }
         guard bytes.count % 4 == 0 else { throw .sizeNotMultipleOfFour }
         let padded = (addressLength + 4) & ~3
@@ -173,23 +173,23 @@ public struct OSCMessageView {
     }
 
     /// How many arguments the message carries.
-    public var argumentCount: Int { typeTags.count }
+    package var argumentCount: Int { typeTags.count }
 
     /// The address as a `String` (allocates; for logs and tests, not the hot path).
-    public var addressString: String { String(decoding: address, as: UTF8.self) }
+    package var addressString: String { String(decoding: address, as: UTF8.self) }
 
     /// The arguments, in order.
-    public var arguments: Arguments {
+    package var arguments: Arguments {
         Arguments(reader: OSCByteReader(bytes, offset: argumentsOffset), typeTags: typeTags, index: 0)
     }
 
     /// Iterates a message's arguments without allocating.
-    public struct Arguments: Sequence, IteratorProtocol {
+    package struct Arguments: Sequence, IteratorProtocol {
         var reader: OSCByteReader
         let typeTags: UnsafeRawBufferPointer
         var index: Int
 
-        public mutating func next() -> OSCArgumentView? {
+        package mutating func next() -> OSCArgumentView? {
             guard index < typeTags.count else { return nil }
             // Validated when the view was made; stopping is the safe answer if it somehow fails.
             guard let argument = try? OSCArgumentView.read(typeTags[index], from: &reader) else {

@@ -1,16 +1,16 @@
 /// An OSC message as an owned value.
-public struct OSCMessage: Sendable, Hashable, CustomStringConvertible {
+package struct OSCMessage: Sendable, Hashable, CustomStringConvertible {
     /// The address, starting with `/`.
-    public var address: String
-    public var arguments: [OSCArgument]
+    package var address: String
+    package var arguments: [OSCArgument]
 
-    public init(_ address: String, _ arguments: [OSCArgument] = []) {
+    package init(_ address: String, _ arguments: [OSCArgument] = []) {
         self.address = address
         self.arguments = arguments
     }
 
     /// Copies a message out of a packet being read.
-    public init(_ view: OSCMessageView) {
+    package init(_ view: OSCMessageView) {
         address = view.addressString
         arguments = []
         arguments.reserveCapacity(view.argumentCount)
@@ -18,53 +18,53 @@ public struct OSCMessage: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Bytes the message takes on the wire.
-    public var encodedSize: Int {
+    var encodedSize: Int {
         var size = OSCWriter.padded(address.utf8.count + 1) + OSCWriter.padded(arguments.count + 2)
         for argument in arguments { size += argument.encodedSize }
         return size
     }
 
     /// Writes the message at the writer's position.
-    public func write(to writer: inout OSCWriter) {
+    func write(to writer: inout OSCWriter) {
         writer.beginMessage(address: address, argumentCount: arguments.count)
         for argument in arguments { argument.write(to: &writer) }
         writer.endMessage()
     }
 
     /// The message with its type tags and arguments, e.g. `/note_on ,ii i:60 i:100`.
-    public var description: String {
+    package var description: String {
         "\(address) ,\(String(decoding: arguments.map(\.typeTag), as: UTF8.self))"
             + arguments.map { " \($0)" }.joined()
     }
 }
 
 /// An OSC bundle as an owned value.
-public struct OSCBundle: Sendable, Hashable, CustomStringConvertible {
-    public var timeTag: OSCTimeTag
+package struct OSCBundle: Sendable, Hashable, CustomStringConvertible {
+    package var timeTag: OSCTimeTag
     /// Messages and nested bundles, in order.
-    public var elements: [OSCPacket]
+    package var elements: [OSCPacket]
 
-    public init(timeTag: OSCTimeTag = .immediately, _ elements: [OSCPacket] = []) {
+    package init(timeTag: OSCTimeTag = .immediately, _ elements: [OSCPacket] = []) {
         self.timeTag = timeTag
         self.elements = elements
     }
 
     /// Copies a bundle, and everything nested in it, out of a packet being read.
-    public init(_ view: OSCBundleView) {
+    package init(_ view: OSCBundleView) {
         timeTag = view.timeTag
         elements = []
         for element in view.elements { elements.append(OSCPacket(element)) }
     }
 
     /// Bytes the bundle takes on the wire.
-    public var encodedSize: Int {
+    var encodedSize: Int {
         var size = OSCBundleView.headerSize
         for element in elements { size += 4 + element.encodedSize }
         return size
     }
 
     /// Writes the bundle at the writer's position.
-    public func write(to writer: inout OSCWriter) {
+    func write(to writer: inout OSCWriter) {
         writer.beginBundle(timeTag: timeTag)
         for element in elements {
             let slot = writer.beginElement()
@@ -73,18 +73,18 @@ public struct OSCBundle: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         "#bundle \(timeTag) [" + elements.map(\.description).joined(separator: "; ") + "]"
     }
 }
 
 /// A whole OSC packet as an owned value: what travels in one UDP datagram.
-public enum OSCPacket: Sendable, Hashable, CustomStringConvertible {
+package enum OSCPacket: Sendable, Hashable, CustomStringConvertible {
     case message(OSCMessage)
     case bundle(OSCBundle)
 
     /// Copies a packet out of a view.
-    public init(_ view: OSCPacketView) {
+    package init(_ view: OSCPacketView) {
         switch view {
         case .message(let message): self = .message(OSCMessage(message))
         case .bundle(let bundle): self = .bundle(OSCBundle(bundle))
@@ -92,7 +92,7 @@ public enum OSCPacket: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Validates and copies a packet out of `bytes`.
-    public static func decode(_ bytes: [UInt8]) throws(OSCDecodeError) -> OSCPacket {
+    package static func decode(_ bytes: [UInt8]) throws(OSCDecodeError) -> OSCPacket {
         let result: Result<OSCPacket, OSCDecodeError> = bytes.withUnsafeBytes { raw in
             do throws(OSCDecodeError) {
                 return .success(OSCPacket(try OSCPacketView(raw)))
@@ -104,7 +104,7 @@ public enum OSCPacket: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Bytes the packet takes on the wire.
-    public var encodedSize: Int {
+    package var encodedSize: Int {
         switch self {
         case .message(let message): message.encodedSize
         case .bundle(let bundle): bundle.encodedSize
@@ -112,7 +112,7 @@ public enum OSCPacket: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Writes the packet at the writer's position.
-    public func write(to writer: inout OSCWriter) {
+    package func write(to writer: inout OSCWriter) {
         switch self {
         case .message(let message): message.write(to: &writer)
         case .bundle(let bundle): bundle.write(to: &writer)
@@ -121,7 +121,7 @@ public enum OSCPacket: Sendable, Hashable, CustomStringConvertible {
 
     /// The packet's bytes; fails if they cannot be written, e.g. for an address without `/`
     /// or a string with a NUL in it.
-    public func serialize() throws(OSCWriteError) -> [UInt8] {
+    package func serialize() throws(OSCWriteError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: encodedSize)
         let result: Result<Int, OSCWriteError> = bytes.withUnsafeMutableBytes { buffer in
             var writer = OSCWriter(buffer)
@@ -137,7 +137,7 @@ public enum OSCPacket: Sendable, Hashable, CustomStringConvertible {
         return bytes
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .message(let message): message.description
         case .bundle(let bundle): bundle.description
@@ -147,10 +147,10 @@ public enum OSCPacket: Sendable, Hashable, CustomStringConvertible {
 
 extension OSCMessage {
     /// The message's bytes; see ``OSCPacket/serialize()``.
-    public func serialize() throws(OSCWriteError) -> [UInt8] { try OSCPacket.message(self).serialize() }
+    package func serialize() throws(OSCWriteError) -> [UInt8] { try OSCPacket.message(self).serialize() }
 }
 
 extension OSCBundle {
     /// The bundle's bytes; see ``OSCPacket/serialize()``.
-    public func serialize() throws(OSCWriteError) -> [UInt8] { try OSCPacket.bundle(self).serialize() }
+    package func serialize() throws(OSCWriteError) -> [UInt8] { try OSCPacket.bundle(self).serialize() }
 }

@@ -3,21 +3,21 @@
 ///
 /// Creating the view checks the whole packet — every length, alignment, padding byte and type
 /// tag, through every nested bundle — so reading it afterwards cannot fail.
-public enum OSCPacketView {
+package enum OSCPacketView {
     case message(OSCMessageView)
     case bundle(OSCBundleView)
 
     /// How deeply bundles may nest; the outermost bundle is depth 1. Hostile packets nest far
     /// deeper, and a bound keeps both the recursion and the work finite.
-    public static let maximumBundleDepth = 16
+    package static let maximumBundleDepth = 16
 
     /// Validates `bytes` as one OSC packet.
-    public init(_ bytes: UnsafeRawBufferPointer) throws(OSCDecodeError) {
+    package init(_ bytes: UnsafeRawBufferPointer) throws(OSCDecodeError) {
         try self.init(bytes, depth: 0)
     }
 
     /// `depth` counts the bundles this packet sits inside.
-    init(_ bytes: UnsafeRawBufferPointer, depth: Int) throws(OSCDecodeError) {
+    package init(_ bytes: UnsafeRawBufferPointer, depth: Int) throws(OSCDecodeError) {
         guard !bytes.isEmpty else { throw .empty }
         guard bytes.count % 4 == 0 else { throw .sizeNotMultipleOfFour }
         if OSCBundleView.hasBundleHeader(bytes) {
@@ -30,11 +30,11 @@ public enum OSCPacketView {
 }
 
 /// A validated bundle read in place.
-public struct OSCBundleView {
+package struct OSCBundleView {
     /// The bundle's bytes, header included.
-    public let bytes: UnsafeRawBufferPointer
+    let bytes: UnsafeRawBufferPointer
     /// When the bundle's messages should take effect.
-    public let timeTag: OSCTimeTag
+    package let timeTag: OSCTimeTag
     // This bundle's own nesting depth, so its elements are checked against the same limit.
     let depth: Int
 
@@ -53,7 +53,7 @@ public struct OSCBundleView {
         }
     }
 
-    init(_ bytes: UnsafeRawBufferPointer, depth: Int) throws(OSCDecodeError) {
+    package init(_ bytes: UnsafeRawBufferPointer, depth: Int) throws(OSCDecodeError) {
         var reader = OSCByteReader(bytes, offset: 8)
         timeTag = OSCTimeTag(rawValue: try reader.readUInt64(orThrow: .truncatedBundleHeader))
         self.bytes = bytes
@@ -71,14 +71,14 @@ public struct OSCBundleView {
     }
 
     /// The bundle's elements, in order.
-    public var elements: Elements { Elements(reader: OSCByteReader(bytes, offset: Self.headerSize), depth: depth) }
+    package var elements: Elements { Elements(reader: OSCByteReader(bytes, offset: Self.headerSize), depth: depth) }
 
     /// Iterates a bundle's elements without allocating.
-    public struct Elements: Sequence, IteratorProtocol {
+    package struct Elements: Sequence, IteratorProtocol {
         var reader: OSCByteReader
         let depth: Int
 
-        public mutating func next() -> OSCPacketView? {
+        package mutating func next() -> OSCPacketView? {
             guard reader.remaining > 0 else { return nil }
             // The bundle was validated when the view was made, so these cannot fail; ending
             // the iteration is the safe answer if they somehow did.

@@ -1,5 +1,5 @@
 /// How packets are delimited on a stream transport (TCP), where there are no datagrams.
-public enum OSCStreamFraming: Sendable, Equatable {
+package enum OSCStreamFraming: Sendable, Equatable {
     /// OSC 1.0: each packet follows its size as a big-endian int32 (liblo's default over TCP).
     case lengthPrefixed
     /// OSC 1.1: each packet is SLIP-encoded (RFC 1055) and ends with an END byte, `0xC0`;
@@ -8,7 +8,7 @@ public enum OSCStreamFraming: Sendable, Equatable {
 }
 
 /// Why an OSC stream cannot be read further; the connection carrying it should be closed.
-public enum OSCStreamError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum OSCStreamError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The first byte announces neither framing: not `0x00` (a length prefix), not END and
     /// not the `/` or `#` a SLIP packet without a leading END starts with.
     case unknownFraming(firstByte: UInt8)
@@ -22,7 +22,7 @@ public enum OSCStreamError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The stream ended in the middle of a packet.
     case truncated
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownFraming(let byte):
             "the stream starts with byte \(byte), neither an OSC 1.0 length prefix (0) nor SLIP (192, '/' or '#')"
@@ -42,21 +42,21 @@ public enum OSCStreamError: Error, Equatable, Sendable, CustomStringConvertible 
 /// arrive split anywhere; a packet is assembled in a caller-owned buffer of ``capacity`` bytes
 /// and handed on whole, so nothing is allocated however the stream is cut. After an error the
 /// stream is out of step and the deframer refuses everything; the caller closes the connection.
-public struct OSCStreamDeframer: Sendable {
+package struct OSCStreamDeframer: Sendable {
     /// SLIP's special bytes (RFC 1055).
-    public enum SLIP {
-        public static let end: UInt8 = 0xC0
-        public static let escape: UInt8 = 0xDB
-        public static let escapedEnd: UInt8 = 0xDC
-        public static let escapedEscape: UInt8 = 0xDD
+    enum SLIP {
+        static let end: UInt8 = 0xC0
+        static let escape: UInt8 = 0xDB
+        static let escapedEnd: UInt8 = 0xDC
+        static let escapedEscape: UInt8 = 0xDD
     }
 
     /// The largest packet accepted; the buffer passed to ``feed(_:into:_:)`` holds this many bytes.
-    public let capacity: Int
+    package let capacity: Int
     /// The stream's framing, known from its first byte.
-    public private(set) var framing: OSCStreamFraming?
+    package private(set) var framing: OSCStreamFraming?
     /// The error that stopped the stream, if one did.
-    public private(set) var error: OSCStreamError?
+    private(set) var error: OSCStreamError?
 
     // Bytes of the current packet in the buffer so far.
     private var filled = 0
@@ -68,20 +68,20 @@ public struct OSCStreamDeframer: Sendable {
     // SLIP: the previous byte was ESC.
     private var escaping = false
 
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity >= 4, "OSCStreamDeframer: capacity too small")
         self.capacity = capacity
     }
 
     /// Whether part of a packet has arrived but not its end (at the end of the stream, this
     /// packet is lost: ``finish()`` says so).
-    public var hasPartialPacket: Bool { filled > 0 || headerBytes > 0 || escaping }
+    package var hasPartialPacket: Bool { filled > 0 || headerBytes > 0 || escaping }
 
     /// Reads `bytes`, assembling packets in `buffer` (``capacity`` bytes, kept by the caller
     /// from one call to the next) and handing each complete one to `packet` (valid only during
     /// the call). Returns the error that ends the stream, or nil; after an error nothing more
     /// is read.
-    public mutating func feed(
+    package mutating func feed(
         _ bytes: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawPointer,
         _ packet: (UnsafeRawBufferPointer) -> Void
     ) -> OSCStreamError? {
@@ -102,7 +102,7 @@ public struct OSCStreamDeframer: Sendable {
 
     /// At the end of the stream: ``OSCStreamError/truncated`` if a packet was cut off, else the
     /// error that stopped the stream earlier, if any.
-    public func finish() -> OSCStreamError? {
+    package func finish() -> OSCStreamError? {
         error ?? (hasPartialPacket ? .truncated : nil)
     }
 

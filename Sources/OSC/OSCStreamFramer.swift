@@ -2,7 +2,7 @@
 extension OSCStreamFraming {
     /// The most bytes `packetSize` bytes take once framed: a 4-byte length prefix, or for SLIP
     /// every byte escaped between two END bytes (OSC 1.1's double-END form).
-    public func maximumFramedSize(of packetSize: Int) -> Int {
+    package func maximumFramedSize(of packetSize: Int) -> Int {
         switch self {
         case .lengthPrefixed: 4 + packetSize
         case .slip: 2 + 2 * packetSize
@@ -11,7 +11,7 @@ extension OSCStreamFraming {
 
     /// Writes `packet` framed into `buffer`, which holds at least
     /// ``maximumFramedSize(of:)`` bytes; returns the bytes written.
-    public func frame(_ packet: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawPointer) -> Int {
+    package func frame(_ packet: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawPointer) -> Int {
         switch self {
         case .lengthPrefixed:
             let size = UInt32(packet.count).bigEndian

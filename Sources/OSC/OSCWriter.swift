@@ -1,5 +1,5 @@
 /// Why an ``OSCWriter`` could not produce a packet.
-public enum OSCWriteError: Error, Equatable, Sendable {
+package enum OSCWriteError: Error, Equatable, Sendable {
     /// The packet does not fit; nothing was written past the end of the buffer.
     case bufferTooSmall
     /// OSC addresses start with `/`.
@@ -46,13 +46,13 @@ public enum OSCWriteError: Error, Equatable, Sendable {
 /// writer.endMessage()
 /// let size = try writer.finish()
 /// ```
-public struct OSCWriter {
+package struct OSCWriter {
     /// Where the packet goes.
-    public let buffer: UnsafeMutableRawBufferPointer
+    package let buffer: UnsafeMutableRawBufferPointer
     /// Bytes written so far.
-    public private(set) var count = 0
+    package private(set) var count = 0
     /// The first thing that went wrong, if anything did.
-    public private(set) var failure: OSCWriteError?
+    package private(set) var failure: OSCWriteError?
 
     // Within an open message: the next type tag slot and the end of the slots.
     private var tagCursor = 0
@@ -63,13 +63,13 @@ public struct OSCWriter {
     private var openElements = 0
 
     /// A writer that starts at the beginning of `buffer`.
-    public init(_ buffer: UnsafeMutableRawBufferPointer) {
+    package init(_ buffer: UnsafeMutableRawBufferPointer) {
         self.buffer = buffer
     }
 
     /// Starts over at the beginning of the buffer, forgetting any failure, so one writer can be
     /// reused for every packet.
-    public mutating func reset() {
+    package mutating func reset() {
         count = 0
         failure = nil
         messageOpen = false
@@ -78,7 +78,7 @@ public struct OSCWriter {
     }
 
     /// The packet size, or the first failure.
-    public func finish() throws(OSCWriteError) -> Int {
+    package func finish() throws(OSCWriteError) -> Int {
         if let failure { throw failure }
         if messageOpen { throw .messageNotEnded }
         if openElements != 0 { throw .unbalancedBundle }
@@ -88,7 +88,7 @@ public struct OSCWriter {
     // MARK: Messages
 
     /// Begins a message with `argumentCount` arguments whose type tags the `append` calls write.
-    public mutating func beginMessage(address: UnsafeRawBufferPointer, argumentCount: Int) {
+    package mutating func beginMessage(address: UnsafeRawBufferPointer, argumentCount: Int) {
         guard argumentCount >= 0 else { return fail(.invalidArgumentCount) }
         // Checked before the tag area's size is computed so that the sum cannot overflow.
         guard argumentCount <= buffer.count else { return fail(.bufferTooSmall) }
@@ -104,7 +104,7 @@ public struct OSCWriter {
 
     /// Begins a message whose arguments have the given type tags (a leading `,` is optional);
     /// each `append` must then match the next tag.
-    public mutating func beginMessage(address: UnsafeRawBufferPointer, typeTags: UnsafeRawBufferPointer) {
+    package mutating func beginMessage(address: UnsafeRawBufferPointer, typeTags: UnsafeRawBufferPointer) {
         var tags = typeTags
         if let first = tags.first, first == UInt8(ascii: ",") {
             tags = UnsafeRawBufferPointer(rebasing: tags.dropFirst())
@@ -128,18 +128,18 @@ public struct OSCWriter {
     }
 
     /// Begins a message with `argumentCount` arguments whose type tags the `append` calls write.
-    public mutating func beginMessage(address: StaticString, argumentCount: Int) {
+    package mutating func beginMessage(address: StaticString, argumentCount: Int) {
         address.withUTF8Buffer { beginMessage(address: UnsafeRawBufferPointer($0), argumentCount: argumentCount) }
     }
 
     /// Begins a message with `argumentCount` arguments, reading the address's UTF-8 in place.
-    public mutating func beginMessage(address: String, argumentCount: Int) {
+    package mutating func beginMessage(address: String, argumentCount: Int) {
         var address = address
         address.withUTF8 { beginMessage(address: UnsafeRawBufferPointer($0), argumentCount: argumentCount) }
     }
 
     /// Begins a message whose arguments have the given type tags, such as `"iif"`.
-    public mutating func beginMessage(address: StaticString, typeTags: StaticString) {
+    package mutating func beginMessage(address: StaticString, typeTags: StaticString) {
         address.withUTF8Buffer { address in
             typeTags.withUTF8Buffer { tags in
                 beginMessage(address: UnsafeRawBufferPointer(address), typeTags: UnsafeRawBufferPointer(tags))
@@ -148,7 +148,7 @@ public struct OSCWriter {
     }
 
     /// Begins a message whose arguments have the given type tags, such as `"iif"`.
-    public mutating func beginMessage(address: String, typeTags: String) {
+    package mutating func beginMessage(address: String, typeTags: String) {
         var address = address
         var typeTags = typeTags
         address.withUTF8 { address in
@@ -159,7 +159,7 @@ public struct OSCWriter {
     }
 
     /// Ends the open message; fails if it is missing declared arguments.
-    public mutating func endMessage() {
+    package mutating func endMessage() {
         guard failure == nil else { return }
         guard messageOpen else { return fail(.noMessageOpen) }
         guard tagCursor == tagEnd else { return fail(.missingArguments) }
@@ -169,52 +169,52 @@ public struct OSCWriter {
     // MARK: Arguments
 
     /// Appends an `i` argument.
-    public mutating func append(int32 value: Int32) {
+    package mutating func append(int32 value: Int32) {
         guard beginArgument(OSCTypeTag.int32, size: 4) else { return }
         store(UInt32(bitPattern: value))
     }
 
     /// Appends an `f` argument.
-    public mutating func append(float32 value: Float) {
+    package mutating func append(float32 value: Float) {
         guard beginArgument(OSCTypeTag.float32, size: 4) else { return }
         store(value.bitPattern)
     }
 
     /// Appends an `h` argument.
-    public mutating func append(int64 value: Int64) {
+    package mutating func append(int64 value: Int64) {
         guard beginArgument(OSCTypeTag.int64, size: 8) else { return }
         store(UInt64(bitPattern: value))
     }
 
     /// Appends a `d` argument.
-    public mutating func append(double value: Double) {
+    package mutating func append(double value: Double) {
         guard beginArgument(OSCTypeTag.double, size: 8) else { return }
         store(value.bitPattern)
     }
 
     /// Appends a `t` argument.
-    public mutating func append(timeTag value: OSCTimeTag) {
+    package mutating func append(timeTag value: OSCTimeTag) {
         guard beginArgument(OSCTypeTag.timeTag, size: 8) else { return }
         store(value.rawValue)
     }
 
     /// Appends `T` or `F`, which carry no data.
-    public mutating func append(bool value: Bool) {
+    package mutating func append(bool value: Bool) {
         _ = beginArgument(value ? OSCTypeTag.true : OSCTypeTag.false, size: 0)
     }
 
     /// Appends `N`, which carries no data.
-    public mutating func appendNil() {
+    package mutating func appendNil() {
         _ = beginArgument(OSCTypeTag.nil, size: 0)
     }
 
     /// Appends `I` (impulse, called infinitum in OSC 1.0), which carries no data.
-    public mutating func appendImpulse() {
+    package mutating func appendImpulse() {
         _ = beginArgument(OSCTypeTag.impulse, size: 0)
     }
 
     /// Appends an `m` argument: port id, status byte, data 1, data 2.
-    public mutating func append(midiPort port: UInt8, status: UInt8, data1: UInt8, data2: UInt8) {
+    package mutating func append(midiPort port: UInt8, status: UInt8, data1: UInt8, data2: UInt8) {
         guard beginArgument(OSCTypeTag.midi, size: 4) else { return }
         buffer[count] = port
         buffer[count + 1] = status
@@ -224,25 +224,25 @@ public struct OSCWriter {
     }
 
     /// Appends an `s` argument from raw UTF-8 (without a terminating NUL).
-    public mutating func append(string bytes: UnsafeRawBufferPointer) {
+    package mutating func append(string bytes: UnsafeRawBufferPointer) {
         guard !Self.containsNUL(bytes) else { return fail(.stringContainsNUL) }
         guard beginArgument(OSCTypeTag.string, size: Self.padded(bytes.count + 1)) else { return }
         writePaddedString(bytes)
     }
 
     /// Appends an `s` argument.
-    public mutating func append(string: StaticString) {
+    package mutating func append(string: StaticString) {
         string.withUTF8Buffer { append(string: UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends an `s` argument, reading the string's UTF-8 in place.
-    public mutating func append(string: String) {
+    package mutating func append(string: String) {
         var string = string
         string.withUTF8 { append(string: UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends a `b` argument.
-    public mutating func append(blob bytes: UnsafeRawBufferPointer) {
+    package mutating func append(blob bytes: UnsafeRawBufferPointer) {
         guard bytes.count <= Int(Int32.max) else { return fail(.sizeExceedsInt32) }
         guard beginArgument(OSCTypeTag.blob, size: 4 + Self.padded(bytes.count)) else { return }
         store(UInt32(bytes.count))
@@ -254,12 +254,12 @@ public struct OSCWriter {
     // MARK: Bundles
 
     /// A bundle element whose size slot waits to be filled in by ``endElement(_:)``.
-    public struct Element: Sendable {
+    package struct Element: Sendable {
         fileprivate let sizeOffset: Int
     }
 
     /// Writes a bundle header: `#bundle`, then the time tag. Elements follow.
-    public mutating func beginBundle(timeTag: OSCTimeTag) {
+    package mutating func beginBundle(timeTag: OSCTimeTag) {
         guard failure == nil else { return }
         guard !messageOpen else { return fail(.messageNotEnded) }
         guard buffer.count - count >= 16 else { return fail(.bufferTooSmall) }
@@ -271,7 +271,7 @@ public struct OSCWriter {
 
     /// Reserves the size field of a bundle element; write one message or bundle, then call
     /// ``endElement(_:)`` with the returned value.
-    public mutating func beginElement() -> Element {
+    package mutating func beginElement() -> Element {
         guard failure == nil else { return Element(sizeOffset: -1) }
         guard !messageOpen else {
             fail(.messageNotEnded)
@@ -288,7 +288,7 @@ public struct OSCWriter {
     }
 
     /// Fills in the size of an element begun by ``beginElement()``.
-    public mutating func endElement(_ element: Element) {
+    package mutating func endElement(_ element: Element) {
         guard failure == nil else { return }
         guard !messageOpen else { return fail(.messageNotEnded) }
         guard openElements > 0, element.sizeOffset >= 0, element.sizeOffset <= count - 4 else {
@@ -307,7 +307,7 @@ public struct OSCWriter {
 
     /// Rounds up to the 4-byte alignment OSC requires of every field.
     @inline(__always)
-    public static func padded(_ size: Int) -> Int { (size + 3) & ~3 }
+    package static func padded(_ size: Int) -> Int { (size + 3) & ~3 }
 
     private static func containsNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = 0

@@ -1,7 +1,7 @@
 import MIDI
 
 /// A value an ``OSCAddressTemplate`` can put in an address.
-public enum OSCAddressPlaceholder: String, Sendable, CaseIterable, CustomStringConvertible {
+package enum OSCAddressPlaceholder: String, Sendable, CaseIterable, CustomStringConvertible {
     /// The input port's name, sanitised for OSC (see ``OSCPortNameStyle``).
     case port
     /// The input port's index in the bridge's list of ports.
@@ -18,10 +18,10 @@ public enum OSCAddressPlaceholder: String, Sendable, CaseIterable, CustomStringC
     case controller
 
     /// `{name}`, as written in a template.
-    public var description: String { "{\(rawValue)}" }
+    package var description: String { "{\(rawValue)}" }
 
     /// Whether events of `kind` have a value for this placeholder.
-    public func isAvailable(for kind: MIDIEventKind) -> Bool {
+    func isAvailable(for kind: MIDIEventKind) -> Bool {
         switch self {
         case .port, .id, .type: true
         case .channel, .channel0: kind.isChannelMessage
@@ -32,7 +32,7 @@ public enum OSCAddressPlaceholder: String, Sendable, CaseIterable, CustomStringC
 }
 
 /// Why an address template could not be parsed.
-public enum OSCTemplateError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum OSCTemplateError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The template is empty or does not start with `/`.
     case mustStartWithSlash(template: String)
     /// A `{` without its `}`; `offset` is the `{`'s position in UTF-8 bytes.
@@ -44,7 +44,7 @@ public enum OSCTemplateError: Error, Hashable, Sendable, CustomStringConvertible
     /// A character OSC reserves for patterns (`#*,?[]`), a space or a control character.
     case invalidCharacter(template: String, character: Character)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .mustStartWithSlash(let template):
             "address template '\(template)' must start with '/'"
@@ -71,20 +71,20 @@ public enum OSCTemplateError: Error, Hashable, Sendable, CustomStringConvertible
 
 /// An OSC address with placeholders, such as `/midi/{port}/{channel}/note_on`, parsed once so that
 /// rendering it for an event only copies bytes and writes digits.
-public struct OSCAddressTemplate: Hashable, Sendable, CustomStringConvertible {
+package struct OSCAddressTemplate: Hashable, Sendable, CustomStringConvertible {
     /// One piece of the address: text copied as is, or a placeholder filled in per event.
-    public enum Segment: Hashable, Sendable {
+    package enum Segment: Hashable, Sendable {
         case literal([UInt8])
         case placeholder(OSCAddressPlaceholder)
     }
 
     /// The text the template was parsed from.
-    public let description: String
+    package let description: String
     /// The literal text and placeholders, in order.
-    public let segments: [Segment]
+    package let segments: [Segment]
 
     /// Parses `text`; throws with the template and the offending part named.
-    public init(_ text: String) throws(OSCTemplateError) {
+    package init(_ text: String) throws(OSCTemplateError) {
         let bytes = Array(text.utf8)
         guard bytes.first == UInt8(ascii: "/") else { throw .mustStartWithSlash(template: text) }
         var segments: [Segment] = []
@@ -119,7 +119,7 @@ public struct OSCAddressTemplate: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The placeholders the template uses, in order.
-    public var placeholders: [OSCAddressPlaceholder] {
+    var placeholders: [OSCAddressPlaceholder] {
         segments.compactMap { if case .placeholder(let placeholder) = $0 { placeholder } else { nil } }
     }
 

@@ -1,7 +1,7 @@
 import OSC
 
 /// Why a mapping rule cannot be used the other way round, to send MIDI events as OSC.
-public enum OSCMappingReverseError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum OSCMappingReverseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No `args`, so the message's type tags are unknown.
     case argumentTypesMissing
     /// More arguments than a sent message may have.
@@ -20,7 +20,7 @@ public enum OSCMappingReverseError: Error, Hashable, Sendable, CustomStringConve
     case captureNotInAddress(address: String, index: Int)
 
     /// The rule's config key the problem is in.
-    public var key: String {
+    package var key: String {
         switch self {
         case .wildcard, .captureNotSet, .captureNotInAddress: "address"
         case .argumentTypesMissing, .tooManyArguments, .argumentNotSet, .argumentNotNumeric, .argumentNotListed:
@@ -28,7 +28,7 @@ public enum OSCMappingReverseError: Error, Hashable, Sendable, CustomStringConve
         }
     }
 
-    public var description: String {
+    package var description: String {
         func tag(_ byte: UInt8) -> Character { Character(Unicode.Scalar(byte)) }
         return switch self {
         case .argumentTypesMissing:
@@ -53,12 +53,12 @@ public enum OSCMappingReverseError: Error, Hashable, Sendable, CustomStringConve
 
 extension OSCMappingRule {
     /// The most arguments a mapping sent as OSC may have.
-    public static let maximumSentArguments = 16
+    package static let maximumSentArguments = 16
 
     /// Throws when the rule cannot be used to send MIDI events as OSC: every capture and every
     /// argument must be set by a field, and the argument types must be given and have no data
     /// but numbers.
-    public func checkSendable() throws(OSCMappingReverseError) {
+    package func checkSendable() throws(OSCMappingReverseError) {
         guard let types = argumentTypes else { throw .argumentTypesMissing }
         guard types.count <= OSCMappingRule.maximumSentArguments else { throw .tooManyArguments(types.count) }
         if address.parts.contains(.any) { throw .wildcard(address: address.description) }

@@ -2,7 +2,7 @@ import MIDI
 import Storage
 
 /// Why a mapping rule could not be built.
-public enum OSCMappingError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum OSCMappingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The address pattern does not start with `/`.
     case mustStartWithSlash(String)
     /// A `{` without `}`, an empty or non-alphabetic capture name, or two captures in one part.
@@ -12,7 +12,7 @@ public enum OSCMappingError: Error, Hashable, Sendable, CustomStringConvertible 
     /// A capture name used twice.
     case duplicateCapture(String, name: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .mustStartWithSlash(let text):
             "address '\(text)' must start with '/'"
@@ -29,9 +29,9 @@ public enum OSCMappingError: Error, Hashable, Sendable, CustomStringConvertible 
 /// The address side of a mapping rule, such as `/1/fader{n}` or `/mixer/*/level`: literal parts,
 /// `*` for any one part, and at most one `{name}` per part that captures a whole number
 /// (`-?[0-9]+`) between the literal text before and after it.
-public struct OSCMappingAddress: Hashable, Sendable, CustomStringConvertible {
+package struct OSCMappingAddress: Hashable, Sendable, CustomStringConvertible {
     /// One part of the address between `/`s.
-    public enum Part: Hashable, Sendable {
+    package enum Part: Hashable, Sendable {
         /// Exactly these bytes.
         case literal([UInt8])
         /// Any one part.
@@ -41,16 +41,16 @@ public struct OSCMappingAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The most captures one address may have.
-    public static let maximumCaptures = 8
+    static let maximumCaptures = 8
 
     /// The text the address was parsed from.
-    public let description: String
-    public let parts: [Part]
+    package let description: String
+    package let parts: [Part]
     /// The capture names, in order; capture `i` is `captureNames[i]`.
-    public let captureNames: [String]
+    package let captureNames: [String]
 
     /// Parses `text`, throwing with the address and the problem named.
-    public init(_ text: String) throws(OSCMappingError) {
+    package init(_ text: String) throws(OSCMappingError) {
         guard text.hasPrefix("/") else { throw .mustStartWithSlash(text) }
         var parts: [Part] = []
         var names: [String] = []
@@ -112,7 +112,7 @@ public struct OSCMappingAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether `address` matches, writing the captured numbers into `captures`. Allocation-free.
-    public func match(_ address: UnsafeRawBufferPointer, captures: inout TupleArray8<Int32>) -> Bool {
+    func match(_ address: UnsafeRawBufferPointer, captures: inout TupleArray8<Int32>) -> Bool {
         guard address.first == UInt8(ascii: "/") else { return false }
         var start = 1
         var index = 0
@@ -157,7 +157,7 @@ public struct OSCMappingAddress: Hashable, Sendable, CustomStringConvertible {
     /// How a `{name}` capture reads one part of an address: the whole number (an optional `-`,
     /// then 1-9 digits) between `prefix` and `suffix`, or nil when `part` is not that shape.
     /// The one reading, for a rule's ``match(_:captures:)`` and for the index over many rules.
-    public static func capturedNumber(
+    package static func capturedNumber(
         in part: UnsafeRawBufferPointer, prefix: UnsafeRawBufferPointer, suffix: UnsafeRawBufferPointer
     ) -> Int32? {
         guard part.count > prefix.count + suffix.count else { return nil }
@@ -195,21 +195,21 @@ extension UInt8 {
 
 /// A linear map from one range onto another; input outside its range is clamped first, so the
 /// output stays in its range. Either range may run downwards (`[1, 0]` inverts).
-public struct OSCLinearScale: Hashable, Sendable {
-    public var inputFrom: Double
-    public var inputTo: Double
-    public var outputFrom: Double
-    public var outputTo: Double
+package struct OSCLinearScale: Hashable, Sendable {
+    package var inputFrom: Double
+    package var inputTo: Double
+    package var outputFrom: Double
+    package var outputTo: Double
 
     /// `input` must not be empty (its two ends differ).
-    public init(input: (Double, Double), output: (Double, Double)) {
+    package init(input: (Double, Double), output: (Double, Double)) {
         precondition(input.0 != input.1, "OSCLinearScale: the input range is empty")
         (inputFrom, inputTo) = input
         (outputFrom, outputTo) = output
     }
 
     @inline(__always)
-    public func apply(_ value: Double) -> Double {
+    package func apply(_ value: Double) -> Double {
         let low = min(inputFrom, inputTo)
         let high = max(inputFrom, inputTo)
         let clamped = min(max(value, low), high)
@@ -219,7 +219,7 @@ public struct OSCLinearScale: Hashable, Sendable {
     /// The way back, for sending a MIDI value as OSC: `value` clamped into the output range,
     /// then mapped onto the input range. An output range with equal ends gives the input's start.
     @inline(__always)
-    public func invert(_ value: Double) -> Double {
+    package func invert(_ value: Double) -> Double {
         guard outputFrom != outputTo else { return inputFrom }
         let low = min(outputFrom, outputTo)
         let high = max(outputFrom, outputTo)
@@ -229,8 +229,8 @@ public struct OSCLinearScale: Hashable, Sendable {
 }
 
 /// Where a mapped value comes from, and how it is scaled.
-public struct OSCMappingValue: Hashable, Sendable {
-    public enum Source: Hashable, Sendable {
+package struct OSCMappingValue: Hashable, Sendable {
+    package enum Source: Hashable, Sendable {
         case constant(Double)
         /// The message's argument at this index (a number: `i`, `f`, `h` or `d`).
         case argument(Int)
@@ -238,10 +238,10 @@ public struct OSCMappingValue: Hashable, Sendable {
         case capture(Int)
     }
 
-    public var source: Source
-    public var scale: OSCLinearScale?
+    package var source: Source
+    package var scale: OSCLinearScale?
 
-    public init(_ source: Source, scale: OSCLinearScale? = nil) {
+    package init(_ source: Source, scale: OSCLinearScale? = nil) {
         self.source = source
         self.scale = scale
     }
@@ -261,7 +261,7 @@ public struct OSCMappingValue: Hashable, Sendable {
 }
 
 /// Which MIDI value a mapped field sets.
-public enum OSCMappingTarget: Hashable, Sendable {
+package enum OSCMappingTarget: Hashable, Sendable {
     /// The channel, 1-16 as written.
     case channel
     case data1
@@ -273,19 +273,19 @@ public enum OSCMappingTarget: Hashable, Sendable {
 }
 
 /// One field a rule can set for its event type, as a config names it.
-public struct OSCMappingField: Hashable, Sendable {
-    public var name: String
-    public var target: OSCMappingTarget
+package struct OSCMappingField: Hashable, Sendable {
+    package var name: String
+    package var target: OSCMappingTarget
     /// Results are rounded, then clamped into this range.
-    public var range: ClosedRange<Int>
-    public var isRequired: Bool
+    package var range: ClosedRange<Int>
+    package var isRequired: Bool
 
     /// What the field is when a rule does not set it: channel 1, otherwise the range's start.
     package var unsetResult: Int { target == .channel ? 1 : range.lowerBound }
 }
 
 /// Where a rule's events go.
-public enum OSCMappingOutput: Hashable, Sendable {
+package enum OSCMappingOutput: Hashable, Sendable {
     /// One output port, by index.
     case port(Int)
     /// Every output port.
@@ -295,18 +295,18 @@ public enum OSCMappingOutput: Hashable, Sendable {
 /// A user's mapping from an OSC message to a MIDI event (OSC2MIDI-style): an address with
 /// captures, the argument types, and per MIDI field a constant, an argument or a capture, each
 /// optionally scaled linearly and always clamped to the field's range.
-public struct OSCMappingRule: Hashable, Sendable {
-    public var address: OSCMappingAddress
+package struct OSCMappingRule: Hashable, Sendable {
+    package var address: OSCMappingAddress
     /// The type tags the message must carry (numbers `i f h d` stand for each other); nil
     /// accepts any arguments as long as the ones used are numbers.
-    public var argumentTypes: [UInt8]?
-    public var output: OSCMappingOutput
-    public var kind: MIDIEventKind
+    package var argumentTypes: [UInt8]?
+    package var output: OSCMappingOutput
+    package var kind: MIDIEventKind
     /// Fields in ``fields(for:)`` order: `fields[i]` sets `OSCMappingRule.fields(for: kind)[i]`
     /// (nil: not set, the field's default).
-    public var values: [OSCMappingValue?]
+    package var values: [OSCMappingValue?]
 
-    public init(
+    package init(
         address: OSCMappingAddress, argumentTypes: [UInt8]?, output: OSCMappingOutput, kind: MIDIEventKind,
         values: [OSCMappingValue?]
     ) {
@@ -319,10 +319,10 @@ public struct OSCMappingRule: Hashable, Sendable {
     }
 
     /// The event types a rule can send (SysEx has its own messages).
-    public static var kinds: [MIDIEventKind] { MIDIEventKind.allCases.filter { $0 != .sysex } }
+    package static var kinds: [MIDIEventKind] { MIDIEventKind.allCases.filter { $0 != .sysex } }
 
     /// The fields a rule for `kind` sets, in order.
-    public static func fields(for kind: MIDIEventKind) -> [OSCMappingField] {
+    package static func fields(for kind: MIDIEventKind) -> [OSCMappingField] {
         let channel = OSCMappingField(name: "channel", target: .channel, range: 1...16, isRequired: false)
         func field(_ name: String, _ target: OSCMappingTarget, _ range: ClosedRange<Int>) -> OSCMappingField {
             OSCMappingField(name: name, target: target, range: range, isRequired: true)

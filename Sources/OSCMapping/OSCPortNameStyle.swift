@@ -1,5 +1,5 @@
 /// How an input port's name becomes one segment of an OSC address.
-public enum OSCPortNameStyle: String, Sendable, Hashable, CaseIterable {
+package enum OSCPortNameStyle: String, Sendable, Hashable, CaseIterable {
     /// Leading and trailing white space dropped; space, `#*,/?[]{}` and control characters
     /// become `_`; an empty name becomes `_`. Case and every other character are kept.
     case osc
@@ -7,12 +7,12 @@ public enum OSCPortNameStyle: String, Sendable, Hashable, CaseIterable {
     case osmid
 
     /// The name as it appears in an address.
-    public func sanitise(_ name: String) -> String {
+    package func sanitise(_ name: String) -> String {
         String(decoding: sanitisedBytes(name), as: UTF8.self)
     }
 
     /// The name's UTF-8 bytes as they appear in an address; computed once per port, at build time.
-    public func sanitisedBytes(_ name: String) -> [UInt8] {
+    package func sanitisedBytes(_ name: String) -> [UInt8] {
         var bytes = Array(name.utf8)
         while let last = bytes.last, Self.isWhiteSpace(last) { bytes.removeLast() }
         let start = bytes.firstIndex { !Self.isWhiteSpace($0) } ?? bytes.endIndex

@@ -4,7 +4,7 @@ import MIDI
 ///
 /// Under ``OSCArgumentStyle/float`` the identifiers (note, controller, program, channel, port,
 /// status) stay whole numbers and the values are normalised, as documented per case.
-public enum OSCArgumentField: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum OSCArgumentField: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The note number (notes, poly pressure).
     case note
     /// The velocity of a note (float: /127).
@@ -36,10 +36,10 @@ public enum OSCArgumentField: String, Sendable, Hashable, CaseIterable, CustomSt
     /// `F7`, for the other kinds the bytes after the status byte. Float: /127.
     case dataBytes = "data_bytes"
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Whether events of `kind` have this value.
-    public func isAvailable(for kind: MIDIEventKind) -> Bool {
+    func isAvailable(for kind: MIDIEventKind) -> Bool {
         switch self {
         case .note: kind == .noteOn || kind == .noteOff || kind == .polyPressure
         case .velocity: kind == .noteOn || kind == .noteOff
@@ -59,7 +59,7 @@ public enum OSCArgumentField: String, Sendable, Hashable, CaseIterable, CustomSt
 }
 
 /// How a scheme entry encodes its arguments.
-public enum OSCArgumentStyle: String, Sendable, Hashable, CaseIterable {
+package enum OSCArgumentStyle: String, Sendable, Hashable, CaseIterable {
     /// Each field as an `i`, with its raw MIDI value.
     case int
     /// Each field as an `f`: values normalised, identifiers as whole numbers (see ``OSCArgumentField``).
@@ -77,19 +77,19 @@ public enum OSCArgumentStyle: String, Sendable, Hashable, CaseIterable {
 }
 
 /// How one kind of event is sent: the address, the arguments and their encoding.
-public struct OSCSchemeEntry: Hashable, Sendable {
-    public var address: OSCAddressTemplate
-    public var arguments: [OSCArgumentField]
-    public var style: OSCArgumentStyle
+package struct OSCSchemeEntry: Hashable, Sendable {
+    package var address: OSCAddressTemplate
+    package var arguments: [OSCArgumentField]
+    package var style: OSCArgumentStyle
 
-    public init(address: OSCAddressTemplate, arguments: [OSCArgumentField] = [], style: OSCArgumentStyle = .int) {
+    package init(address: OSCAddressTemplate, arguments: [OSCArgumentField] = [], style: OSCArgumentStyle = .int) {
         self.address = address
         self.arguments = arguments
         self.style = style
     }
 
     /// Parses `address` as an ``OSCAddressTemplate``.
-    public init(_ address: String, _ arguments: [OSCArgumentField] = [], _ style: OSCArgumentStyle = .int)
+    package init(_ address: String, _ arguments: [OSCArgumentField] = [], _ style: OSCArgumentStyle = .int)
         throws(OSCTemplateError)
     {
         self.init(address: try OSCAddressTemplate(address), arguments: arguments, style: style)
@@ -97,7 +97,7 @@ public struct OSCSchemeEntry: Hashable, Sendable {
 }
 
 /// Why a scheme could not be built.
-public enum OSCSchemeError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum OSCSchemeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A key that is not a ``MIDIEventKind/description``.
     case unknownEventType(String)
     /// An entry's address template does not parse.
@@ -107,7 +107,7 @@ public enum OSCSchemeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An argument field that events of this kind have no value for.
     case argumentNotAvailable(eventType: String, OSCArgumentField)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownEventType(let name):
             "unknown event type '\(name)'; known: "
@@ -123,14 +123,14 @@ public enum OSCSchemeError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Which events go out as OSC, and how: one optional ``OSCSchemeEntry`` per ``MIDIEventKind``.
-public struct OSCScheme: Hashable, Sendable {
+package struct OSCScheme: Hashable, Sendable {
     /// The entries by kind; a missing kind is not sent.
-    public private(set) var entries: [MIDIEventKind: OSCSchemeEntry]
+    private(set) var entries: [MIDIEventKind: OSCSchemeEntry]
     /// How `{port}` renders input port names.
-    public var portNameStyle: OSCPortNameStyle
+    package var portNameStyle: OSCPortNameStyle
 
     /// A scheme from checked entries: every placeholder and field must exist for its kind.
-    public init(
+    init(
         entries: [MIDIEventKind: OSCSchemeEntry], portNameStyle: OSCPortNameStyle = .osc
     ) throws(OSCSchemeError) {
         for (kind, entry) in entries { try Self.check(entry, for: kind) }
@@ -140,7 +140,7 @@ public struct OSCScheme: Hashable, Sendable {
 
     /// A scheme from configuration: keys are ``MIDIEventKind/description`` names (`note_on`,
     /// `control_change`, ...); kinds not listed are not sent.
-    public init(
+    package init(
         _ entries: [String: (address: String, arguments: [OSCArgumentField], style: OSCArgumentStyle)],
         portNameStyle: OSCPortNameStyle = .osc
     ) throws(OSCSchemeError) {
@@ -148,11 +148,11 @@ public struct OSCScheme: Hashable, Sendable {
     }
 
     /// The entry for `kind`, or `nil` when the scheme does not send it.
-    public subscript(kind: MIDIEventKind) -> OSCSchemeEntry? { entries[kind] }
+    package subscript(kind: MIDIEventKind) -> OSCSchemeEntry? { entries[kind] }
 
     /// This scheme with some kinds replaced (`nil`: that kind is no longer sent). Keys are
     /// ``MIDIEventKind/description`` names.
-    public func overriding(
+    package func overriding(
         _ overrides: [String: (address: String, arguments: [OSCArgumentField], style: OSCArgumentStyle)?]
     ) throws(OSCSchemeError) -> OSCScheme {
         var scheme = self
@@ -192,7 +192,7 @@ public struct OSCScheme: Hashable, Sendable {
 
 extension OSCScheme {
     /// aseqosc's own scheme, which it also accepts back; see docs/OSC.md.
-    public static let `default`: OSCScheme = {
+    package static let `default`: OSCScheme = {
         let channel = "/midi/{port}/{channel}/"
         let system = "/midi/{port}/"
         return builtIn([
@@ -224,7 +224,7 @@ extension OSCScheme {
     ///
     /// `m2o` sees raw MIDI, so it has no 14-bit, RPN or NRPN messages: those kinds are not sent,
     /// and a destination using this scheme should get the control changes unassembled.
-    public static let osmid: OSCScheme = {
+    package static let osmid: OSCScheme = {
         let channel = "/midi/{port}/{id}/{channel}/"
         let system = "/midi/{port}/{id}/"
         return builtIn(
@@ -252,7 +252,7 @@ extension OSCScheme {
 
     /// TouchOSC Bridge's protocol: every one-message event as `/midi ,m` in TouchOSC's byte order;
     /// SysEx as `/sysex ,b` (an aseqosc extension: the bridge protocol has none). See docs/OSC.md.
-    public static let touchOSC: OSCScheme = {
+    package static let touchOSC: OSCScheme = {
         var entries: [MIDIEventKind: (String, [OSCArgumentField], OSCArgumentStyle)] = [:]
         for kind in MIDIEventKind.allCases where kind != .controlChange14 && kind != .rpn && kind != .nrpn {
             entries[kind] = ("/midi", [], .touchOSCMIDI)
@@ -262,19 +262,19 @@ extension OSCScheme {
     }()
 
     /// A scheme that sends nothing: for a destination that sends only what its mapping rules match.
-    public static let none: OSCScheme = builtIn([:])
+    package static let none: OSCScheme = builtIn([:])
 
     /// The built-in schemes by the name a configuration uses.
-    public static var builtIns: [String: OSCScheme] {
+    package static var builtIns: [String: OSCScheme] {
         Dictionary(uniqueKeysWithValues: builtInNames.map { ($0, builtIn(named: $0)!) })
     }
 
     /// The names of the built-in schemes.
-    public static let builtInNames = ["default", "osmid", "touchosc"]
+    package static let builtInNames = ["default", "osmid", "touchosc"]
 
     /// The built-in scheme a configuration calls `name`. Each is made the first time it is
     /// asked for, so that a config pays only for those it names.
-    public static func builtIn(named name: String) -> OSCScheme? {
+    package static func builtIn(named name: String) -> OSCScheme? {
         switch name {
         case "default": .default
         case "osmid": .osmid

@@ -1,18 +1,18 @@
 import JSON
 
 /// What the OSC server behind an OSCQuery server is, for `?HOST_INFO`.
-public struct OSCQueryHostInfo: Sendable, Equatable {
+package struct OSCQueryHostInfo: Sendable, Equatable {
     /// The name people see (the DNS-SD instance name).
-    public var name: String
+    var name: String
     /// The OSC input's numeric address; nil when it listens on every address, so a client
     /// uses the one it reached the HTTP server at.
-    public var oscAddress: String?
-    public var oscPort: Int
+    var oscAddress: String?
+    var oscPort: Int
     /// `"UDP"` or `"TCP"`: the proposal names one, so UDP when the input takes both.
-    public var oscTransport: String
+    var oscTransport: String
 
     /// Creates the host information.
-    public init(name: String, oscAddress: String?, oscPort: Int, oscTransport: String) {
+    package init(name: String, oscAddress: String?, oscPort: Int, oscTransport: String) {
         self.name = name
         self.oscAddress = oscAddress
         self.oscPort = oscPort
@@ -23,7 +23,7 @@ public struct OSCQueryHostInfo: Sendable, Equatable {
     /// them: every method's ACCESS, RANGE and DESCRIPTION; VALUE when `values` (the server has a
     /// value source); the WebSocket commands (LISTEN, IGNORE, PATH_CHANGED, PATH_REMOVED,
     /// PATH_ADDED) when `webSocket`. Everything else false.
-    public static func extensions(values: Bool, webSocket: Bool) -> [String: Bool] {
+    package static func extensions(values: Bool, webSocket: Bool) -> [String: Bool] {
         [
             "ACCESS": true, "RANGE": true, "DESCRIPTION": true, "VALUE": values, "TAGS": false, "EXTENDED_TYPE": false,
             "UNIT": false, "CRITICAL": false, "CLIPMODE": false, "OVERLOADS": false, "HTML": false,
@@ -34,7 +34,7 @@ public struct OSCQueryHostInfo: Sendable, Equatable {
 
     /// The JSON object `?HOST_INFO` answers, for a server with a value source (`values`) and a
     /// WebSocket side (`webSocket`) or without.
-    public func json(values: Bool = false, webSocket: Bool = false) -> JSONValue {
+    func json(values: Bool = false, webSocket: Bool = false) -> JSONValue {
         var fields: [String: JSONValue] = [
             "NAME": .string(name), "OSC_PORT": .number(Double(oscPort)), "OSC_TRANSPORT": .string(oscTransport),
             "EXTENSIONS": .object(Self.extensions(values: values, webSocket: webSocket).mapValues { .bool($0) }),
@@ -45,25 +45,25 @@ public struct OSCQueryHostInfo: Sendable, Equatable {
 }
 
 /// An HTTP answer to an OSCQuery request: the status and, for 200, the JSON.
-public struct OSCQueryAnswer: Sendable, Equatable {
+package struct OSCQueryAnswer: Sendable, Equatable {
     /// 200, 204, 400, 404 or 405.
-    public var status: Int
+    package var status: Int
     /// JSON for 200, a sentence for an error, empty for 204.
-    public var body: String
+    package var body: String
 
     /// Creates an answer.
-    public init(status: Int, body: String) {
+    package init(status: Int, body: String) {
         self.status = status
         self.body = body
     }
 
     /// Whether the body is JSON (`application/json`) rather than text.
-    public var isJSON: Bool { status == 200 }
+    package var isJSON: Bool { status == 200 }
 }
 
 extension OSCQueryNamespace {
     /// The attributes a query may name (`?TYPE`), beside HOST_INFO and VALUE.
-    public static let queryableAttributes: Set<String> = [
+    package static let queryableAttributes: Set<String> = [
         "FULL_PATH", "CONTENTS", "TYPE", "ACCESS", "RANGE", "DESCRIPTION",
     ]
 
@@ -75,7 +75,7 @@ extension OSCQueryNamespace {
     /// attribute the node lacks (TYPE of a container); 400 for an attribute this server does
     /// not know or give, or more than one. `webSocket` says whether HOST_INFO lists the
     /// WebSocket commands.
-    public func answer(
+    package func answer(
         path: String, attributes: [String], hostInfo: OSCQueryHostInfo, values: (any OSCQueryValueSource)? = nil,
         webSocket: Bool = false, withValues: Bool = true
     ) -> OSCQueryAnswer {

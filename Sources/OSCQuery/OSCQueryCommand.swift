@@ -5,7 +5,7 @@ import JSON
 /// `{"COMMAND":"STATUS"}` (send the bridge's status as it changes), `{"COMMAND":"MONITOR"}`
 /// (send the events flowing through) and `{"COMMAND":"PAUSE"}` (stop sending them). Paths are
 /// exact.
-public enum OSCQueryCommand: Sendable, Equatable {
+package enum OSCQueryCommand: Sendable, Equatable {
     case listen(String)
     case ignore(String)
     case status
@@ -14,12 +14,12 @@ public enum OSCQueryCommand: Sendable, Equatable {
     case pause
 
     /// The longest text message a client may send; a longer one closes its connection (1009).
-    public static let textLimit = 1024
+    package static let textLimit = 1024
 
     /// The command in `text`; nil for anything else: not JSON, not an object, another command,
     /// a DATA that is not a path (a string starting with `/`), or a text longer than
     /// ``textLimit``.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         guard text.utf8.count <= Self.textLimit, case .object(let fields)? = try? JSON5Reader.parse(text),
             case .string(let command)? = fields["COMMAND"]
         else { return nil }
@@ -38,19 +38,19 @@ public enum OSCQueryCommand: Sendable, Equatable {
 /// What a namespace change is told to WebSocket clients as: PATH_ADDED and PATH_REMOVED (DATA
 /// the path, a string, as the proposal has it) for each method or whole container that came or
 /// went, or one PATH_CHANGED (DATA `/`) in place of too many of them.
-public enum OSCQueryPathChange: Sendable, Equatable {
+package enum OSCQueryPathChange: Sendable, Equatable {
     case added(String)
     case removed(String)
     case changed(String)
 
     /// More changes than this in one update become one PATH_CHANGED `/`.
-    public static let limit = 32
+    static let limit = 32
 
     /// The changes from the methods `old` to the methods `new`, removals first, each sorted: a
     /// container that is gone (an output removed) is one PATH_REMOVED of the container, not one
     /// per method under it, and a new one one PATH_ADDED; one `.changed("/")` when there are
     /// more than ``limit``.
-    public static func changes(from old: Set<String>, to new: Set<String>) -> [OSCQueryPathChange] {
+    package static func changes(from old: Set<String>, to new: Set<String>) -> [OSCQueryPathChange] {
         let removed = topmost(old.subtracting(new), noneIn: new)
         let added = topmost(new.subtracting(old), noneIn: old)
         if removed.count + added.count > limit { return [.changed("/")] }
@@ -73,7 +73,7 @@ public enum OSCQueryPathChange: Sendable, Equatable {
     }
 
     /// The text frame: `{"COMMAND":"PATH_REMOVED","DATA":"/midi/old"}`.
-    public var text: String {
+    package var text: String {
         let (command, path) =
             switch self {
             case .added(let path): ("PATH_ADDED", path)

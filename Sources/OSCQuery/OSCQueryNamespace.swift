@@ -4,21 +4,21 @@ import OSCMapping
 /// The OSCQuery address space of everything the OSC input accepts: each mapping rule, then the
 /// built-in families the config accepts, one method per address with its type tags and ranges.
 /// Built once per config; the HTTP server only reads it.
-public struct OSCQueryNamespace: Sendable, Equatable {
+package struct OSCQueryNamespace: Sendable, Equatable {
     /// The root container, `/`.
-    public private(set) var root: OSCQueryNode
+    package private(set) var root: OSCQueryNode
     /// The indices of the mapping rules whose addresses cannot be listed: a `*` part, or a
     /// capture no field gives a range to (or one of too many values). They still work.
-    public private(set) var unlistedMappings: [Int] = []
+    package private(set) var unlistedMappings: [Int] = []
 
     /// The most addresses one mapping rule may list (its captures' values multiplied): 16
     /// channels times 128 notes.
-    public static let addressesPerMappingLimit = 2048
+    static let addressesPerMappingLimit = 2048
 
     /// The namespace of an input with outputs `outputNames` accepting `families`, `mappings`
     /// first, with SysEx addresses only when `sysex` is on; then, read-only, the methods with a
     /// value of each of `inputNames` (the input ports), as the `default` scheme sends them.
-    public init(
+    package init(
         outputNames: [String], families: Set<OSCAddressFamily>, mappings: [OSCMappingRule], sysex: Bool,
         inputNames: [String] = []
     ) {
@@ -78,7 +78,7 @@ public struct OSCQueryNamespace: Sendable, Equatable {
         }
     }
 
-    typealias Method = OSCQueryNode.Method
+    package typealias Method = OSCQueryNode.Method
 
     private static let sevenBit: ClosedRange<Double> = 0...127
     private static let fourteenBit: ClosedRange<Double> = 0...16383
@@ -173,17 +173,17 @@ public struct OSCQueryNamespace: Sendable, Equatable {
     }
 
     /// One address a mapping rule lists: its parts, and the number each capture is there.
-    public struct MappedAddress: Sendable, Equatable {
-        public var parts: [String]
-        public var captures: [Int]
+    package struct MappedAddress: Sendable, Equatable {
+        var parts: [String]
+        package var captures: [Int]
         /// `/parts/joined`.
-        public var path: String { "/" + parts.joined(separator: "/") }
+        package var path: String { "/" + parts.joined(separator: "/") }
     }
 
     /// Every address `rule` lists: one per value its captures can take (the values the fields
     /// reading them accept); nil when they cannot be listed (a `*` part, a capture no field
     /// gives a range to, or more than ``addressesPerMappingLimit``).
-    public static func addresses(of rule: OSCMappingRule) -> [MappedAddress]? {
+    package static func addresses(of rule: OSCMappingRule) -> [MappedAddress]? {
         let fields = OSCMappingRule.fields(for: rule.kind)
         // The values each capture can take: what the fields reading it accept.
         var captureValues: [[Int]] = []

@@ -4,20 +4,20 @@ import OSC
 /// One node of an OSCQuery address space (Vidvox's OSCQuery proposal): an OSC method, a
 /// container of other nodes, or both (`/midi` is TouchOSC's method and the default scheme's
 /// container).
-public struct OSCQueryNode: Sendable, Equatable {
+package struct OSCQueryNode: Sendable, Equatable {
     /// What a method takes: its OSC type tags, a range per argument, and what it does.
-    public struct Method: Sendable, Equatable {
+    package struct Method: Sendable, Equatable {
         /// The type tag string (`"ii"`); empty for a method that takes no arguments.
-        public var types: String
+        var types: String
         /// One entry per type tag: `{ MIN, MAX }`, or null where there is no range (a blob).
-        public var ranges: [ClosedRange<Double>?]
-        public var description: String
+        var ranges: [ClosedRange<Double>?]
+        var description: String
         /// Whether it can only be read (ACCESS 1): what arrives at an input port, which the
         /// OSC input does not take.
-        public var readOnly: Bool
+        var readOnly: Bool
 
         /// Creates a method; `ranges` has one entry per character of `types`.
-        public init(types: String, ranges: [ClosedRange<Double>?], description: String, readOnly: Bool = false) {
+        package init(types: String, ranges: [ClosedRange<Double>?], description: String, readOnly: Bool = false) {
             precondition(ranges.count == types.utf8.count, "OSCQueryNode.Method: one range per type tag")
             self.types = types
             self.ranges = ranges
@@ -27,30 +27,30 @@ public struct OSCQueryNode: Sendable, Equatable {
     }
 
     /// The node's OSC address (`/midi/synth/1/note_on`; `/` for the root).
-    public var fullPath: String
+    var fullPath: String
     /// Set when the node is a method.
-    public var method: Method?
+    package var method: Method?
     /// What a container holds, by name; empty for a plain method.
-    public var contents: [String: OSCQueryNode] = [:]
+    var contents: [String: OSCQueryNode] = [:]
     /// What a container is; methods carry their own in ``Method/description``.
-    public var containerDescription: String?
+    var containerDescription: String?
 
     /// An empty container at `fullPath`.
-    public init(fullPath: String, containerDescription: String? = nil) {
+    package init(fullPath: String, containerDescription: String? = nil) {
         self.fullPath = fullPath
         self.containerDescription = containerDescription
     }
 
     /// ACCESS: 0 for a container; for a method 1 when it can only be read, 3 (set and read)
     /// when `values` keeps its value, else 2 (may only be set).
-    public func access(values: (any OSCQueryValueSource)? = nil) -> Int {
+    func access(values: (any OSCQueryValueSource)? = nil) -> Int {
         guard let method else { return 0 }
         if method.readOnly { return 1 }
         return values?.isReadable(fullPath) == true ? 3 : 2
     }
 
     /// The node below this one at `path` (names between `/`), or nil when there is none.
-    public func node(at path: some Collection<Substring>) -> OSCQueryNode? {
+    package func node(at path: some Collection<Substring>) -> OSCQueryNode? {
         guard let first = path.first else { return self }
         return contents[String(first)]?.node(at: path.dropFirst())
     }
@@ -71,7 +71,7 @@ public struct OSCQueryNode: Sendable, Equatable {
     /// it: FULL_PATH and ACCESS always, DESCRIPTION, TYPE and RANGE for methods, VALUE for a
     /// method `values` has a value for (when `withValues`), CONTENTS (with every node below,
     /// whole) for containers.
-    public func attributes(values: (any OSCQueryValueSource)? = nil, withValues: Bool = true) -> [String: JSONValue] {
+    package func attributes(values: (any OSCQueryValueSource)? = nil, withValues: Bool = true) -> [String: JSONValue] {
         var fields: [String: JSONValue] = [
             "FULL_PATH": .string(fullPath), "ACCESS": .number(Double(access(values: values))),
         ]
@@ -101,7 +101,7 @@ public struct OSCQueryNode: Sendable, Equatable {
 
     /// A VALUE: one item per argument, numbers, strings and booleans as JSON has them, null for
     /// what JSON cannot show (`m`, `b`, nil, impulse), as the proposal's type table says.
-    public static func json(_ arguments: [OSCArgument]) -> JSONValue {
+    package static func json(_ arguments: [OSCArgument]) -> JSONValue {
         .array(
             arguments.map { argument in
                 switch argument {
@@ -118,12 +118,12 @@ public struct OSCQueryNode: Sendable, Equatable {
     }
 
     /// The addresses of every method at or below this node.
-    public var methodPaths: Set<String> {
+    package var methodPaths: Set<String> {
         var paths: Set<String> = method == nil ? [] : [fullPath]
         for child in contents.values { paths.formUnion(child.methodPaths) }
         return paths
     }
 
     /// How many methods this node and those below it have.
-    public var methodCount: Int { (method == nil ? 0 : 1) + contents.values.reduce(0) { $0 + $1.methodCount } }
+    package var methodCount: Int { (method == nil ? 0 : 1) + contents.values.reduce(0) { $0 + $1.methodCount } }
 }

@@ -3,7 +3,7 @@ import OSC
 /// Where the namespace's live values come from: what `?VALUE` answers and what the WebSocket
 /// sends to a client that LISTENs. The bridge implements it over its last-value stores; the
 /// server calls it on its own thread only, never on an event thread's.
-public protocol OSCQueryValueSource: AnyObject, Sendable {
+package protocol OSCQueryValueSource: AnyObject, Sendable {
     /// The current value of the method at `path`, one argument per type tag, or `nil` when the
     /// method has none yet (or is not one whose value is kept).
     func value(at path: String) -> [OSCArgument]?

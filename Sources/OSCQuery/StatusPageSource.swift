@@ -1,7 +1,7 @@
 /// What the status page served beside the OSCQuery namespace shows and does (docs/CONFIG.md,
 /// "Status page"): the bridge implements it; the server calls it on its own thread only, never
 /// on an event thread's.
-public protocol StatusPageSource: AnyObject, Sendable {
+package protocol StatusPageSource: AnyObject, Sendable {
     /// The bridge's state as a JSON object's text: `aseqosc status --json` and the page's own
     /// fields (the config file, the routes in words).
     func statusJSON() -> String
@@ -22,7 +22,7 @@ public protocol StatusPageSource: AnyObject, Sendable {
 }
 
 /// What the page can ask for, when the config allows it (`osc.query.actions`).
-public enum StatusPageAction: String, Sendable, CaseIterable {
+package enum StatusPageAction: String, Sendable, CaseIterable {
     /// Read the config file again, as SIGHUP does.
     case reload
     /// End every note: each output port is sent All Notes Off and the routes' held notes their
@@ -33,9 +33,9 @@ public enum StatusPageAction: String, Sendable, CaseIterable {
 }
 
 /// Why an action did not happen.
-public struct StatusPageRefusal: Error, Sendable, Equatable {
-    public var reason: String
+package struct StatusPageRefusal: Error, Sendable, Equatable {
+    package var reason: String
 
     /// A refusal for `reason`.
-    public init(_ reason: String) { self.reason = reason }
+    package init(_ reason: String) { self.reason = reason }
 }

@@ -22,7 +22,7 @@ final class ConnectionHandler: @unchecked Sendable {
         /// Counts the updates, so that a root written from an older namespace is not kept.
         var version: Int
 
-        init(_ namespace: OSCQueryNamespace, _ hostInfo: OSCQueryHostInfo, version: Int) {
+        package init(_ namespace: OSCQueryNamespace, _ hostInfo: OSCQueryHostInfo, version: Int) {
             self.namespace = namespace
             self.hostInfo = hostInfo
             self.version = version
@@ -56,7 +56,7 @@ final class ConnectionHandler: @unchecked Sendable {
         /// Why it is being closed, once it is: the close frame's status.
         var closing: lws_close_status? = nil
 
-        init(address: IPAddress) { self.address = address }
+        package init(address: IPAddress) { self.address = address }
     }
 
     let content: Mutex<Content>
@@ -199,14 +199,14 @@ final class ConnectionHandler: @unchecked Sendable {
         var body: [UInt8]
         var allow: String? = nil
 
-        init(status: Int, type: String?, body: String, allow: String? = nil) {
+        package init(status: Int, type: String?, body: String, allow: String? = nil) {
             self.status = status
             self.type = status == 204 ? nil : type
             self.body = status == 204 ? [] : Array(body.utf8)
             self.allow = allow
         }
 
-        init(_ answer: OSCQueryAnswer) {
+        package init(_ answer: OSCQueryAnswer) {
             self.init(
                 status: answer.status, type: answer.isJSON ? "application/json" : "text/plain; charset=utf-8",
                 body: answer.body)

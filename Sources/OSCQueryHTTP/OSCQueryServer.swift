@@ -9,8 +9,8 @@ import Platform
 import Synchronization
 
 /// Why the OSCQuery server did not start.
-public struct OSCQueryServerError: Error, Equatable, CustomStringConvertible {
-    public var description: String
+package struct OSCQueryServerError: Error, Equatable, CustomStringConvertible {
+    package var description: String
 }
 
 /// The OSCQuery namespace over HTTP and WebSocket on one port (libwebsockets, on a thread of
@@ -36,81 +36,81 @@ public struct OSCQueryServerError: Error, Equatable, CustomStringConvertible {
 /// sends a text frame longer than ``OSCQueryCommand/textLimit`` or more listens than
 /// ``Limits/listensPerClient`` is closed. Every outcome is counted. Nothing here touches the
 /// bridge's threads: values are read from the source on this server's thread.
-public final class OSCQueryServer: @unchecked Sendable {
+package final class OSCQueryServer: @unchecked Sendable {
     // @unchecked Sendable: `context` and `thread` are set once; the one call other threads
     // make on the context, aseqosc_ws_wake, is the library's thread-safe one.
     /// What bounds the clients.
-    public struct Limits: Sendable, Equatable {
-        public var connections: UInt32 = 64
-        public var connectionsPerAddress: UInt32 = 16
-        public var idleSeconds: UInt32 = 5
+    package struct Limits: Sendable, Equatable {
+        package var connections: UInt32 = 64
+        package var connectionsPerAddress: UInt32 = 16
+        package var idleSeconds: UInt32 = 5
         /// The memory one request may use: its request line and headers.
-        public var requestBytes = 16_384
+        var requestBytes = 16_384
         /// Frames a WebSocket client has not taken yet, in bytes, before it is closed.
-        public var queuedBytes = 262_144
+        package var queuedBytes = 262_144
         /// Methods one WebSocket client may LISTEN to at once.
-        public var listensPerClient = 16_384
+        var listensPerClient = 16_384
         /// How often changed values are sent to listeners.
-        public var listenMilliseconds = 10
+        var listenMilliseconds = 10
 
         /// The defaults.
-        public init() {}
+        package init() {}
     }
 
     /// What the server has done since it started.
-    public struct Counters: Sendable, Equatable {
+    package struct Counters: Sendable, Equatable {
         /// Requests answered, by HTTP status.
-        public var answered: [Int: UInt64] = [:]
+        package var answered: [Int: UInt64] = [:]
         /// Connections taken.
-        public var connections: UInt64 = 0
+        package var connections: UInt64 = 0
         /// Connections closed before any request on them was answered by the namespace: silent
         /// until the idle limit, a request too large, or not HTTP (the library answers those).
-        public var closedUnanswered: UInt64 = 0
+        package var closedUnanswered: UInt64 = 0
         /// Connections from addresses outside the allow-list, reset at once.
-        public var refusedNotAllowed: UInt64 = 0
+        package var refusedNotAllowed: UInt64 = 0
         /// Connections past ``Limits/connections`` or ``Limits/connectionsPerAddress``, reset at once.
-        public var refusedOverLimit: UInt64 = 0
+        package var refusedOverLimit: UInt64 = 0
         /// Connections open now.
-        public var open: UInt64 = 0
+        package var open: UInt64 = 0
         /// WebSocket connections taken, and open now.
-        public var webSockets: UInt64 = 0
-        public var webSocketsOpen: UInt64 = 0
+        package var webSockets: UInt64 = 0
+        package var webSocketsOpen: UInt64 = 0
         /// Methods listened to now, over every client.
-        public var listening: UInt64 = 0
+        package var listening: UInt64 = 0
         /// Frames sent: values (binary OSC) and namespace changes (text).
-        public var valuesSent: UInt64 = 0
-        public var pathChangesSent: UInt64 = 0
+        package var valuesSent: UInt64 = 0
+        package var pathChangesSent: UInt64 = 0
         /// Text frames that were not a LISTEN or IGNORE of a method, and binary frames (this
         /// server takes OSC on its OSC input, not over the WebSocket): ignored.
-        public var framesIgnored: UInt64 = 0
+        package var framesIgnored: UInt64 = 0
         /// WebSocket clients closed for not reading (their queue full), for a text frame too
         /// long, or for listening to more than the limit.
-        public var closedSlow: UInt64 = 0
-        public var closedOversized: UInt64 = 0
-        public var closedTooManyListens: UInt64 = 0
+        package var closedSlow: UInt64 = 0
+        package var closedOversized: UInt64 = 0
+        package var closedTooManyListens: UInt64 = 0
         /// The status page: times served, actions done, actions refused (asked by GET, from a
         /// network outside `actionsAllow`, from another site's page), pages watching now.
-        public var pagesServed: UInt64 = 0
-        public var actionsDone: UInt64 = 0
-        public var actionsRefusedGet: UInt64 = 0
-        public var actionsRefusedNotAllowed: UInt64 = 0
-        public var actionsRefusedOtherSite: UInt64 = 0
-        public var pagesWatching: UInt64 = 0
+        package var pagesServed: UInt64 = 0
+        package var actionsDone: UInt64 = 0
+        package var actionsRefusedGet: UInt64 = 0
+        package var actionsRefusedNotAllowed: UInt64 = 0
+        package var actionsRefusedOtherSite: UInt64 = 0
+        package var pagesWatching: UInt64 = 0
         /// Of those, the pages whose monitor runs (not paused): while none does, the event
         /// threads copy nothing.
-        public var pagesMonitoring: UInt64 = 0
+        package var pagesMonitoring: UInt64 = 0
     }
 
     /// The status page served at `/` to browsers, and what it may do.
-    public struct Page: Sendable {
-        public var source: any StatusPageSource
+    package struct Page: Sendable {
+        var source: any StatusPageSource
         /// The actions it offers (none unless the config lists them).
-        public var actions: Set<StatusPageAction>
+        var actions: Set<StatusPageAction>
         /// Whom actions are taken from.
-        public var actionsAllow: [IPNetwork]
+        var actionsAllow: [IPNetwork]
 
         /// A page reading and acting through `source`.
-        public init(source: any StatusPageSource, actions: Set<StatusPageAction>, actionsAllow: [IPNetwork]) {
+        package init(source: any StatusPageSource, actions: Set<StatusPageAction>, actionsAllow: [IPNetwork]) {
             self.source = source
             self.actions = actions
             self.actionsAllow = actionsAllow
@@ -121,13 +121,13 @@ public final class OSCQueryServer: @unchecked Sendable {
     private let context: OpaquePointer
     private var thread: SystemThread?
     /// The port it listens on (the one chosen when the config said 0).
-    public let port: UInt16
+    package let port: UInt16
     /// `http://HOST:PORT`; the WebSocket is `ws://HOST:PORT`.
-    public let url: String
+    package let url: String
 
     /// Listens on `host` (numeric) and `port` (0: any free one), answering only addresses in
     /// `allow` (empty: everyone, for an input on loopback).
-    public init(
+    package init(
         host: String, port: UInt16, allow: [IPNetwork], namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo,
         limits: Limits = Limits(), values: (any OSCQueryValueSource)? = nil, page: Page? = nil
     ) throws(OSCQueryServerError) {
@@ -195,7 +195,7 @@ public final class OSCQueryServer: @unchecked Sendable {
 
     /// Answers from `namespace` and `hostInfo` from now on (after a reload), and tells the
     /// WebSocket clients which methods came and went.
-    public func update(namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo) {
+    package func update(namespace: OSCQueryNamespace, hostInfo: OSCQueryHostInfo) {
         handler.content.withLock {
             $0 = ConnectionHandler.Content(namespace, hostInfo, version: $0.version + 1)
         }
@@ -203,5 +203,5 @@ public final class OSCQueryServer: @unchecked Sendable {
     }
 
     /// The counts so far.
-    public var counters: Counters { handler.counters.withLock { $0 } }
+    package var counters: Counters { handler.counters.withLock { $0 } }
 }

@@ -2,15 +2,15 @@ import OSCMapping
 import Storage
 
 /// The parts of an address between `/`s, found once, read in place.
-struct AddressParts {
+package struct AddressParts {
     /// The most parts recorded; an address with more has `count` past this and matches nothing.
-    static let capacity = 8
+    package static let capacity = 8
     private let address: UnsafeRawBufferPointer
     private var starts = TupleArray8<Int>(repeating: 0)
     private var ends = TupleArray8<Int>(repeating: 0)
     private(set) var count = 0
 
-    init(_ address: UnsafeRawBufferPointer) {
+    package init(_ address: UnsafeRawBufferPointer) {
         self.address = address
         guard address.first == UInt8(ascii: "/") else { return }
         var start = 1
@@ -38,7 +38,7 @@ struct AddressParts {
 }
 
 extension OSCToMIDITranslator {
-    static func equal(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+    package static func equal(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
         guard bytes.count == literal.utf8CodeUnitCount else { return false }
         let text = literal.utf8Start
         var i = 0
@@ -50,7 +50,7 @@ extension OSCToMIDITranslator {
     }
 
     /// A plain decimal number of at most 5 digits, or nil.
-    static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    package static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard !bytes.isEmpty, bytes.count <= 5 else { return nil }
         var value = 0
         var i = 0

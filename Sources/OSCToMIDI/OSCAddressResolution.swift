@@ -4,7 +4,7 @@ import Storage
 
 /// What an address resolved to (see ``OSCToMIDITranslator/resolve(_:)``): a plain value, kept
 /// for every literal address in ``OSCAddressTable``.
-struct AddressResolution {
+package struct AddressResolution {
     enum Action: UInt8 {
         case unknownAddress
         /// Known, but wrong whatever the arguments (a channel outside 1...16).
@@ -78,7 +78,7 @@ extension OSCToMIDITranslator {
     /// What `address` stands for, found from the address alone: rules (through
     /// ``ruleIndex``), families and output names. Whatever depends on the arguments is left to
     /// ``perform(_:_:_:_:)``.
-    func resolve(_ address: UnsafeRawBufferPointer) -> AddressResolution {
+    package func resolve(_ address: UnsafeRawBufferPointer) -> AddressResolution {
         var resolution = AddressResolution()
         if !rules.isEmpty {
             // The first three matches, in order: a resolution holds two, a third means many.

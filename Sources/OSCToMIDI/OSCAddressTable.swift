@@ -48,7 +48,7 @@ struct OSCAddressTable: Sendable {
     }
 
     /// A table of `addresses`, each resolved by `resolve`; a repeated address is kept once.
-    init(_ addresses: [[UInt8]], resolve: (UnsafeRawBufferPointer) -> AddressResolution) {
+    package init(_ addresses: [[UInt8]], resolve: (UnsafeRawBufferPointer) -> AddressResolution) {
         var capacity = 16
         while capacity < addresses.count * 2 { capacity <<= 1 }
         var slots = [Slot](repeating: Slot(), count: capacity)
@@ -119,7 +119,7 @@ extension OSCToMIDITranslator {
     /// ``OSCAddressTable/maximumCount``: the built-in families' addresses, osmid's commands to
     /// every port (`/*/note_on`, sent as these very bytes), then each mapping rule's that has
     /// no `*` and few enough capture values.
-    func literalAddresses() -> [[UInt8]] {
+    package func literalAddresses() -> [[UInt8]] {
         var addresses: [[UInt8]] = []
         func add(_ parts: [UInt8]...) {
             addresses.append(parts.flatMap { [UInt8(ascii: "/")] + $0 })
@@ -169,7 +169,7 @@ extension OSCToMIDITranslator {
     /// The literal addresses `rule` matches with each capture in the range of the field it
     /// sets (or of its scale's input, when scaled; 0...127 when it sets none), or nil when the
     /// address has a `*` or those are more than ``OSCAddressTable/maximumPerRule``.
-    static func literalAddresses(of rule: OSCMappingRule) -> [[UInt8]]? {
+    package static func literalAddresses(of rule: OSCMappingRule) -> [[UInt8]]? {
         var ranges = [ClosedRange<Int>?](repeating: nil, count: rule.address.captureNames.count)
         let fields = OSCMappingRule.fields(for: rule.kind)
         for (i, value) in rule.values.enumerated() where i < fields.count {

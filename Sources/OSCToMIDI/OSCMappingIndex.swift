@@ -14,23 +14,23 @@ import Storage
 ///
 /// Built once per translator (linear in the rules' parts), read-only after: every lookup is
 /// allocation-free, and the memory is plain buffers (no reference counting on the way down).
-public final class OSCMappingIndex: @unchecked Sendable {
+final class OSCMappingIndex: @unchecked Sendable {
     // @unchecked Sendable: immutable once built.
 
     /// The most rules one lookup returns (a resolution keeps two and needs to know of a third).
-    public static let maximumMatches = 3
+    static let maximumMatches = 3
 
     /// Up to ``maximumMatches`` rules an address matches, lowest index first, with the numbers
     /// each captured.
-    public struct Matches {
-        public private(set) var count = 0
+    struct Matches {
+        private(set) var count = 0
         var rules = TupleArray3<Int32>(repeating: 0)
         var captures = TupleArray3<TupleArray8<Int32>>(repeating: TupleArray8(repeating: 0))
 
         /// Rule `i` (below ``count``): its index in the translator's rules.
-        public func rule(_ i: Int) -> Int { Int(rules[i]) }
+        func rule(_ i: Int) -> Int { Int(rules[i]) }
         /// What rule `i` captured, at the rule's capture indices (0 elsewhere).
-        public func captures(_ i: Int) -> TupleArray8<Int32> { captures[i] }
+        func captures(_ i: Int) -> TupleArray8<Int32> { captures[i] }
 
         /// Keeps `rule` if it is among the `limit` lowest seen.
         @inline(__always)
@@ -82,13 +82,13 @@ public final class OSCMappingIndex: @unchecked Sendable {
     }
 
     /// How many rules were indexed.
-    public let ruleCount: Int
+    let ruleCount: Int
     /// Trie nodes (the root is node 0) and literal edges: what the rules' parts compiled into,
     /// at most one node and one edge per part of every rule.
-    public let nodeCount: Int
-    public let literalEdgeCount: Int
+    let nodeCount: Int
+    let literalEdgeCount: Int
     /// Slots in the literal edge table (a power of two, at least twice the edges).
-    public let literalTableCapacity: Int
+    let literalTableCapacity: Int
 
     private let nodes: FixedBuffer<Node>
     private let terminals: FixedBuffer<Int32>
@@ -98,7 +98,7 @@ public final class OSCMappingIndex: @unchecked Sendable {
     private var bytes: UnsafeMutablePointer<UInt8> { byteBuffer.baseAddress }
 
     /// Compiles the addresses of `rules` (rule `i` is `rules[i]`).
-    public init(_ rules: [OSCMappingRule]) {
+    package init(_ rules: [OSCMappingRule]) {
         precondition(rules.count < Int(Int32.max), "OSCMappingIndex: too many rules")
         // Built with ordinary collections, then copied into flat buffers.
         struct Building {
@@ -238,7 +238,7 @@ public final class OSCMappingIndex: @unchecked Sendable {
 
     /// The (at most `limit`, at most ``maximumMatches``) lowest-numbered rules above `after`
     /// whose address `address` matches, as ``OSCMappingAddress/match(_:captures:)`` decides each.
-    public func matches(_ address: UnsafeRawBufferPointer, after: Int = -1, limit: Int = maximumMatches) -> Matches {
+    func matches(_ address: UnsafeRawBufferPointer, after: Int = -1, limit: Int = maximumMatches) -> Matches {
         var found = Matches()
         guard ruleCount > 0, address.first == UInt8(ascii: "/"), let base = address.baseAddress else { return found }
         var captures = TupleArray8<Int32>(repeating: 0)
@@ -250,7 +250,7 @@ public final class OSCMappingIndex: @unchecked Sendable {
 
     /// The lowest-numbered rule above `after` that `address` matches, and its captures.
     @inline(__always)
-    public func firstMatch(_ address: UnsafeRawBufferPointer, after: Int = -1) -> (
+    func firstMatch(_ address: UnsafeRawBufferPointer, after: Int = -1) -> (
         rule: Int, captures: TupleArray8<Int32>
     )? {
         let found = matches(address, after: after, limit: 1)

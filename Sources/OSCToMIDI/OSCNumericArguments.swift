@@ -6,8 +6,8 @@ import OSCMapping
 /// Nothing is decoded up front: asking for argument `n` walks the first `n` type tags to its
 /// data and loads it big-endian, and an `i` argument never goes through `Double`. Only the
 /// first ``capacity`` arguments can be read as numbers.
-struct NumericArguments {
-    static let capacity = 16
+package struct NumericArguments {
+    package static let capacity = 16
     private let bytes: UnsafeRawBufferPointer
     private let typeTags: UnsafeRawBufferPointer
     private let start: Int
@@ -16,7 +16,7 @@ struct NumericArguments {
     /// Every argument is an `i`: argument `n` is the word at `start + 4n`.
     let onlyInt32: Bool
 
-    init(_ message: OSCMessageView) {
+    package init(_ message: OSCMessageView) {
         bytes = message.bytes
         typeTags = message.typeTags
         start = message.argumentsOffset
@@ -106,7 +106,7 @@ struct NumericArguments {
     }
 
     /// Argument `index` as C would hold it in an `int`: rounded, and clamped to Int32 for floats.
-    func int32(_ index: Int) -> Int32? {
+    package func int32(_ index: Int) -> Int32? {
         if onlyInt32 { return fixedInt32(index) }
         if tag(index) == OSCTypeTag.int32 { return Int32(bitPattern: word(index)) }
         guard let value = self[index], value.isFinite else { return nil }

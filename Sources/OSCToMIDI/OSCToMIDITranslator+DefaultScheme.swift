@@ -4,7 +4,7 @@ import OSCMapping
 /// The default scheme's own addresses, `/midi/{port}/{channel}/note_on ,ii` and so on: what
 /// ``OSCScheme/default`` sends, accepted back.
 extension OSCToMIDITranslator {
-    func resolveDefault(_ address: AddressParts) -> AddressResolution {
+    package func resolveDefault(_ address: AddressParts) -> AddressResolution {
         let outputs = matchOutputs(address.part(1))
         guard outputs.any else { return AddressResolution(.unknownAddress) }
         if address.count == 3 {
@@ -54,7 +54,7 @@ extension OSCToMIDITranslator {
         return AddressResolution(action, kind: kind, channel: UInt8(channel - 1), outputs: outputs)
     }
 
-    static func argumentlessKind(_ type: UnsafeRawBufferPointer) -> MIDIEventKind? {
+    package static func argumentlessKind(_ type: UnsafeRawBufferPointer) -> MIDIEventKind? {
         if equal(type, "clock") { return .clock }
         if equal(type, "start") { return .start }
         if equal(type, "stop") { return .stop }

@@ -4,7 +4,7 @@ import OSCMapping
 
 /// Messages that carry MIDI bytes: a SysEx blob (every dialect has one) and o2m's raw byte stream.
 extension OSCToMIDITranslator {
-    func sysexBlob(
+    package func sysexBlob(
         _ message: OSCMessageView, outputs: OutputSet, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void
     ) -> Outcome {
         guard message.argumentCount == 1, case .blob(let bytes)? = message.arguments.first(where: { _ in true }),
@@ -31,7 +31,7 @@ extension OSCToMIDITranslator {
     }
 
     /// Parses a MIDI byte stream for every output in `outputs` (each gets its own SysEx slot).
-    func parseMIDI(
+    package func parseMIDI(
         _ bytes: UnsafeRawBufferPointer, outputs: OutputSet, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void
     ) -> Outcome {
         var sent = false

@@ -7,7 +7,7 @@ import Storage
 extension OSCToMIDITranslator {
     /// Sends `rule`'s event for `message` to the rule's outputs; false when the message's
     /// arguments are not what the rule takes.
-    func apply(
+    package func apply(
         _ rule: OSCMappingRule, _ message: OSCMessageView, _ arguments: NumericArguments,
         _ captures: TupleArray8<Int32>, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void
     ) -> Bool {
@@ -70,7 +70,7 @@ extension OSCToMIDITranslator {
 
 extension OSCMappingRule {
     /// ``fields(for:)`` without building an array on the hot path: one table, made once.
-    static func fields(forKindIndex kind: MIDIEventKind) -> [OSCMappingField] {
+    package static func fields(forKindIndex kind: MIDIEventKind) -> [OSCMappingField] {
         fieldTable[Int(kind.rawValue)]
     }
 

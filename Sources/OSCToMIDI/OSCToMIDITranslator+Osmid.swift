@@ -5,7 +5,7 @@ import OSCMapping
 /// What osmid's `o2m` accepts, `/{port}/note_on ,iii` (channel, note, velocity) and so on, with
 /// o2m's value handling (checked against Debian's o2m 0.8.0).
 extension OSCToMIDITranslator {
-    func resolveOsmid(_ address: AddressParts) -> AddressResolution {
+    package func resolveOsmid(_ address: AddressParts) -> AddressResolution {
         let device = address.part(0)
         let command = address.part(1)
         let outputs = matchOutputs(device)
@@ -46,7 +46,7 @@ extension OSCToMIDITranslator {
     /// o2m's channel messages: channel first; o2m sends to all 16 channels for a channel <= 0
     /// and to 16 for one above; values are masked to 7 bits, velocities clamped at 127 after a
     /// cast to a byte, pitch bend masked to 14 bits (JUCE's MidiMessage).
-    func translateOsmidChannel(
+    package func translateOsmidChannel(
         _ template: MIDIEvent, _ expected: UInt8, _ outputs: OutputSet, _ arguments: NumericArguments,
         _ sink: (MIDIEvent) -> Void
     ) -> Outcome {
@@ -63,7 +63,7 @@ extension OSCToMIDITranslator {
 
     /// The rest of ``translateOsmidChannel(_:_:_:_:_:)``, once the arguments are read (`last`:
     /// the third, for the kinds that take three).
-    func sendOsmidChannel(
+    package func sendOsmidChannel(
         _ event: inout MIDIEvent, channel: Int32, first: Int32, last: Int32, _ outputs: OutputSet,
         _ sink: (MIDIEvent) -> Void
     ) -> Outcome {
@@ -83,7 +83,7 @@ extension OSCToMIDITranslator {
     }
 
     /// o2m's value handling for an event of `event.kind` from its arguments after the channel.
-    static func fillOsmid(_ event: inout MIDIEvent, first: Int32, last: Int32) {
+    package static func fillOsmid(_ event: inout MIDIEvent, first: Int32, last: Int32) {
         switch event.kind {
         case .noteOn, .noteOff:
             event.data1 = UInt8(truncatingIfNeeded: first) & 0x7F
@@ -99,7 +99,7 @@ extension OSCToMIDITranslator {
     }
 
     /// o2m's `raw`: one blob of MIDI bytes, or numbers taken as bytes (other arguments skipped).
-    func raw(_ message: OSCMessageView, outputs: OutputSet, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void)
+    package func raw(_ message: OSCMessageView, outputs: OutputSet, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void)
         -> Outcome
     {
         guard message.argumentCount > 0 else { return .malformed }

@@ -6,7 +6,7 @@ import Storage
 /// The output ports: which ones a `{port}` part names, and handing an event to each.
 extension OSCToMIDITranslator {
     /// Output indices as a bit set (the bridge has at most 256 ports).
-    struct OutputSet {
+    package struct OutputSet {
         var words = TupleArray4<UInt64>(repeating: 0)
         var any = false
 
@@ -27,7 +27,7 @@ extension OSCToMIDITranslator {
         }
     }
 
-    func emit(_ event: MIDIEvent, to outputs: OutputSet, _ sink: (MIDIEvent) -> Void) {
+    package func emit(_ event: MIDIEvent, to outputs: OutputSet, _ sink: (MIDIEvent) -> Void) {
         var copy = event
         var port = 0
         while port < outputNames.count {
@@ -40,7 +40,7 @@ extension OSCToMIDITranslator {
     }
 
     /// The outputs a `{port}` part names: by sanitised name, or every match of an OSC pattern.
-    func matchOutputs(_ part: UnsafeRawBufferPointer) -> OutputSet {
+    package func matchOutputs(_ part: UnsafeRawBufferPointer) -> OutputSet {
         var set = OutputSet()
         let isPattern = OSCAddressPattern.isPattern(part)
         var index = 0
@@ -55,7 +55,7 @@ extension OSCToMIDITranslator {
     }
 
     /// Whether `part`, sanitised as m2o sanitises port names, equals `name` (already sanitised).
-    static func sanitisedEqual(_ part: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer) -> Bool {
+    package static func sanitisedEqual(_ part: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer) -> Bool {
         guard part.count == name.count else { return false }
         var i = 0
         while i < part.count {

@@ -4,7 +4,7 @@ import OSCMapping
 
 /// TouchOSC Bridge's `/midi ,m`, in either byte order (`/sysex ,b` is ``sysexBlob(_:outputs:_:_:)``).
 extension OSCToMIDITranslator {
-    func translateTouchOSCMIDI(_ message: OSCMessageView, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void)
+    package func translateTouchOSCMIDI(_ message: OSCMessageView, _ timestamp: UInt64, _ sink: (MIDIEvent) -> Void)
         -> Outcome
     {
         guard message.argumentCount > 0 else { return .malformed }

@@ -16,12 +16,12 @@ import OSCMapping
 /// (space and `#*,/?[]{}` as `_`, ASCII letters lowercased), or an OSC pattern (`*`) matched
 /// against every output's sanitised name. Wherever a number is expected, `i`, `f`, `h` and `d`
 /// are all accepted (a float is rounded).
-public struct OSCToMIDITranslator: Sendable {
+package struct OSCToMIDITranslator: Sendable {
     /// The built-in address families (``OSCAddressFamily``).
-    public typealias Family = OSCAddressFamily
+    package typealias Family = OSCAddressFamily
 
     /// What became of one message.
-    public enum Outcome: Hashable, Sendable {
+    package enum Outcome: Hashable, Sendable {
         /// At least one event went to the sink.
         case translated
         /// No rule or built-in address matches (or the port names no output).
@@ -35,14 +35,14 @@ public struct OSCToMIDITranslator: Sendable {
     }
 
     /// The output ports' names as rules and addresses compare them (sanitised, lowercase).
-    public let outputNames: [[UInt8]]
-    public let rules: [OSCMappingRule]
+    let outputNames: [[UInt8]]
+    package let rules: [OSCMappingRule]
     /// The rules' addresses compiled for lookup: what a new address costs grows with its parts,
     /// not with the number of rules.
-    public let ruleIndex: OSCMappingIndex
-    public let families: Set<Family>
+    let ruleIndex: OSCMappingIndex
+    let families: Set<Family>
     /// Where SysEx goes; nil means SysEx from the network is refused (counted, never sent).
-    public let sysex: SysExStore?
+    let sysex: SysExStore?
 
     let acceptsDefault: Bool
     let acceptsTouchOSC: Bool
@@ -52,7 +52,7 @@ public struct OSCToMIDITranslator: Sendable {
     private(set) var addressTable = OSCAddressTable()
 
     /// A translator for outputs named `outputNames` (index = ``MIDIEvent/port`` of what it emits).
-    public init(
+    package init(
         outputNames: [String], rules: [OSCMappingRule] = [], families: Set<Family> = Set(Family.allCases),
         sysex: SysExStore? = nil
     ) {
@@ -70,7 +70,7 @@ public struct OSCToMIDITranslator: Sendable {
     /// Translates one message, handing each event (with ``MIDIEvent/port`` set to the output
     /// index) to `sink`. A SysEx event's slot in ``sysex`` belongs to the sink's side, which must
     /// release it.
-    public func translate(
+    package func translate(
         _ message: OSCMessageView, timestamp: UInt64 = 0, into sink: (MIDIEvent) -> Void
     ) -> Outcome {
         let address = message.address

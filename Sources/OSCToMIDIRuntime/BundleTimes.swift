@@ -3,7 +3,7 @@ import Platform
 
 /// When a bundle's messages are to play: its time tag (wall-clock NTP time) as a time on the
 /// monotonic clock the sequencer queue is anchored on, or now.
-struct BundleTimes {
+package struct BundleTimes {
     let counters: OSCInputCounters
 
     /// The time (monotonic nanoseconds) `tag` asks for, or nil for "now": immediately, or

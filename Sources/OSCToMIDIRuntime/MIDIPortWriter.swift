@@ -30,7 +30,7 @@ package final class SequencerPortWriter: MIDIPortWriter {
     /// Direct output through an event kept ready (the OSC thread alone writes).
     private let direct: DirectOutput
 
-    init(client: SequencerClient, queue: SequencerQueue) {
+    package init(client: SequencerClient, queue: SequencerQueue) {
         self.client = client
         self.queue = queue
         direct = DirectOutput(client: client)

@@ -1,4 +1,3 @@
-import BridgeSession
 import OSC
 import Recovery
 
@@ -6,7 +5,7 @@ import Recovery
 /// ``OSCDecodeError`` case, so a counter is an index rather than a string built per packet.
 package enum MalformedOSC {
     /// The counter index for `error` (below 16).
-    package static func index(of error: OSCDecodeError) -> Int {
+    static func index(of error: OSCDecodeError) -> Int {
         switch error {
         case .empty: 0
         case .sizeNotMultipleOfFour: 1

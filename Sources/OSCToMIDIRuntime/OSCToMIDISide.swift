@@ -24,7 +24,7 @@ import ValueStore
 /// bundle). Nothing there allocates, locks or blocks; only a debug log line for an unknown or
 /// malformed message allocates, and only when debug logging is on (and a log line when a TCP
 /// client comes or goes).
-public final class OSCToMIDISide: @unchecked Sendable {
+package final class OSCToMIDISide: @unchecked Sendable {
     // @unchecked Sendable: after `start`, everything but the counters is touched only by the
     // OSC thread; `stop()` waits for that thread before touching anything else.
 
@@ -53,17 +53,17 @@ public final class OSCToMIDISide: @unchecked Sendable {
     private let silencer: OutputSilencer
     private let bundleTimes: BundleTimes
     /// Puts the thread under SCHED_FIFO as it starts, when set (by the bridge, before ``start()``).
-    public var realtime: RealtimeScheduler?
+    package var realtime: RealtimeScheduler?
     /// What each output port was last sent of every controller, program, bend and pressure
     /// (the event's port is the output's index): OSCQuery's values, and the replays.
-    public let values: LastValueStore
+    package let values: LastValueStore
     /// Where an `/aseqosc/sync` goes for the MIDI -> OSC destinations (the bridge sets it).
-    public var onSyncRequest: (@Sendable (SyncRequest) -> Void)?
+    package var onSyncRequest: (@Sendable (SyncRequest) -> Void)?
     /// The TouchOSC Bridge's client, which every packet's sender may become (`touchoscBridge`).
-    public var learnedClient: LearnedClient?
+    package var learnedClient: LearnedClient?
     /// What the OSC thread receives and writes, copied for the status page's monitor while a
     /// page watches; the bridge's, kept across reloads that make a new side.
-    public let tap: EventTap
+    let tap: EventTap
     // Per message being handled: its arrival time (read once per receive batch), and the time
     // (monotonic) its bundle asks for.
     private var now: UInt64 = 0
@@ -78,7 +78,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
     /// Creates the output ports on `session`'s client (bound through its bindings, which the
     /// input thread keeps reconciled, and tells which wait for a port), the queue and the socket;
     /// nothing runs until ``start()``.
-    public init(
+    package init(
         session: SequencerSession, config: OSCInputConfig, outputs: [OutputPortConfig], sysexCapacity: Int,
         parts: OSCToMIDIParts, tap: EventTap = EventTap()
     ) throws(BridgeError) {
@@ -153,7 +153,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
     }
 
     /// Starts the OSC thread.
-    public func start() {
+    package func start() {
         self.thread = SystemThread(name: "aseqosc-osc-in") { [self, realtime] in
             realtime?.enter(.osc)
             // One clock reading per batch of packets: they arrived together. TCP keeps its
@@ -171,7 +171,7 @@ public final class OSCToMIDISide: @unchecked Sendable {
     }
 
     /// Stops receiving and leaves nothing sounding and nothing to come (``OutputSilencer``).
-    public func stop() {
+    package func stop() {
         guard thread != nil else { return }
         receiver.stop()
         thread?.join()
@@ -185,14 +185,14 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     /// Tells the OSC thread that the device of our output port `port` came back, for outputs
     /// with `sync: ["device"]` (any thread; the input thread, as it reconciles bindings).
-    public func deviceReturned(ourPort port: UInt8) {
+    package func deviceReturned(ourPort port: UInt8) {
         guard let index = ports.firstIndex(of: port), replays.deviceReturned(output: index) else { return }
         receiver.wake()
     }
 
     /// Replays every output that has `sync` (the status page's action), whatever its triggers;
     /// any thread. Returns how many outputs that is.
-    public func replayAll() -> Int {
+    package func replayAll() -> Int {
         let count = replays.replayAll()
         if count > 0 { receiver.wake() }
         return count
@@ -200,13 +200,13 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
     /// Sends every output port, on every channel, sustain off and All Notes Off (the status
     /// page's panic), at the OSC thread's next turn; any thread.
-    public func panic() {
+    package func panic() {
         panicRequest.ask()
         receiver.wake()
     }
 
     /// Unbinds and deletes our output ports (on reload, after ``stop()``).
-    public func removePorts() {
+    package func removePorts() {
         for port in ports {
             session.bindings.unbind(ourPort: port)
             try? session.client.deletePort(port)
@@ -366,18 +366,18 @@ public final class OSCToMIDISide: @unchecked Sendable {
 
 /// What the OSC thread does beside reading, translating and writing events: each a part of its
 /// own, which the bridge builds and hands to ``OSCToMIDISide``.
-public struct OSCToMIDIParts: Sendable {
+package struct OSCToMIDIParts: Sendable {
     /// The output ports' replays of their last values (`sync`).
-    package let replays: OutputReplays
+    let replays: OutputReplays
     /// Note recovery from the senders that announce their held notes.
     package let recovery: RecoveryIntake
     /// The status page's panic.
-    package let panic: OutputPanic
+    let panic: OutputPanic
     /// What leaves nothing sounding at a stop.
     let silencer: OutputSilencer
 
     /// The parts for `outputs`.
-    public init(outputs: [OutputPortConfig]) {
+    package init(outputs: [OutputPortConfig]) {
         replays = OutputReplays(outputs: outputs)
         recovery = RecoveryIntake()
         panic = OutputPanic()

@@ -20,7 +20,7 @@ import Storage
 ///
 /// Times are monotonic nanoseconds. Owned by the OSC thread; nothing here allocates after `init`.
 final class OutputNoteLedger {
-    let ports: Int
+    package let ports: Int
     // Per port, channel and note (index port * 2048 + channel * 128 + note): the earliest
     // note-on since the note was last known silent (`.max`: none), the latest note-on, and the
     // latest note-off.
@@ -36,7 +36,7 @@ final class OutputNoteLedger {
 
     static let notesPerPort = 16 * 128
 
-    init(ports: Int) {
+    package init(ports: Int) {
         self.ports = ports
         let count = max(ports, 1) * Self.notesPerPort
         onFrom = FixedBuffer(repeating: .max, count: count)

@@ -6,10 +6,10 @@ import Synchronization
 package final class OutputPanic: Sendable {
     private let wanted = Atomic<Bool>(false)
 
-    package init() {}
+    init() {}
 
     /// Asks for it (any thread); the caller then wakes the OSC thread.
-    package func ask() { wanted.store(true, ordering: .releasing) }
+    func ask() { wanted.store(true, ordering: .releasing) }
 
     /// Whether it was asked for since the last call, which takes it (the OSC thread).
     @inline(__always)

@@ -1,4 +1,3 @@
-import BridgeSession
 import Recovery
 import Storage
 import Synchronization

@@ -24,7 +24,7 @@ package final class OutputReplays: Sendable {
     }
 
     /// Whether a device coming back can ask for a replay: the OSC thread must then be wakeable.
-    package var followsDevices: Bool { sync.contains { $0.contains(.device) } }
+    var followsDevices: Bool { sync.contains { $0.contains(.device) } }
 
     /// Whether a replay is under way or asked for (the OSC thread's view).
     @inline(__always)
@@ -32,7 +32,7 @@ package final class OutputReplays: Sendable {
 
     /// Asks for output `index`'s replay if its `sync` has `device` (any thread); true: the
     /// caller wakes the OSC thread.
-    package func deviceReturned(output index: Int) -> Bool {
+    func deviceReturned(output index: Int) -> Bool {
         guard index < sync.count, sync[index].contains(.device) else { return false }
         replays.want(index)
         return true
@@ -40,7 +40,7 @@ package final class OutputReplays: Sendable {
 
     /// Asks for the replay of every output that has `sync`, whatever its triggers (the status
     /// page's action; any thread); returns how many, which the caller wakes the OSC thread for.
-    package func replayAll() -> Int {
+    func replayAll() -> Int {
         var count = 0
         for index in sync.indices where !sync[index].isEmpty {
             replays.want(index)

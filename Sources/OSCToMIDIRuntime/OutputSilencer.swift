@@ -9,7 +9,7 @@ import Platform
 /// scheduled on the queue, sends a note-off for every note the pipeline holds and for every note
 /// that may be sounding (played, or scheduled and already due), lets paced output finish (up to
 /// a second), then drops what is left but the note-offs, which go out regardless.
-struct OutputSilencer: Sendable {
+package struct OutputSilencer: Sendable {
     /// How far past the queue's clock a scheduled note-on counts as played when stopping.
     static var cutoffMargin: UInt64 { 5_000_000 }
 

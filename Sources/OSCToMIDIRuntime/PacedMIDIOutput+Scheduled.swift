@@ -1,5 +1,4 @@
 import ALSASequencer
-import BridgeSession
 import Glibc
 import MIDI
 import Recovery

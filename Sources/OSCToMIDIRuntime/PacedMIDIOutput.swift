@@ -41,7 +41,7 @@ import Storage
 /// released to the store once written or dropped.
 package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     /// Our ALSA port per output index.
-    let ports: [UInt8]
+    package let ports: [UInt8]
     /// Events a port may hold back while it is busy, note-offs in the reserve aside.
     package let queueCapacity: Int
     /// Counters per output index.
@@ -77,7 +77,7 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     }
 
     /// What ``PacedMIDIOutput`` keeps for one port beside its queue.
-    struct PortState {
+    package struct PortState {
         /// How far into the head SysEx we are.
         var offset = 0
         /// When the port may write again (monotonic ns).
@@ -85,7 +85,7 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
         /// The most events the queue has held.
         var highWater = 0
         /// The most events the scheduled queue has held.
-        package var scheduledHighWater = 0
+        var scheduledHighWater = 0
     }
 
     /// Slots past `queueCapacity` kept for note-offs: one per note, and one per channel for
@@ -132,7 +132,7 @@ package final class PacedMIDIOutput<Writer: MIDIPortWriter> {
     var scheduledWaiting: Int { backlog.total }
 
     /// Events written, over all ports.
-    package var sent: Int { counters.reduce(0) { $0 + $1.sent.load(ordering: .relaxed) } }
+    var sent: Int { counters.reduce(0) { $0 + $1.sent.load(ordering: .relaxed) } }
 
     /// Sends `event` out of the output port `event.port`: stages it for the next
     /// ``flush(now:)``, writes it now (SysEx, 14-bit controllers, RPN, NRPN; or any event when

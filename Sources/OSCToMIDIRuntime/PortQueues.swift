@@ -1,4 +1,3 @@
-import BridgeSession
 import Recovery
 import Storage
 
@@ -8,15 +7,15 @@ import Storage
 ///
 /// Owned by one thread; nothing here allocates after `init`, and a slot's memory is touched
 /// only once it is used.
-final class PortQueues<Element: BitwiseCopyable> {
+package final class PortQueues<Element: BitwiseCopyable> {
     /// Slots per port.
-    let capacity: Int
+    package let capacity: Int
     /// Elements held over all ports.
     private(set) var total = 0
     private let ports: Int
     private let rings: FixedBuffer<FixedRing<Element>>
 
-    init(ports: Int, capacity: Int) {
+    package init(ports: Int, capacity: Int) {
         self.ports = max(ports, 1)
         self.capacity = capacity
         rings = FixedBuffer(count: self.ports) { _ in FixedRing(capacity: capacity) }

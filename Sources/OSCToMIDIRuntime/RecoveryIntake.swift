@@ -15,7 +15,7 @@ package final class RecoveryIntake: @unchecked Sendable {
     /// Whose events ``record(_:now:)`` records: the sender of the packet being handled, or nobody.
     private var recording = Recording.nobody
 
-    package init() {}
+    init() {}
 
     /// The packet now handled is `sender`'s.
     @inline(__always)
@@ -86,7 +86,7 @@ private enum Recording {
 
     /// `source`, followed at `index` or not.
     @inline(__always)
-    init(_ index: Int?, _ source: PacketSource) {
+    package init(_ index: Int?, _ source: PacketSource) {
         if let index { self = .followed(index) } else { self = .unfollowed(source) }
     }
 }

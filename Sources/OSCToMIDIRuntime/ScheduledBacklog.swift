@@ -1,6 +1,4 @@
-import BridgeSession
 import MIDI
-import Recovery
 
 /// Scheduled events the kernel had no room for (its output pool full), per output port, in time
 /// order, events of equal time in the order they came. ``PacedMIDIOutput`` hands them to the
@@ -11,7 +9,7 @@ typealias ScheduledBacklog = PortQueues<ScheduledEvent>
 struct ScheduledEvent: BitwiseCopyable {
     /// When the event is due, monotonic nanoseconds.
     var time: UInt64
-    var event: MIDIEvent
+    package var event: MIDIEvent
 }
 
 extension PortQueues where Element == ScheduledEvent {

@@ -4,7 +4,7 @@ import Platform
 extension IPAddress {
     /// The addresses of this machine's interfaces, loopback included (`getifaddrs`); a datagram
     /// to any of them never leaves the machine.
-    public static func ofThisMachine() -> Set<IPAddress> {
+    package static func ofThisMachine() -> Set<IPAddress> {
         var found: Set<IPAddress> = []
         InterfaceAddresses.each { _, address in
             if let ip = IPAddress(address) { found.insert(ip) }

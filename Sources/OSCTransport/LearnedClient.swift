@@ -14,9 +14,9 @@ import Synchronization
 /// controls' state. Either way it shows its layout's defaults, so its targets are renewed
 /// (``ServiceTarget/renew()``), which sends it the last values again; replies still go to
 /// the address on ``replyPort``, whatever port it sent from.
-public final class LearnedClient: Sendable {
+package final class LearnedClient: Sendable {
     /// How long a client may be silent before its next packet counts as a client heard anew.
-    public static let silenceLimit: UInt64 = 30_000_000_000
+    static let silenceLimit: UInt64 = 30_000_000_000
 
     /// The port the client is sent to (touchosc2midi's PORT + 1, 12102), whatever it sent from.
     private let replyPort = Atomic<UInt16>(0)
@@ -31,14 +31,14 @@ public final class LearnedClient: Sendable {
     nonisolated(unsafe) private var lastHeard: UInt64 = 0
 
     /// A client not heard from yet; ``follow(_:replyPort:)`` gives it its targets.
-    public init() {}
+    package init() {}
 
     /// Notes the sender of a packet received at `now` (on the OSC thread): a new IP address
     /// becomes the client, and its targets move to it; a new source port from the same address,
     /// or a packet after ``silenceLimit`` of silence, renews them. The observers are called
     /// either way.
     @inline(__always)
-    public func heard(_ sender: PacketSource, now: UInt64) {
+    package func heard(_ sender: PacketSource, now: UInt64) {
         defer { lastHeard = now }
         guard sender != last || now &- lastHeard >= Self.silenceLimit else { return }
         newClient(sender)
@@ -61,7 +61,7 @@ public final class LearnedClient: Sendable {
 
     /// Makes `new` the targets that follow the client, sent to on `port` (after the routes were
     /// built or rebuilt, before the OSC thread runs), and moves them to the client already known.
-    public func follow(_ new: [ServiceTarget], replyPort port: UInt16) {
+    package func follow(_ new: [ServiceTarget], replyPort port: UInt16) {
         replyPort.store(port, ordering: .relaxed)
         targets.withLock { $0 = new }
         let current = address.withLock { current in
@@ -75,17 +75,17 @@ public final class LearnedClient: Sendable {
 
     /// Calls `body` with the client's address (IP and reply port) each time a client appears
     /// or is heard anew, on the OSC thread, after the targets moved or were renewed.
-    public func observe(_ body: @escaping @Sendable (SocketAddress) -> Void) {
+    func observe(_ body: @escaping @Sendable (SocketAddress) -> Void) {
         observers.withLock { $0.append(body) }
     }
 
     /// Where the client is sent to now; nil until one has sent a packet.
-    public var current: SocketAddress? { address.withLock { $0 } }
+    package var current: SocketAddress? { address.withLock { $0 } }
 
     /// How many times the client changed address (the first client counts).
-    public var clientsSeen: Int { seen.load(ordering: .relaxed) }
+    package var clientsSeen: Int { seen.load(ordering: .relaxed) }
 
     /// How many times the client at the same address was heard anew: from a new source port
     /// (the app started again), or after ``silenceLimit`` of silence.
-    public var clientsRenewed: Int { renewed.load(ordering: .relaxed) }
+    package var clientsRenewed: Int { renewed.load(ordering: .relaxed) }
 }

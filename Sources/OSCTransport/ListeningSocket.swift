@@ -2,20 +2,20 @@ import Glibc
 import Platform
 
 /// Why a receiver could not open its socket.
-public struct ListenError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct ListenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What was being bound, `host:port`.
-    public var endpoint: String
-    public var reason: Reason
+    package var endpoint: String
+    package var reason: Reason
 
     /// What failed: the address, or a system call.
-    public enum Reason: Hashable, Sendable, CustomStringConvertible {
+    package enum Reason: Hashable, Sendable, CustomStringConvertible {
         /// `getaddrinfo` did not take the address (its `EAI_` code: not a numeric address).
         case address(Int32)
         /// A system call failed: `socket`, `bind`, `listen`, `eventfd`.
         case system(SystemCallError)
 
         /// The reason alone, as a person reads it: "Address already in use".
-        public var description: String {
+        package var description: String {
             switch self {
             case .address(let code): String(cString: gai_strerror(code))
             case .system(let failure): failure.error.description
@@ -23,12 +23,12 @@ public struct ListenError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public init(endpoint: String, _ reason: Reason) {
+    package init(endpoint: String, _ reason: Reason) {
         self.endpoint = endpoint
         self.reason = reason
     }
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .address: "getaddrinfo for \(endpoint): \(reason)"
         case .system(let error): "\(error.call) for \(endpoint): \(reason)"
@@ -98,7 +98,7 @@ package enum ListeningSocket {
 
 extension SocketAddress {
     /// The port, in host byte order.
-    public var port: Int {
+    var port: Int {
         withSockaddr { address, _ in
             if family == AF_INET6 {
                 return Int(

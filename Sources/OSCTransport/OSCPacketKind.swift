@@ -2,22 +2,22 @@
 /// late note-ons after an outage: a note-on, a note-off (or note-on with velocity 0) and its
 /// channel and note, or anything else.
 @frozen
-public struct OSCPacketKind: Hashable, Sendable, BitwiseCopyable {
+package struct OSCPacketKind: Hashable, Sendable, BitwiseCopyable {
     /// Kind in bits 16 and up (0 other, 1 note-on, 2 note-off); channel and note below.
-    public let raw: UInt32
+    package let raw: UInt32
 
-    @inlinable init(raw: UInt32) { self.raw = raw }
+    @inlinable package init(raw: UInt32) { self.raw = raw }
 
     /// Anything that is not a note: controllers, bends, held-notes messages.
-    public static let other = OSCPacketKind(raw: 0)
+    package static let other = OSCPacketKind(raw: 0)
 
     @inlinable
-    public static func noteOn(channel: UInt8, note: UInt8) -> OSCPacketKind {
+    package static func noteOn(channel: UInt8, note: UInt8) -> OSCPacketKind {
         OSCPacketKind(raw: 1 << 16 | UInt32(channel & 15) << 7 | UInt32(note & 127))
     }
 
     @inlinable
-    public static func noteOff(channel: UInt8, note: UInt8) -> OSCPacketKind {
+    package static func noteOff(channel: UInt8, note: UInt8) -> OSCPacketKind {
         OSCPacketKind(raw: 2 << 16 | UInt32(channel & 15) << 7 | UInt32(note & 127))
     }
 

@@ -9,12 +9,12 @@ import Synchronization
 /// ``stop()`` ends the loop at once from any thread and every packet reaches the same handler
 /// in arrival order, whichever transport brought it. UDP alone, with nothing timed to do, waits
 /// in the receive itself (see ``UDPReceiver``).
-public final class OSCReceiver: @unchecked Sendable {
+package final class OSCReceiver: @unchecked Sendable {
     // @unchecked Sendable: the poll set and the receivers' buffers belong to the thread inside
     // `run`; other threads only call `stop()` and read the statistics.
 
-    public let udp: UDPReceiver?
-    public let tcp: TCPReceiver?
+    package let udp: UDPReceiver?
+    package let tcp: TCPReceiver?
 
     private let wakeSignal: WakeSignal
     private let stopRequested = Atomic<Bool>(false)
@@ -23,7 +23,7 @@ public final class OSCReceiver: @unchecked Sendable {
     private let descriptorCount: Int
 
     /// Waits on `udp` and `tcp` (at least one of them).
-    public init(udp: UDPReceiver?, tcp: TCPReceiver?) throws(ListenError) {
+    package init(udp: UDPReceiver?, tcp: TCPReceiver?) throws(ListenError) {
         precondition(udp != nil || tcp != nil, "OSCReceiver: nothing to receive from")
         self.udp = udp
         self.tcp = tcp
@@ -38,7 +38,7 @@ public final class OSCReceiver: @unchecked Sendable {
 
     /// Makes ``run(tick:beforeBatch:_:)`` return soon; callable from any thread. The sockets
     /// receive nothing more.
-    public func stop() {
+    package func stop() {
         // Releasing: pairs with the acquiring loads in `run` and in the UDP receiver.
         stopRequested.store(true, ordering: .releasing)
         wakeSignal.wake()
@@ -47,12 +47,12 @@ public final class OSCReceiver: @unchecked Sendable {
 
     /// Ends the current wait of a ``run(tick:beforeBatch:clock:wakeable:_:)`` started
     /// `wakeable`, so `tick` runs soon; callable from any thread.
-    public func wake() {
+    package func wake() {
         wakeSignal.wake()
     }
 
     /// Closes every socket (after ``run(tick:beforeBatch:_:)`` has returned), freeing the port at once.
-    public func close() {
+    package func close() {
         udp?.close()
         tcp?.close()
     }
@@ -67,7 +67,7 @@ public final class OSCReceiver: @unchecked Sendable {
     /// `wakeable`: every wait is a `poll` that ``wake()`` can end. Otherwise a UDP-only receiver
     /// with nothing timed waits in a single `recvfrom`, one system call less per packet, which
     /// only ``stop()`` ends.
-    public func run(
+    package func run(
         tick: () -> Int32, beforeBatch: () -> Void = {}, clock: () -> UInt64 = MonotonicClock.now,
         wakeable: Bool = false, _ handler: (UnsafeRawBufferPointer, PacketSource) -> Void
     ) {

@@ -4,18 +4,18 @@ import Platform
 import Storage
 
 /// Why an ``OSCSender`` could not set up a destination's socket.
-public struct UDPSenderError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct UDPSenderError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The destination, as `host:port`.
-    public var destination: String
+    package var destination: String
     /// The call that failed, and why.
-    public var failure: SystemCallError
+    package var failure: SystemCallError
 
-    public init(destination: String, _ failure: SystemCallError) {
+    package init(destination: String, _ failure: SystemCallError) {
         self.destination = destination
         self.failure = failure
     }
 
-    public var description: String { "\(failure.call) for \(destination): \(failure.error)" }
+    package var description: String { "\(failure.call) for \(destination): \(failure.error)" }
 }
 
 /// Fans OSC packets out over UDP and TCP: queue packets for any destinations, then ``flush()``
@@ -38,31 +38,31 @@ public struct UDPSenderError: Error, Hashable, Sendable, CustomStringConvertible
 /// so a fan-out to many destinations still sends each one ``batchCapacity`` packets per call.
 ///
 /// Used by one thread. Nothing in ``queue(_:to:)`` or ``flush()`` allocates or blocks.
-public final class OSCSender {
+package final class OSCSender {
     /// The destinations, in the order ``queue(_:to:)`` numbers them.
-    public let destinations: [ResolvedOSCDestination]
+    package let destinations: [ResolvedOSCDestination]
     @usableFromInline let destinationCount: Int
     /// Counters any thread may read.
-    public let statistics: UDPSendStatistics
+    package let statistics: UDPSendStatistics
     /// The most packets one destination's queue holds; one more flushes every queue first.
-    public let batchCapacity: Int
+    package let batchCapacity: Int
     /// The largest packet that is batched; a larger one is sent at once, after a flush.
-    public let slotSize: Int
+    package let slotSize: Int
     /// The bytes the queued packets share: ``batchCapacity`` packets of ``slotSize`` bytes, and
     /// ``batchCapacity`` packets of ``typicalPacketSize`` for each further destination. A packet
     /// that leaves less than ``slotSize`` free flushes every queue.
-    public let arenaCapacity: Int
+    let arenaCapacity: Int
     /// The room per packet the arena has for destinations after the first: more than a channel
     /// event takes in any scheme (20 to 48 bytes).
-    public static let typicalPacketSize = 64
+    static let typicalPacketSize = 64
 
     private let sockets: FixedBuffer<Int32>
     /// Each destination's TCP link, by destination index (nil: UDP).
-    public let links: [TCPLink?]
+    package let links: [TCPLink?]
     // Whether any destination is TCP: the per-flush check of a sender without.
     private let hasLinks: Bool
     /// Per destination, where the service it follows is now; nil for a fixed address.
-    public let serviceTargets: [ServiceTarget?]
+    package let serviceTargets: [ServiceTarget?]
     private let hasServices: Bool
     // The sending thread's view of each service destination: the target's generation its
     // socket was last connected for, and whether the service was there then.
@@ -94,7 +94,7 @@ public final class OSCSender {
     /// How long datagrams must go unrefused after a refusal before a destination counts as
     /// reached again. Linux answers datagrams to a closed port on another host at most about
     /// once a second (its ICMP rate limit), so a shorter quiet may be the limit, not a receiver.
-    public let refusalSettle: UInt64
+    package let refusalSettle: UInt64
 
     /// What the sending thread knows of one destination's refusals.
     private struct ReachWatch {
@@ -123,7 +123,7 @@ public final class OSCSender {
 
     /// Opens one socket per UDP destination and applies its options (throws naming the call that
     /// failed), and starts each TCP destination's link, whose thread first runs `linkThreadSetup`.
-    public init(
+    package init(
         destinations: [ResolvedOSCDestination], batchCapacity: Int = 64, slotSize: Int = 1_536,
         refusalSettle: UInt64 = 2_000_000_000, linkThreadSetup: (@Sendable () -> Void)? = nil
     ) throws(UDPSenderError) {
@@ -187,7 +187,7 @@ public final class OSCSender {
 
     /// Stops the TCP links, each first writing what is queued over a live connection (at most
     /// ``TCPLink/stopGrace``, all at once): the last thing a stopping bridge does with a sender.
-    public func stopLinks() {
+    package func stopLinks() {
         for link in links { link?.beginStopping() }
         for link in links { link?.stop() }
     }
@@ -204,7 +204,7 @@ public final class OSCSender {
 
     /// Copies `packet` into the queue of `destination` (an index into ``destinations``).
     /// A packet larger than ``slotSize`` is sent at once, after everything queued.
-    public func queue(_ packet: UnsafeRawBufferPointer, to destination: Int, kind: OSCPacketKind = .other) {
+    package func queue(_ packet: UnsafeRawBufferPointer, to destination: Int, kind: OSCPacketKind = .other) {
         precondition(destination >= 0 && destination < destinations.count, "OSCSender: no destination \(destination)")
         guard packet.count <= slotSize else {
             // Whatever is queued goes first, so this destination's packets keep their order.
@@ -225,7 +225,7 @@ public final class OSCSender {
     /// place; ``commit(_:to:)`` queues it. Writing in place saves the copy that
     /// ``queue(_:to:)`` makes.
     @inlinable @inline(__always)
-    public func nextSlot() -> UnsafeMutableRawBufferPointer {
+    package func nextSlot() -> UnsafeMutableRawBufferPointer {
         // Always room: a commit that leaves less than `slotSize` flushes.
         UnsafeMutableRawBufferPointer(start: arena + state[0], count: slotSize)
     }
@@ -234,7 +234,7 @@ public final class OSCSender {
     /// a full queue flushes every queue first; a packet that leaves the arena less than
     /// ``slotSize`` flushes every queue after it. `kind` matters only to a TCP destination.
     @inlinable @inline(__always)
-    public func commit(_ byteCount: Int, to destination: Int, kind: OSCPacketKind = .other) {
+    package func commit(_ byteCount: Int, to destination: Int, kind: OSCPacketKind = .other) {
         precondition(
             destination >= 0 && destination < destinationCount && byteCount <= slotSize,
             "OSCSender: no destination \(destination), or \(byteCount) bytes past the slot")
@@ -263,7 +263,7 @@ public final class OSCSender {
 
     /// Sends everything queued: one `sendmmsg` per destination with packets (a `send` for a
     /// destination with one packet), each destination's packets in queue order.
-    public func flush() {
+    package func flush() {
         let count = state[1]
         guard count > 0 else { return }
         // One reading for the whole flush: when each destination was last sent to, for its reach.
@@ -396,7 +396,7 @@ public final class OSCSender {
     /// connected, so only that receiver's) into `buffer`; nil when none waits, or for a TCP
     /// destination. Never waits. An error the kernel noted on the socket (the receiver's port
     /// unreachable) is read as an empty datagram, and cleared.
-    public func receiveReply(from destination: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    package func receiveReply(from destination: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         guard links[destination] == nil else { return nil }
         let received = valueOrErrno(retryOnInterrupt: {
             recv(sockets[destination], buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))

@@ -9,7 +9,7 @@ extension OSCDestination {
     /// IPv4 first: a stock Debian `/etc/hosts` maps `localhost` to `::1` too, which glibc sorts
     /// first, while OSC receivers (scsynth, Pure Data, liblo's tools) mostly listen on IPv4 only,
     /// so `localhost:57120` would reach nobody. `[::1]:57120` still sends over IPv6.
-    public func resolve() throws(OSCDestinationError) -> ResolvedOSCDestination {
+    package func resolve() throws(OSCDestinationError) -> ResolvedOSCDestination {
         if service != nil {
             // Not known until the service is found: 0.0.0.0:0 until then, never connected to.
             var unknown = sockaddr_in()
@@ -43,32 +43,32 @@ extension OSCDestination {
 }
 
 /// A destination with its address looked up, ready for a ``OSCSender``.
-public struct ResolvedOSCDestination: Hashable, Sendable, CustomStringConvertible {
-    public let destination: OSCDestination
-    public let address: SocketAddress
+package struct ResolvedOSCDestination: Hashable, Sendable, CustomStringConvertible {
+    package let destination: OSCDestination
+    package let address: SocketAddress
 
-    public init(destination: OSCDestination, address: SocketAddress) {
+    package init(destination: OSCDestination, address: SocketAddress) {
         self.destination = destination
         self.address = address
     }
 
-    public var description: String { "\(destination) (\(address))" }
+    package var description: String { "\(destination) (\(address))" }
 }
 
 /// An IPv4 or IPv6 socket address, held as the bytes of its `sockaddr_in` / `sockaddr_in6`.
-public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
+package struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// `AF_INET` or `AF_INET6`.
-    public let family: Int32
+    package let family: Int32
     private let bytes: [UInt8]
 
     /// Copies `length` bytes of the socket address at `address`.
-    public init(_ address: UnsafePointer<sockaddr>, length: Int) {
+    package init(_ address: UnsafePointer<sockaddr>, length: Int) {
         family = Int32(address.pointee.sa_family)
         bytes = Array(UnsafeRawBufferPointer(start: address, count: length))
     }
 
     /// `ip` and `port` as a `sockaddr_in` or `sockaddr_in6`.
-    public init(_ ip: IPAddress, port: UInt16) {
+    package init(_ ip: IPAddress, port: UInt16) {
         switch ip {
         case .v4(let bits):
             var address = sockaddr_in()
@@ -97,17 +97,17 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Calls `body` with the address as the C calls take it.
-    public func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
+    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
         try bytes.withUnsafeBytes { raw in
             try body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
         }
     }
 
     /// The IP address without the port.
-    public var ip: IPAddress? { withSockaddr { address, _ in IPAddress(address) } }
+    package var ip: IPAddress? { withSockaddr { address, _ in IPAddress(address) } }
 
     /// Whether this is a multicast group (224.0.0.0/4 or ff00::/8).
-    public var isMulticast: Bool {
+    package var isMulticast: Bool {
         withSockaddr { address, _ in
             if family == AF_INET {
                 let ip = UInt32(
@@ -123,7 +123,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The numeric address and port, `127.0.0.1:57120` or `[::1]:57120`.
-    public var description: String {
+    package var description: String {
         withSockaddr { address, length in
             var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))

@@ -4,24 +4,24 @@ import Synchronization
 /// the service to, or nil while it is not on the network. The browser's thread changes it; the
 /// thread that sends reads it only after ``generation`` moved, so following a service costs a
 /// send one atomic load.
-public final class ServiceTarget: Sendable {
+package final class ServiceTarget: Sendable {
     /// The instance name (`TouchOSC on iPad`).
-    public let name: String
+    package let name: String
     /// `_osc._udp` or `_osc._tcp`.
-    public let type: String
+    package let type: String
     private let address = Mutex<SocketAddress?>(nil)
     private let changes = Atomic<UInt64>(0)
     private let observers = Mutex<[@Sendable () -> Void]>([])
 
     /// A target for the service `name` of `type`, not found yet.
-    public init(name: String, type: String) {
+    package init(name: String, type: String) {
         self.name = name
         self.type = type
     }
 
     /// Moves the target to `address` (nil: the service is gone); nothing happens when it is
     /// where it was.
-    public func update(_ new: SocketAddress?) {
+    package func update(_ new: SocketAddress?) {
         let changed = address.withLock { current in
             guard current != new else { return false }
             current = new
@@ -36,7 +36,7 @@ public final class ServiceTarget: Sendable {
 
     /// Tells the observers the receiver at the same address is new (a client that started
     /// again): what a move to it would have told them, without moving.
-    public func renew() {
+    func renew() {
         guard current != nil else { return }
         for observer in observers.withLock({ $0 }) { observer() }
     }
@@ -44,22 +44,22 @@ public final class ServiceTarget: Sendable {
     /// Calls `body` after each move and each ``renew()`` (on the thread that moved it): a TCP
     /// link's wake-up, so it leaves a connection to the old address at once; a replay to a
     /// receiver that appeared.
-    public func observe(_ body: @escaping @Sendable () -> Void) {
+    package func observe(_ body: @escaping @Sendable () -> Void) {
         observers.withLock { $0.append(body) }
     }
 
     /// Counts the moves; it changes after every ``update(_:)`` that moved the target.
     @inline(__always)
-    public var generation: UInt64 { changes.load(ordering: .acquiring) }
+    var generation: UInt64 { changes.load(ordering: .acquiring) }
 
     /// The address now, nil while the service is absent.
-    public var current: SocketAddress? { address.withLock { $0 } }
+    package var current: SocketAddress? { address.withLock { $0 } }
 
     /// The address now and the ``generation`` it belongs to, read together.
-    public var snapshot: (address: SocketAddress?, generation: UInt64) {
+    var snapshot: (address: SocketAddress?, generation: UInt64) {
         address.withLock { ($0, changes.load(ordering: .relaxed)) }
     }
 
     /// `'NAME' (TYPE)`.
-    public var label: String { "'\(name)' (\(type))" }
+    var label: String { "'\(name)' (\(type))" }
 }

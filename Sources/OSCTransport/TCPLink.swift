@@ -20,27 +20,27 @@ import Synchronization
 /// again, the note-offs of notes whose note-on went out before the outage are sent first, then
 /// the rest in order, without the note-ons that waited longer than ``noteOnTimeout`` (a chord
 /// played into a dead link should not sound a second later). Every drop is counted by kind.
-public final class TCPLink: @unchecked Sendable {
+package final class TCPLink: @unchecked Sendable {
     // @unchecked Sendable: the ring is the one hand-over between the producer and the link
     // thread (an `SPSCRing`); everything else below the ring is the link thread's own.
 
     /// Where it connects.
-    public let destination: ResolvedOSCDestination
-    public let framing: OSCStreamFraming
+    let destination: ResolvedOSCDestination
+    package let framing: OSCStreamFraming
     /// The most packets held while the connection is down.
-    public let queueCapacity: Int
+    let queueCapacity: Int
     /// How long a note-on may wait for the connection and still be sent, in nanoseconds.
-    public let noteOnTimeout: UInt64
+    let noteOnTimeout: UInt64
 
     /// The largest packet the link carries; a longer one is dropped and counted.
-    public static let maximumPacketSize = 65_536
+    static let maximumPacketSize = 65_536
     static let firstBackoff: UInt64 = 100_000_000
     static let longestBackoff: UInt64 = 2_000_000_000
     /// How long a connect may take before it counts as failed: a host that drops SYNs (gone
     /// from the network) would otherwise hold the link for the kernel's two minutes of retries.
     static let connectTimeout: UInt64 = 3_000_000_000
     /// How long ``stop()`` lets a live connection take what is queued.
-    public static let stopGrace: UInt64 = 500_000_000
+    static let stopGrace: UInt64 = 500_000_000
 
     // Producer -> link thread: a record per packet, tagged with its kind.
     private let ring: SPSCRing
@@ -78,7 +78,7 @@ public final class TCPLink: @unchecked Sendable {
 
     /// A link to `destination`; ``start()`` begins connecting. `threadSetup` runs first thing on
     /// the link's thread (its scheduling).
-    public init(
+    package init(
         destination: ResolvedOSCDestination, framing: OSCStreamFraming, queueCapacity: Int = 1_024,
         noteOnTimeout milliseconds: Int = 1_000, service: ServiceTarget? = nil,
         threadSetup: (@Sendable () -> Void)? = nil
@@ -107,14 +107,14 @@ public final class TCPLink: @unchecked Sendable {
     }
 
     /// Starts the link's thread, which connects and keeps the connection up until ``stop()``.
-    public func start() {
+    package func start() {
         guard thread == nil else { return }
         thread = SystemThread(name: "aseqosc-tcp") { [self] in run() }
     }
 
     /// Ends the thread: over a live connection, what is queued (the note-offs a stopping bridge
     /// sends last) is written first, for at most ``stopGrace``; then the connection is closed.
-    public func stop() {
+    package func stop() {
         guard let thread else { return }
         beginStopping()
         thread.join()
@@ -123,7 +123,7 @@ public final class TCPLink: @unchecked Sendable {
 
     /// Starts ``stop()`` without waiting for it, so that several links write their last
     /// packets at the same time; ``stop()`` then waits.
-    public func beginStopping() {
+    func beginStopping() {
         guard thread != nil, !stopping.load(ordering: .relaxed) else { return }
         stopDeadline.store(MonotonicClock.now() &+ Self.stopGrace, ordering: .relaxed)
         stopping.store(true, ordering: .releasing)
@@ -134,7 +134,7 @@ public final class TCPLink: @unchecked Sendable {
 
     /// Queues `packet` for the link thread; counts a drop if the hand-over ring is full or the
     /// packet is longer than ``maximumPacketSize``. Call ``wake()`` after a batch.
-    public func enqueue(_ packet: UnsafeRawBufferPointer, kind: OSCPacketKind) {
+    package func enqueue(_ packet: UnsafeRawBufferPointer, kind: OSCPacketKind) {
         let handed =
             packet.count <= Self.maximumPacketSize
             && ring.write(tag: kind.raw, size: packet.count) { record in
@@ -144,7 +144,7 @@ public final class TCPLink: @unchecked Sendable {
     }
 
     /// Tells the link thread that packets are waiting (a system call only if it sleeps).
-    public func wake() {
+    package func wake() {
         if stopping.load(ordering: .relaxed) { wakeSignal?.wake() } else { wakeSignal?.notify() }
     }
 
@@ -152,22 +152,22 @@ public final class TCPLink: @unchecked Sendable {
 
     /// Calls `body` on the link's thread each time a connection is made (the first one too),
     /// after the queue was put in order for it: where a replay of last values starts.
-    public func observeConnections(_ body: @escaping @Sendable () -> Void) {
+    package func observeConnections(_ body: @escaping @Sendable () -> Void) {
         connectionObservers.withLock { $0.append(body) }
     }
 
     /// Whether the link is connected and its queue at most half full: room for a replay's
     /// values that leaves the rest to live events.
-    public var hasRoomForReplay: Bool {
+    package var hasRoomForReplay: Bool {
         stateValue.load(ordering: .relaxed) == TCPLinkState.connected.rawValue
             && queuedCount.load(ordering: .relaxed) < queueCapacity / 2
     }
 
     /// Whether the link is connected now.
-    public var isConnected: Bool { stateValue.load(ordering: .relaxed) == TCPLinkState.connected.rawValue }
+    package var isConnected: Bool { stateValue.load(ordering: .relaxed) == TCPLinkState.connected.rawValue }
 
     /// The counters as they stand (any thread).
-    public var counters: TCPLinkCounters {
+    package var counters: TCPLinkCounters {
         let code = lastErrorCode.load(ordering: .relaxed)
         return TCPLinkCounters(
             state: TCPLinkState(rawValue: stateValue.load(ordering: .relaxed)) ?? .waiting,

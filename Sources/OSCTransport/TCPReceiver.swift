@@ -7,7 +7,7 @@ import Storage
 import Synchronization
 
 /// Counters of a ``TCPReceiver``, readable from any thread (relaxed: statistics only).
-public final class TCPReceiveStatistics: Sendable {
+package final class TCPReceiveStatistics: Sendable {
     private let acceptedCount = Atomic<Int>(0)
     private let notAllowedCount = Atomic<Int>(0)
     private let tooManyCount = Atomic<Int>(0)
@@ -24,29 +24,29 @@ public final class TCPReceiveStatistics: Sendable {
     private let frameTimeoutCount = Atomic<Int>(0)
 
     /// Connections taken.
-    public var accepted: Int { acceptedCount.load(ordering: .relaxed) }
+    package var accepted: Int { acceptedCount.load(ordering: .relaxed) }
     /// Connections closed at once because the peer is not in the allow-list.
-    public var refusedNotAllowed: Int { notAllowedCount.load(ordering: .relaxed) }
+    package var refusedNotAllowed: Int { notAllowedCount.load(ordering: .relaxed) }
     /// Connections closed at once because ``TCPReceiver/maxConnections`` were open and none
     /// of them had been idle long enough to give way.
-    public var refusedTooMany: Int { tooManyCount.load(ordering: .relaxed) }
+    package var refusedTooMany: Int { tooManyCount.load(ordering: .relaxed) }
     /// Accepted connections that have ended: by the peer, for a framing error, evicted or
     /// timed out inside a frame.
-    public var closed: Int { closedCount.load(ordering: .relaxed) }
+    package var closed: Int { closedCount.load(ordering: .relaxed) }
     /// Idle connections closed to make room for a new client when every slot was taken
     /// (also counted in ``closed``).
-    public var evictedIdle: Int { evictedCount.load(ordering: .relaxed) }
+    package var evictedIdle: Int { evictedCount.load(ordering: .relaxed) }
     /// Connections closed because a frame they had started did not arrive whole within
     /// ``TCPReceiver/frameTimeout`` (also counted in ``closed``).
-    public var partialFrameTimeouts: Int { frameTimeoutCount.load(ordering: .relaxed) }
+    package var partialFrameTimeouts: Int { frameTimeoutCount.load(ordering: .relaxed) }
     /// Connections open now.
-    public var open: Int { openCount.load(ordering: .relaxed) }
+    package var open: Int { openCount.load(ordering: .relaxed) }
     /// Packets handed on.
-    public var packets: Int { packetCount.load(ordering: .relaxed) }
+    package var packets: Int { packetCount.load(ordering: .relaxed) }
     /// Their bytes (without framing).
-    public var bytes: Int { byteCount.load(ordering: .relaxed) }
+    package var bytes: Int { byteCount.load(ordering: .relaxed) }
     /// Connections closed because their stream could not be read further, by reason.
-    public var framingErrors: FramingErrors {
+    package var framingErrors: FramingErrors {
         FramingErrors(
             unknownFraming: unknownFramingCount.load(ordering: .relaxed),
             badLength: badLengthCount.load(ordering: .relaxed), oversized: oversizedCount.load(ordering: .relaxed),
@@ -54,15 +54,15 @@ public final class TCPReceiveStatistics: Sendable {
     }
 
     /// Framing errors by ``OSCStreamError`` case.
-    public struct FramingErrors: Hashable, Sendable {
-        public var unknownFraming = 0
-        public var badLength = 0
-        public var oversized = 0
-        public var badEscape = 0
+    package struct FramingErrors: Hashable, Sendable {
+        package var unknownFraming = 0
+        package var badLength = 0
+        package var oversized = 0
+        package var badEscape = 0
         /// Connections that ended in the middle of a packet.
-        public var truncated = 0
+        package var truncated = 0
 
-        public var total: Int { unknownFraming + badLength + oversized + badEscape + truncated }
+        package var total: Int { unknownFraming + badLength + oversized + badEscape + truncated }
     }
 
     func recordAccepted() {
@@ -113,7 +113,7 @@ public final class TCPReceiveStatistics: Sendable {
 }
 
 /// A client coming or going, for a log.
-public enum TCPConnectionEvent: Sendable, CustomStringConvertible {
+package enum TCPConnectionEvent: Sendable, CustomStringConvertible {
     case accepted(IPAddress)
     /// Reset at once: not in the allow-list, or (`notAllowed` false) every slot taken and none idle.
     case refused(IPAddress, notAllowed: Bool)
@@ -124,7 +124,7 @@ public enum TCPConnectionEvent: Sendable, CustomStringConvertible {
     /// Closed by us: a frame it had started was not complete within the frame timeout.
     case frameTimedOut(IPAddress, seconds: Double)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .accepted(let peer): "accepted a TCP connection from \(peer)"
         case .refused(let peer, let notAllowed):
@@ -157,22 +157,22 @@ public enum TCPConnectionEvent: Sendable, CustomStringConvertible {
 /// outside the allow-list, or one for which no slot can be freed, is reset (`SO_LINGER` 0)
 /// as soon as it is accepted, without reading, so its next send fails with `ECONNRESET` rather
 /// than its data vanishing. Every one of them is counted.
-public final class TCPReceiver: @unchecked Sendable {
+package final class TCPReceiver: @unchecked Sendable {
     // @unchecked Sendable: the connections and buffers belong to the thread in
     // `OSCReceiver.run`; other threads read the statistics.
 
     /// The address the listening socket is bound to (with the real port when asked for port 0).
-    public let boundAddress: SocketAddress
+    let boundAddress: SocketAddress
     /// Counters any thread may read.
-    public let statistics = TCPReceiveStatistics()
+    package let statistics = TCPReceiveStatistics()
     /// The most clients connected at once.
-    public let maxConnections: Int
+    let maxConnections: Int
     /// The largest packet a client may send; a larger one closes its connection.
-    public let maxPacketSize: Int
+    let maxPacketSize: Int
     /// How long a frame may take to arrive whole, from the read that brought its first byte.
-    public let frameTimeout: Duration
+    let frameTimeout: Duration
     /// How long a connection must have been idle before a new client may take its slot.
-    public let evictableAfter: Duration
+    let evictableAfter: Duration
 
     private struct Connection {
         var descriptor: Int32 = -1
@@ -204,7 +204,7 @@ public final class TCPReceiver: @unchecked Sendable {
     /// Listens on `host:port` (a numeric IPv4 or IPv6 address; port 0 picks a free port).
     /// With `allowList`, connections from other addresses are reset at once. `onConnection`
     /// hears of every client coming and going (on the receiving thread; never per packet).
-    public init(
+    package init(
         host: String, port: Int, allowList: IPAllowList? = nil, maxConnections: Int = 16,
         maxPacketSize: Int = 65_536, readSize: Int = 16_384, frameTimeout: Duration = .seconds(5),
         evictableAfter: Duration = .seconds(1),
@@ -238,7 +238,7 @@ public final class TCPReceiver: @unchecked Sendable {
     }
 
     /// The bound TCP port.
-    public var port: Int { boundAddress.port }
+    package var port: Int { boundAddress.port }
 
     private static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
@@ -247,7 +247,7 @@ public final class TCPReceiver: @unchecked Sendable {
 
     /// Closes every connection and the listening socket, so the port is free at once; the
     /// statistics stay readable. Only after the loop has returned.
-    public func close() {
+    func close() {
         guard !isClosed else { return }
         isClosed = true
         var open = 0

@@ -29,7 +29,7 @@ final class TCPDropCounters: Sendable {
 /// a compaction or a reorder rebuilds them, in one linear pass each.
 final class TCPSendQueue {
     /// The most packets held.
-    let capacity: Int
+    package let capacity: Int
     /// How long a note-on may wait and still be sent, in nanoseconds.
     let noteOnTimeout: UInt64
     let drops: TCPDropCounters
@@ -48,7 +48,7 @@ final class TCPSendQueue {
     private var noteOnQueued = HeldNotes()
 
     /// Room for `capacity` typical packets (under 64 bytes), or a few of `largestPacket` bytes.
-    init(capacity: Int, noteOnTimeout: UInt64, largestPacket: Int, drops: TCPDropCounters) {
+    package init(capacity: Int, noteOnTimeout: UInt64, largestPacket: Int, drops: TCPDropCounters) {
         self.capacity = capacity
         self.noteOnTimeout = noteOnTimeout
         self.drops = drops

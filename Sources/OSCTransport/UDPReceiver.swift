@@ -6,20 +6,20 @@ import Storage
 import Synchronization
 
 /// Counters of a ``UDPReceiver``, readable from any thread (relaxed: statistics only).
-public final class UDPReceiveStatistics: Sendable {
+package final class UDPReceiveStatistics: Sendable {
     private let datagramCount = Atomic<Int>(0)
     private let byteCount = Atomic<Int>(0)
     private let notAllowedCount = Atomic<Int>(0)
     private let truncatedCount = Atomic<Int>(0)
 
     /// Datagrams received from allowed senders and handed on.
-    public var datagrams: Int { datagramCount.load(ordering: .relaxed) }
+    package var datagrams: Int { datagramCount.load(ordering: .relaxed) }
     /// Their bytes.
-    public var bytes: Int { byteCount.load(ordering: .relaxed) }
+    package var bytes: Int { byteCount.load(ordering: .relaxed) }
     /// Datagrams dropped because the sender is not in the allow-list.
-    public var notAllowed: Int { notAllowedCount.load(ordering: .relaxed) }
+    package var notAllowed: Int { notAllowedCount.load(ordering: .relaxed) }
     /// Datagrams dropped because they were larger than a receive slot.
-    public var truncated: Int { truncatedCount.load(ordering: .relaxed) }
+    package var truncated: Int { truncatedCount.load(ordering: .relaxed) }
 
     func record(datagrams: Int, bytes: Int, notAllowed: Int, truncated: Int) {
         if datagrams > 0 {
@@ -42,18 +42,18 @@ public final class UDPReceiveStatistics: Sendable {
 /// which Linux applies to an unconnected UDP socket too (it answers `ENOTCONN` but wakes the
 /// reader); every other receive passes `MSG_DONTWAIT`. With an allow-list, datagrams from other
 /// senders are dropped and counted before the handler sees them.
-public final class UDPReceiver: @unchecked Sendable {
+package final class UDPReceiver: @unchecked Sendable {
     // @unchecked Sendable: the buffers belong to the thread inside `OSCReceiver.run`; other
     // threads only call `stop()` (an atomic and a shutdown) and read the statistics.
 
     /// The address the socket is bound to (with the real port when asked for port 0).
-    public let boundAddress: SocketAddress
+    let boundAddress: SocketAddress
     /// Counters any thread may read.
-    public let statistics = UDPReceiveStatistics()
+    package let statistics = UDPReceiveStatistics()
     /// Datagrams read per `recvmmsg`.
-    public let batchCapacity: Int
+    let batchCapacity: Int
     /// The largest datagram kept; a larger one is dropped and counted as truncated.
-    public let slotSize: Int
+    let slotSize: Int
 
     /// The socket, for ``OSCReceiver``'s `poll()`.
     let socket: Int32
@@ -76,7 +76,7 @@ public final class UDPReceiver: @unchecked Sendable {
 
     /// Binds `host:port` (a numeric IPv4 or IPv6 address; port 0 picks a free port). With
     /// `allowList`, only its senders are handed on.
-    public init(
+    package init(
         host: String, port: Int, allowList: IPAllowList? = nil, batchCapacity: Int = 16, slotSize: Int = 65_536
     ) throws(ListenError) {
         precondition(batchCapacity >= 1 && slotSize >= 16, "UDPReceiver: batch capacity and slot size too small")
@@ -106,12 +106,12 @@ public final class UDPReceiver: @unchecked Sendable {
     }
 
     /// The bound UDP port.
-    public var port: Int { boundAddress.port }
+    package var port: Int { boundAddress.port }
 
     /// Sends `bytes` to `source` from this socket, whose port is the one senders send to, so a
     /// sender's connected socket takes it (the receiving thread's; never waits). False when the
     /// kernel refused it.
-    public func reply(_ bytes: UnsafeRawBufferPointer, to source: PacketSource) -> Bool {
+    package func reply(_ bytes: UnsafeRawBufferPointer, to source: PacketSource) -> Bool {
         let sent = SocketAddress(source.address, port: source.port).withSockaddr {
             sendto(socket, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT), $0, $1)
         }
@@ -120,7 +120,7 @@ public final class UDPReceiver: @unchecked Sendable {
 
     /// Closes the socket, so the port is free at once (for a restart on the same port); the
     /// statistics stay readable. Only after the loop has returned.
-    public func close() {
+    func close() {
         guard !isClosed else { return }
         isClosed = true
         Glibc.close(socket)
@@ -168,7 +168,7 @@ public final class UDPReceiver: @unchecked Sendable {
     }
 
     /// How many single receives pass before a batch read looks for a burst.
-    public static let probeInterval = 8
+    package static let probeInterval = 8
 
     /// Waits for one datagram with `recvfrom` into the first slot and hands it on; false when
     /// nothing was (an error, or ``stop()``).

@@ -4,7 +4,7 @@ import Storage
 import Synchronization
 
 /// Why a packet to one destination was not sent.
-public enum UDPSendFailure: Int, Sendable, CaseIterable, CustomStringConvertible {
+package enum UDPSendFailure: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// `ECONNREFUSED`: an earlier packet came back as ICMP port unreachable; nothing listens there.
     case connectionRefused
     /// `ENETUNREACH`: no route to the network.
@@ -23,7 +23,7 @@ public enum UDPSendFailure: Int, Sendable, CaseIterable, CustomStringConvertible
     /// gone): dropped until it is back.
     case serviceAbsent
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .connectionRefused: "connection_refused"
         case .networkUnreachable: "network_unreachable"
@@ -37,7 +37,7 @@ public enum UDPSendFailure: Int, Sendable, CaseIterable, CustomStringConvertible
     }
 
     /// The reason for an error from `send`/`sendmmsg`.
-    public init(_ error: Errno) {
+    package init(_ error: Errno) {
         switch error.code {
         case ECONNREFUSED: self = .connectionRefused
         case ENETUNREACH, ENETDOWN: self = .networkUnreachable
@@ -51,22 +51,22 @@ public enum UDPSendFailure: Int, Sendable, CaseIterable, CustomStringConvertible
 }
 
 /// One destination's counters at one moment.
-public struct UDPDestinationCounters: Hashable, Sendable {
-    public var packetsSent: Int
-    public var bytesSent: Int
+package struct UDPDestinationCounters: Hashable, Sendable {
+    package var packetsSent: Int
+    package var bytesSent: Int
     /// Packets not sent, by reason; every reason is present.
-    public var errors: [UDPSendFailure: Int]
+    package var errors: [UDPSendFailure: Int]
     /// All packets not sent.
-    public var totalErrors: Int { errors.values.reduce(0, +) }
+    package var totalErrors: Int { errors.values.reduce(0, +) }
     /// Whether anything listens there, as the refusals tell.
-    public var reach: UDPReach
+    package var reach: UDPReach
 }
 
 /// Whether a UDP destination's datagrams reach a receiver, as far as the sender can tell: a
 /// datagram to a port nobody listens on comes back as ICMP "port unreachable", which Linux
 /// reports as `ECONNREFUSED` on the socket's next send. Nothing comes back from a receiver
 /// that takes them, so "sending" means "not refused".
-public enum UDPReach: Hashable, Sendable {
+package enum UDPReach: Hashable, Sendable {
     /// Not refused (or never sent to).
     case sending
     /// Refused since `since` (``MonotonicClock`` nanoseconds), the start of this run of
@@ -78,9 +78,9 @@ public enum UDPReach: Hashable, Sendable {
 /// Per-destination counters a ``OSCSender`` bumps and any thread may read.
 ///
 /// Statistics only: every access is relaxed, as nothing else is published through them.
-public final class UDPSendStatistics: Sendable {
+package final class UDPSendStatistics: Sendable {
     /// How many destinations are counted.
-    public let destinationCount: Int
+    let destinationCount: Int
 
     // Per destination: packets, bytes, system calls, one counter per UDPSendFailure, then
     // the reach: when the current run of refusals began (0: not refused) and when the last
@@ -89,23 +89,23 @@ public final class UDPSendStatistics: Sendable {
     private static let reachOffset = 3 + UDPSendFailure.allCases.count
     private static let stride = reachOffset + 2
 
-    init(destinationCount: Int) {
+    package init(destinationCount: Int) {
         self.destinationCount = destinationCount
         counters = FixedBuffer(count: max(destinationCount, 1) * Self.stride) { _ in Atomic(0) }
     }
 
     /// Packets handed to the kernel for `destination`.
-    public func packetsSent(to destination: Int) -> Int { load(destination, 0) }
+    package func packetsSent(to destination: Int) -> Int { load(destination, 0) }
     /// Bytes handed to the kernel for `destination`.
-    public func bytesSent(to destination: Int) -> Int { load(destination, 1) }
+    package func bytesSent(to destination: Int) -> Int { load(destination, 1) }
     /// Packets for `destination` not sent because of `reason`.
-    public func errors(to destination: Int, reason: UDPSendFailure) -> Int { load(destination, 3 + reason.rawValue) }
+    package func errors(to destination: Int, reason: UDPSendFailure) -> Int { load(destination, 3 + reason.rawValue) }
     /// The `send` and `sendmmsg` calls made for `destination`: one per flush that had packets
     /// for it, unless a call was interrupted or stopped at a failed packet.
-    public func sendCalls(to destination: Int) -> Int { load(destination, 2) }
+    package func sendCalls(to destination: Int) -> Int { load(destination, 2) }
 
     /// All of one destination's counters (allocates a dictionary: for metrics, not the hot path).
-    public func counters(for destination: Int) -> UDPDestinationCounters {
+    package func counters(for destination: Int) -> UDPDestinationCounters {
         var errors: [UDPSendFailure: Int] = [:]
         for reason in UDPSendFailure.allCases { errors[reason] = self.errors(to: destination, reason: reason) }
         return UDPDestinationCounters(
@@ -114,7 +114,7 @@ public final class UDPSendStatistics: Sendable {
     }
 
     /// Whether `destination`'s datagrams are refused now.
-    public func reach(of destination: Int) -> UDPReach {
+    package func reach(of destination: Int) -> UDPReach {
         let since = load(destination, Self.reachOffset)
         guard since != 0 else { return .sending }
         let through = load(destination, Self.reachOffset + 1)

@@ -19,9 +19,9 @@ import MIDI
 ///
 /// A chain's note tables and its stateful operators keep their state in buffers that copies
 /// share; a ``Route`` gives its chain fresh ones.
-public struct Chain: Sendable {
+package struct Chain: Sendable {
     /// How a chain hands its survivors on after its destinations.
-    public enum Branching: Sendable {
+    package enum Branching: Sendable {
         /// No branches.
         case none
         /// Every branch gets a copy of every survivor.
@@ -32,36 +32,36 @@ public struct Chain: Sendable {
     }
 
     /// A key split's branch: the notes it takes and the chain they run through.
-    public struct KeyZone: Sendable {
-        public var notes: ClosedRange<UInt8>
-        public var chain: Chain
+    package struct KeyZone: Sendable {
+        var notes: ClosedRange<UInt8>
+        var chain: Chain
 
-        public init(_ notes: ClosedRange<UInt8>, _ chain: Chain) {
+        package init(_ notes: ClosedRange<UInt8>, _ chain: Chain) {
             self.notes = notes
             self.chain = chain
         }
     }
 
     /// The operators, in order; replace them with ``replaceOperators(_:atBranch:)``.
-    public private(set) var operators: [Operator]
+    package private(set) var operators: [Operator]
     /// The note-off form the chain's own operators set (the last normalisation wins), kept so
     /// that running an event does not search the operators for it.
     private var ownStyle: NoteOffStyle?
     /// Whether a throttle sits here or in a branch: only then can a value fall due later, and
     /// the pipeline asks for deadlines after every batch.
-    public private(set) var hasThrottles = false
+    package private(set) var hasThrottles = false
     /// The destination indices each survivor goes to.
-    public let destinations: [Int]
+    let destinations: [Int]
     /// The branches after the destinations.
-    public private(set) var branches: [Chain]
+    private(set) var branches: [Chain]
     /// Whether the branches are a key split (otherwise a fork).
-    public let splitsByKey: Bool
+    let splitsByKey: Bool
     /// The notes this chain takes when it is a key split's branch.
-    public private(set) var keyRange: ClosedRange<UInt8> = 0...127
-    let notes: NoteTable
+    private(set) var keyRange: ClosedRange<UInt8> = 0...127
+    package let notes: NoteTable
 
     /// A chain running `operators`, sending survivors to `destinations`, then to `branching`.
-    public init(_ operators: [Operator] = [], destinations: [Int] = [], then branching: Branching = .none) {
+    package init(_ operators: [Operator] = [], destinations: [Int] = [], then branching: Branching = .none) {
         self.operators = operators
         self.destinations = destinations
         ownStyle = Self.lastStyle(operators)
@@ -96,13 +96,13 @@ public struct Chain: Sendable {
     }
 
     /// The same chain with its own, empty note tables and operator state.
-    public func withFreshState() -> Chain { Chain(copying: self) }
+    package func withFreshState() -> Chain { Chain(copying: self) }
 
     /// Replaces the operators of the branch at `path` (branch indices from this chain down; empty
     /// for this chain), keeping its note table so held notes still end correctly. Returns `false`
     /// if there is no such branch.
     @discardableResult
-    public mutating func replaceOperators(_ operators: [Operator], atBranch path: [Int] = []) -> Bool {
+    mutating func replaceOperators(_ operators: [Operator], atBranch path: [Int] = []) -> Bool {
         guard let first = path.first else {
             self.operators = operators
             ownStyle = Self.lastStyle(operators)
@@ -121,7 +121,7 @@ public struct Chain: Sendable {
     }
 
     /// The number of notes this chain and its branches hold (note-ons sent, not yet ended).
-    public var heldNoteCount: Int {
+    package var heldNoteCount: Int {
         var total = notes.count
         var b = 0
         while b < branches.count {
@@ -134,20 +134,20 @@ public struct Chain: Sendable {
     // MARK: Running
 
     /// Runs `event`, arriving at time `now` (ns), and hands each output to `sink`.
-    public mutating func process(_ event: MIDIEvent, now: UInt64, into sink: (MIDIEvent, Int) -> Void) {
+    package mutating func process(_ event: MIDIEvent, now: UInt64, into sink: (MIDIEvent, Int) -> Void) {
         var tally = RouteTally()
         process(event, now: now, tally: &tally, sink: sink)
     }
 
     /// Emits the throttled values due at `now`, each continuing through the operators after its
     /// throttle, the destinations and the branches.
-    public mutating func flushDue(now: UInt64, into sink: (MIDIEvent, Int) -> Void) {
+    mutating func flushDue(now: UInt64, into sink: (MIDIEvent, Int) -> Void) {
         var tally = RouteTally()
         flushDue(now: now, inherited: nil, tally: &tally, sink: sink)
     }
 
     /// When the earliest throttled value here or in a branch falls due (ns), or `nil`.
-    public var nextDeadline: UInt64? {
+    var nextDeadline: UInt64? {
         guard hasThrottles else { return nil }
         var earliest: UInt64? = nil
         var i = 0
@@ -164,7 +164,7 @@ public struct Chain: Sendable {
     }
 
     /// Sends a note-end for every note this chain and its branches hold, and forgets them.
-    public func releaseAll(into sink: (MIDIEvent, Int) -> Void) {
+    func releaseAll(into sink: (MIDIEvent, Int) -> Void) {
         releaseAll(inherited: nil, sink: sink)
     }
 
@@ -172,7 +172,9 @@ public struct Chain: Sendable {
     /// everything else through the operators (none, for a route that only forwards) to the
     /// destinations and branches.
     @inline(__always)
-    mutating func process(_ event: MIDIEvent, now: UInt64, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void) {
+    package mutating func process(
+        _ event: MIDIEvent, now: UInt64, tally: inout RouteTally, sink: (MIDIEvent, Int) -> Void
+    ) {
         let key = NoteTable.key(of: event)
         if event.endsNote {
             if endNote(event, key: key, inherited: nil, tally: &tally, sink: sink) { return }

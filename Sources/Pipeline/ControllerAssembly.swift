@@ -5,31 +5,31 @@ import MIDI
 ///
 /// The assembler's state lives in a buffer that copies of this value share; a ``Route`` gives
 /// its chain fresh buffers, so each route assembles on its own.
-public struct ControllerAssembly: Sendable {
+package struct ControllerAssembly: Sendable {
     /// The assembler's configuration, kept to build fresh state.
-    public let fourteenBitControllers: [UInt8]
-    public let dataEntry: ControllerAssembler.DataEntry
+    let fourteenBitControllers: [UInt8]
+    let dataEntry: ControllerAssembler.DataEntry
     private let state: State
 
     /// Assembles pairs of `fourteenBitControllers` (0...31) and RPN/NRPN data entry.
-    public init(fourteenBitControllers: [UInt8] = [], dataEntry: ControllerAssembler.DataEntry = .msbThenLSB) {
+    package init(fourteenBitControllers: [UInt8] = [], dataEntry: ControllerAssembler.DataEntry = .msbThenLSB) {
         self.fourteenBitControllers = fourteenBitControllers
         self.dataEntry = dataEntry
         state = State(ControllerAssembler(fourteenBitControllers: fourteenBitControllers, dataEntry: dataEntry))
     }
 
     /// The same configuration with its own, empty state.
-    public func withFreshState() -> ControllerAssembly {
+    func withFreshState() -> ControllerAssembly {
         ControllerAssembly(fourteenBitControllers: fourteenBitControllers, dataEntry: dataEntry)
     }
 
     /// Consumes, rewrites or passes `event`; `false` when consumed.
-    public func process(_ event: inout MIDIEvent) -> Bool {
+    package func process(_ event: inout MIDIEvent) -> Bool {
         state.assembler.process(&event)
     }
 
     /// Forgets held halves and parameter selections.
-    public func reset() {
+    func reset() {
         state.assembler.reset()
     }
 
@@ -37,6 +37,6 @@ public struct ControllerAssembly: Sendable {
     // route is built on one thread and then handed to the input thread, never shared.
     private final class State: @unchecked Sendable {
         var assembler: ControllerAssembler
-        init(_ assembler: ControllerAssembler) { self.assembler = assembler }
+        package init(_ assembler: ControllerAssembler) { self.assembler = assembler }
     }
 }

@@ -7,17 +7,17 @@ import Storage
 /// The first value on each channel x controller always passes. 14-bit controllers, RPN, NRPN
 /// and poly pressure are not compared. The last values live in a buffer that copies of this
 /// value share; a ``Route`` gives its chain fresh buffers.
-public struct RepeatFilter: Sendable {
+package struct RepeatFilter: Sendable {
     private let state = State()
 
     /// A filter that has seen nothing yet.
-    public init() {}
+    package init() {}
 
     /// The same filter with its own, empty state.
-    public func withFreshState() -> RepeatFilter { RepeatFilter() }
+    func withFreshState() -> RepeatFilter { RepeatFilter() }
 
     /// Records `event`'s value; `false` when it repeats the last one.
-    public func process(_ event: inout MIDIEvent) -> Bool {
+    package func process(_ event: inout MIDIEvent) -> Bool {
         let channel = Int(event.channel & 15)
         switch event.kind {
         case .controlChange:
@@ -39,7 +39,7 @@ public struct RepeatFilter: Sendable {
     }
 
     /// Forgets every last value.
-    public func reset() {
+    func reset() {
         state.reset()
     }
 

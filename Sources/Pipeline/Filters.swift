@@ -7,21 +7,21 @@ import Storage
 // note hanging.
 
 /// A set of input port indices, 0..<``capacity``, as a bit mask.
-public struct PortSet: Sendable, Hashable {
+package struct PortSet: Sendable, Hashable {
     /// Port indices at or above this are never members.
-    public static let capacity = 256
+    package static let capacity = 256
 
     private var words = TupleArray4<UInt64>(repeating: 0)
 
     /// The set of `ports`; indices at or above ``capacity`` are ignored.
-    public init(_ ports: some Sequence<UInt16>) {
+    package init(_ ports: some Sequence<UInt16>) {
         for port in ports where Int(port) < Self.capacity {
             words[Int(port) >> 6] |= 1 << UInt64(port & 63)
         }
     }
 
     /// Every port index below ``capacity``.
-    public static var all: PortSet {
+    package static var all: PortSet {
         var set = PortSet([])
         set.words = TupleArray4(repeating: .max)
         return set
@@ -29,7 +29,7 @@ public struct PortSet: Sendable, Hashable {
 
     /// Whether `port` is a member.
     @inline(__always)
-    public func contains(_ port: UInt16) -> Bool {
+    package func contains(_ port: UInt16) -> Bool {
         Int(port) < Self.capacity && bit(port)
     }
 
@@ -38,12 +38,12 @@ public struct PortSet: Sendable, Hashable {
         words[Int(port) >> 6] & (1 << UInt64(port & 63)) != 0
     }
 
-    public static func == (lhs: PortSet, rhs: PortSet) -> Bool {
+    package static func == (lhs: PortSet, rhs: PortSet) -> Bool {
         lhs.words[0] == rhs.words[0] && lhs.words[1] == rhs.words[1] && lhs.words[2] == rhs.words[2]
             && lhs.words[3] == rhs.words[3]
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         var i = 0
         while i < 4 {
             hasher.combine(words[i])
@@ -53,14 +53,14 @@ public struct PortSet: Sendable, Hashable {
 }
 
 /// Keeps events of the given kinds (or, inverted, drops them). Applies to every event.
-public struct KindFilter: Sendable, Hashable {
+package struct KindFilter: Sendable, Hashable {
     /// Bit *n* set: the kind with raw value *n* matches.
-    public let mask: UInt32
+    let mask: UInt32
     /// Drop the matching kinds instead of keeping them.
-    public let inverted: Bool
+    let inverted: Bool
 
     /// A filter matching `kinds`.
-    public init(_ kinds: [MIDIEventKind], inverted: Bool = false) {
+    package init(_ kinds: [MIDIEventKind], inverted: Bool = false) {
         var mask: UInt32 = 0
         var i = 0
         while i < kinds.count {
@@ -72,20 +72,20 @@ public struct KindFilter: Sendable, Hashable {
     }
 
     /// Whether `event` passes.
-    public func keeps(_ event: MIDIEvent) -> Bool {
+    func keeps(_ event: MIDIEvent) -> Bool {
         (mask & (1 << UInt32(event.kind.rawValue)) != 0) != inverted
     }
 }
 
 /// Keeps channel messages on the given channels (0...15); other events pass.
-public struct ChannelFilter: Sendable, Hashable {
+package struct ChannelFilter: Sendable, Hashable {
     /// Bit *n* set: channel *n* matches.
-    public let mask: UInt16
+    let mask: UInt16
     /// Drop the matching channels instead of keeping them.
-    public let inverted: Bool
+    let inverted: Bool
 
     /// A filter matching `channels` (0...15; others are ignored).
-    public init(_ channels: [UInt8], inverted: Bool = false) {
+    package init(_ channels: [UInt8], inverted: Bool = false) {
         var mask: UInt16 = 0
         var i = 0
         while i < channels.count {
@@ -97,27 +97,27 @@ public struct ChannelFilter: Sendable, Hashable {
     }
 
     /// Whether `event` passes.
-    public func keeps(_ event: MIDIEvent) -> Bool {
+    func keeps(_ event: MIDIEvent) -> Bool {
         guard event.kind.isChannelMessage else { return true }
         return (mask & (1 << UInt16(event.channel & 15)) != 0) != inverted
     }
 }
 
 /// Keeps note-ons, note-offs and poly pressure whose note is in a range; other events pass.
-public struct NoteRangeFilter: Sendable, Hashable {
+package struct NoteRangeFilter: Sendable, Hashable {
     /// The notes that match.
-    public let notes: ClosedRange<UInt8>
+    package let notes: ClosedRange<UInt8>
     /// Drop the matching notes instead of keeping them.
-    public let inverted: Bool
+    let inverted: Bool
 
     /// A filter matching the notes in `notes`.
-    public init(_ notes: ClosedRange<UInt8>, inverted: Bool = false) {
+    package init(_ notes: ClosedRange<UInt8>, inverted: Bool = false) {
         self.notes = notes
         self.inverted = inverted
     }
 
     /// Whether `event` passes.
-    public func keeps(_ event: MIDIEvent) -> Bool {
+    func keeps(_ event: MIDIEvent) -> Bool {
         switch event.kind {
         case .noteOn, .noteOff, .polyPressure:
             return notes.contains(event.data1) != inverted
@@ -131,20 +131,20 @@ public struct NoteRangeFilter: Sendable, Hashable {
 ///
 /// Note-offs and note-ons with velocity 0 always pass: filtering them by velocity would leave
 /// notes hanging.
-public struct VelocityFilter: Sendable, Hashable {
+package struct VelocityFilter: Sendable, Hashable {
     /// The velocities that match.
-    public let velocities: ClosedRange<UInt8>
+    let velocities: ClosedRange<UInt8>
     /// Drop the matching velocities instead of keeping them.
-    public let inverted: Bool
+    let inverted: Bool
 
     /// A filter matching note-ons with a velocity in `velocities`.
-    public init(_ velocities: ClosedRange<UInt8>, inverted: Bool = false) {
+    package init(_ velocities: ClosedRange<UInt8>, inverted: Bool = false) {
         self.velocities = velocities
         self.inverted = inverted
     }
 
     /// Whether `event` passes.
-    public func keeps(_ event: MIDIEvent) -> Bool {
+    func keeps(_ event: MIDIEvent) -> Bool {
         guard event.kind == .noteOn, event.data2 > 0 else { return true }
         return velocities.contains(event.data2) != inverted
     }
@@ -154,15 +154,15 @@ public struct VelocityFilter: Sendable, Hashable {
 ///
 /// Applies to 7-bit control changes (by ``MIDIEvent/data1``) and to assembled 14-bit
 /// controllers (by their MSB number, ``MIDIEvent/parameter``).
-public struct ControllerFilter: Sendable, Hashable {
+package struct ControllerFilter: Sendable, Hashable {
     /// Bit *n* of `low` (0...63) or of `high` (64...127) set: controller *n* matches.
-    public let low: UInt64
-    public let high: UInt64
+    let low: UInt64
+    let high: UInt64
     /// Drop the matching controllers instead of keeping them.
-    public let inverted: Bool
+    let inverted: Bool
 
     /// A filter matching `controllers` (0...127; others are ignored).
-    public init(_ controllers: [UInt8], inverted: Bool = false) {
+    package init(_ controllers: [UInt8], inverted: Bool = false) {
         var low: UInt64 = 0
         var high: UInt64 = 0
         var i = 0
@@ -181,14 +181,14 @@ public struct ControllerFilter: Sendable, Hashable {
     }
 
     /// Whether `controller` (0...127) matches, ignoring `inverted`.
-    public func matches(_ controller: Int) -> Bool {
+    func matches(_ controller: Int) -> Bool {
         guard controller >= 0, controller < 128 else { return false }
         let word = controller < 64 ? low : high
         return word & (1 << UInt64(controller & 63)) != 0
     }
 
     /// Whether `event` passes.
-    public func keeps(_ event: MIDIEvent) -> Bool {
+    func keeps(_ event: MIDIEvent) -> Bool {
         switch event.kind {
         case .controlChange: return matches(Int(event.data1)) != inverted
         case .controlChange14: return matches(Int(event.parameter)) != inverted
@@ -198,20 +198,20 @@ public struct ControllerFilter: Sendable, Hashable {
 }
 
 /// Keeps events from the given input ports. Applies to every event.
-public struct PortFilter: Sendable, Hashable {
+package struct PortFilter: Sendable, Hashable {
     /// The ports that match.
-    public let ports: PortSet
+    package let ports: PortSet
     /// Drop events from the matching ports instead of keeping them.
-    public let inverted: Bool
+    let inverted: Bool
 
     /// A filter matching events whose ``MIDIEvent/port`` is in `ports`.
-    public init(_ ports: PortSet, inverted: Bool = false) {
+    package init(_ ports: PortSet, inverted: Bool = false) {
         self.ports = ports
         self.inverted = inverted
     }
 
     /// Whether `event` passes.
-    public func keeps(_ event: MIDIEvent) -> Bool {
+    func keeps(_ event: MIDIEvent) -> Bool {
         ports.contains(event.port) != inverted
     }
 }

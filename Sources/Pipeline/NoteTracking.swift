@@ -7,7 +7,7 @@ import Storage
 ///
 /// A fixed 16 x 128-entry table, allocated once; copies of a chain share it (a ``Route`` gives
 /// its chain fresh tables).
-final class NoteTable: @unchecked Sendable {
+package final class NoteTable: @unchecked Sendable {
     // @unchecked Sendable: mutated only by the one thread running the route that owns it.
 
     static let entries = 16 * 128

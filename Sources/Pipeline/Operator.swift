@@ -5,7 +5,7 @@ import MIDI
 ///
 /// Operators are built once (from the configuration) and then run on the input thread, where
 /// they never allocate, lock, log or throw.
-public enum Operator: Sendable {
+package enum Operator: Sendable {
     /// Keeps (or drops) events by kind.
     case kindFilter(KindFilter)
     /// Keeps (or drops) channel messages by channel.
@@ -43,7 +43,7 @@ public enum Operator: Sendable {
     }
 
     /// Edits `event` in place at time `now` (monotonic ns); returns `false` to drop it.
-    public mutating func process(_ event: inout MIDIEvent, now: UInt64) -> Bool {
+    package mutating func process(_ event: inout MIDIEvent, now: UInt64) -> Bool {
         switch self {
         case .kindFilter(let filter): filter.keeps(event)
         case .channelFilter(let filter): filter.keeps(event)
@@ -64,19 +64,19 @@ public enum Operator: Sendable {
     }
 
     /// Emits the pending values of a throttle that are due at `now`; nothing for other operators.
-    public mutating func flushDue(now: UInt64, into sink: (MIDIEvent) -> Void) {
+    package mutating func flushDue(now: UInt64, into sink: (MIDIEvent) -> Void) {
         if case .throttle(let throttle) = self { throttle.flushDue(now: now, into: sink) }
     }
 
     /// When a throttle's next pending value falls due; `nil` for other operators.
-    public var nextDeadline: UInt64? {
+    var nextDeadline: UInt64? {
         if case .throttle(let throttle) = self { return throttle.nextDeadline }
         return nil
     }
 
     /// The same operator with its own, empty state (stateful operators share state between
     /// copies; everything else is a plain value).
-    public func withFreshState() -> Operator {
+    func withFreshState() -> Operator {
         switch self {
         case .assemble(let assembly): .assemble(assembly.withFreshState())
         case .dropRepeats(let filter): .dropRepeats(filter.withFreshState())

@@ -5,7 +5,7 @@ import Synchronization
 /// One writer: each update is a relaxed load and a relaxed store (no read-modify-write), so
 /// counting costs no locked instruction; readers see each counter eventually, not a consistent
 /// set.
-public final class RouteCounters: Sendable {
+package final class RouteCounters: Sendable {
     private let eventsIn = Atomic<Int>(0)
     private let passed = Atomic<Int>(0)
     private let droppedByFilter = Atomic<Int>(0)
@@ -15,10 +15,10 @@ public final class RouteCounters: Sendable {
     private let consumed = Atomic<Int>(0)
     private let unmatchedNoteOffs = Atomic<Int>(0)
 
-    public init() {}
+    init() {}
 
     /// The counters as they are now.
-    public var snapshot: RouteCounts {
+    package var snapshot: RouteCounts {
         RouteCounts(
             eventsIn: eventsIn.load(ordering: .relaxed), passed: passed.load(ordering: .relaxed),
             droppedByFilter: droppedByFilter.load(ordering: .relaxed),
@@ -58,25 +58,25 @@ public final class RouteCounters: Sendable {
 ///
 /// Drops count copies: in a fork, a copy dropped in one branch counts once even if another
 /// branch delivers it.
-public struct RouteCounts: Sendable, Hashable {
+package struct RouteCounts: Sendable, Hashable {
     /// Events from the route's input ports.
-    public var eventsIn: Int
+    package var eventsIn: Int
     /// Inputs that reached at least one destination.
-    public var passed: Int
+    package var passed: Int
     /// Copies dropped by a filter.
-    public var droppedByFilter: Int
+    package var droppedByFilter: Int
     /// Note events dropped because a transpose moved them out of 0...127.
-    public var droppedOutOfRange: Int
+    package var droppedOutOfRange: Int
     /// Values held back by a throttle.
-    public var throttled: Int
+    package var throttled: Int
     /// Held-back values a throttle later emitted.
-    public var flushed: Int
+    package var flushed: Int
     /// Events absorbed by controller assembly (first halves, selections) or repeat dropping.
-    public var consumed: Int
+    package var consumed: Int
     /// Note-ends dropped because their note-on never got through (or was already ended).
-    public var unmatchedNoteOffs: Int
+    package var unmatchedNoteOffs: Int
 
-    public init(
+    package init(
         eventsIn: Int = 0, passed: Int = 0, droppedByFilter: Int = 0, droppedOutOfRange: Int = 0,
         throttled: Int = 0, flushed: Int = 0, consumed: Int = 0, unmatchedNoteOffs: Int = 0
     ) {
@@ -92,7 +92,7 @@ public struct RouteCounts: Sendable, Hashable {
 }
 
 /// What one input did, counted on the stack while it runs and published once.
-struct RouteTally {
+package struct RouteTally {
     var filtered = 0
     var outOfRange = 0
     var throttled = 0

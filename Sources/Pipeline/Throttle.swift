@@ -12,26 +12,26 @@ import Storage
 ///
 /// State is fixed: 16 x 128 controller slots plus 16 + 16, allocated when the throttle is built,
 /// in a buffer that copies of this value share; a ``Route`` gives its chain fresh buffers.
-public struct Throttle: Sendable {
+package struct Throttle: Sendable {
     /// The shortest time between two values of one slot, in nanoseconds (at least 1).
-    public let interval: UInt64
+    let interval: UInt64
     private let state = State()
 
     /// At most `maxPerSecond` values per second per slot (at least 1).
-    public init(maxPerSecond: Int) {
+    package init(maxPerSecond: Int) {
         interval = 1_000_000_000 / UInt64(max(1, min(maxPerSecond, 1_000_000_000)))
     }
 
     /// At most one value per `interval` nanoseconds per slot.
-    public init(interval: UInt64) {
+    package init(interval: UInt64) {
         self.interval = max(1, interval)
     }
 
     /// The same throttle with its own, empty state.
-    public func withFreshState() -> Throttle { Throttle(interval: interval) }
+    func withFreshState() -> Throttle { Throttle(interval: interval) }
 
     /// Passes `event` or holds it as its slot's pending value (`false`) at time `now` (ns).
-    public func process(_ event: inout MIDIEvent, now: UInt64) -> Bool {
+    package func process(_ event: inout MIDIEvent, now: UInt64) -> Bool {
         let slot = State.slot(of: event)
         guard slot >= 0 else { return true }
         let last = state.lastPassed[slot]
@@ -46,7 +46,7 @@ public struct Throttle: Sendable {
     }
 
     /// Emits, lowest slot first, every pending value whose interval has elapsed at `now`.
-    public func flushDue(now: UInt64, into sink: (MIDIEvent) -> Void) {
+    func flushDue(now: UInt64, into sink: (MIDIEvent) -> Void) {
         var word = 0
         while word < State.words {
             var remaining = state.pendingBits[word]
@@ -64,7 +64,7 @@ public struct Throttle: Sendable {
     }
 
     /// When the earliest pending value falls due (ns), or `nil` when nothing is pending.
-    public var nextDeadline: UInt64? {
+    var nextDeadline: UInt64? {
         var earliest = UInt64.max
         var any = false
         var word = 0
@@ -82,7 +82,7 @@ public struct Throttle: Sendable {
     }
 
     /// The number of values waiting.
-    public var pendingCount: Int {
+    package var pendingCount: Int {
         var count = 0
         var word = 0
         while word < State.words {

@@ -6,17 +6,17 @@ import Storage
 ///
 /// Inside a chain a note-off is not transposed: it follows its note-on (see ``Chain``), so a
 /// note-on pushed out of range is dropped and so is its note-off.
-public struct Transpose: Sendable, Hashable {
+package struct Transpose: Sendable, Hashable {
     /// The semitones to add (negative: down).
-    public let semitones: Int
+    let semitones: Int
 
     /// Transposes by `semitones`.
-    public init(semitones: Int) {
+    package init(semitones: Int) {
         self.semitones = semitones
     }
 
     /// Rewrites `event`; returns `false` when the note left 0...127.
-    public func process(_ event: inout MIDIEvent) -> Bool {
+    package func process(_ event: inout MIDIEvent) -> Bool {
         switch event.kind {
         case .noteOn, .noteOff, .polyPressure:
             let note = Int(event.data1) + semitones
@@ -30,12 +30,12 @@ public struct Transpose: Sendable, Hashable {
 }
 
 /// Rewrites the channel of channel messages through a 16-entry table; other events pass.
-public struct ChannelMap: Sendable, Hashable {
+package struct ChannelMap: Sendable, Hashable {
     private var table = TupleArray16<UInt8>(repeating: 0)
 
     /// Maps each channel `from` to `to` (both 0...15; other entries are ignored); channels not
     /// named stay as they are.
-    public init(_ mapping: [(from: UInt8, to: UInt8)]) {
+    package init(_ mapping: [(from: UInt8, to: UInt8)]) {
         var channel: UInt8 = 0
         while channel < 16 {
             table[Int(channel)] = channel
@@ -50,20 +50,20 @@ public struct ChannelMap: Sendable, Hashable {
     }
 
     /// Moves every channel to `channel` (0...15).
-    public init(allTo channel: UInt8) {
+    package init(allTo channel: UInt8) {
         table = TupleArray16(repeating: channel & 15)
     }
 
     /// The channel that `channel` (0...15) becomes.
-    public func map(_ channel: UInt8) -> UInt8 { table[Int(channel & 15)] }
+    package func map(_ channel: UInt8) -> UInt8 { table[Int(channel & 15)] }
 
     /// Rewrites `event`; always keeps it.
-    public func process(_ event: inout MIDIEvent) -> Bool {
+    package func process(_ event: inout MIDIEvent) -> Bool {
         if event.kind.isChannelMessage { event.channel = table[Int(event.channel & 15)] }
         return true
     }
 
-    public static func == (lhs: ChannelMap, rhs: ChannelMap) -> Bool {
+    package static func == (lhs: ChannelMap, rhs: ChannelMap) -> Bool {
         var i = 0
         while i < 16 {
             if lhs.table[i] != rhs.table[i] { return false }
@@ -72,7 +72,7 @@ public struct ChannelMap: Sendable, Hashable {
         return true
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         var i = 0
         while i < 16 {
             hasher.combine(table[i])
@@ -82,12 +82,12 @@ public struct ChannelMap: Sendable, Hashable {
 }
 
 /// Renumbers 7-bit control changes through a 128-entry table; other events pass.
-public struct ControllerMap: Sendable, Hashable {
+package struct ControllerMap: Sendable, Hashable {
     private let table = ByteTable()
 
     /// Maps each controller `from` to `to` (both 0...127; other entries are ignored);
     /// controllers not named stay as they are.
-    public init(_ mapping: [(from: UInt8, to: UInt8)]) {
+    package init(_ mapping: [(from: UInt8, to: UInt8)]) {
         var controller: UInt8 = 0
         while controller < 128 {
             table[Int(controller)] = controller
@@ -102,15 +102,15 @@ public struct ControllerMap: Sendable, Hashable {
     }
 
     /// The controller that `controller` (0...127) becomes.
-    public func map(_ controller: UInt8) -> UInt8 { table[Int(controller & 127)] }
+    package func map(_ controller: UInt8) -> UInt8 { table[Int(controller & 127)] }
 
     /// Rewrites `event`; always keeps it.
-    public func process(_ event: inout MIDIEvent) -> Bool {
+    package func process(_ event: inout MIDIEvent) -> Bool {
         if event.kind == .controlChange { event.data1 = table[Int(event.data1 & 127)] }
         return true
     }
 
-    public static func == (lhs: ControllerMap, rhs: ControllerMap) -> Bool {
+    package static func == (lhs: ControllerMap, rhs: ControllerMap) -> Bool {
         var i = 0
         while i < 128 {
             if lhs.table[i] != rhs.table[i] { return false }
@@ -119,7 +119,7 @@ public struct ControllerMap: Sendable, Hashable {
         return true
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         var i = 0
         while i < 128 {
             hasher.combine(table[i])
@@ -134,14 +134,14 @@ public struct ControllerMap: Sendable, Hashable {
 /// (they follow their note-ons, see ``Chain``); instead the last `normaliseNoteOffs` operator of a
 /// chain (or, if it has none, of its nearest ancestor) sets the form of every note-end the chain
 /// emits, at its output. With none anywhere, a note-end leaves in the form it arrived in.
-public enum NoteOffStyle: Sendable, Hashable {
+package enum NoteOffStyle: Sendable, Hashable {
     /// Note-on with velocity 0 becomes a note-off (velocity 0).
     case noteOff
     /// Note-off becomes a note-on with velocity 0 (its release velocity is lost).
     case noteOnWithZeroVelocity
 
     /// Rewrites a note-end in this form; leaves every other event alone. Always keeps it.
-    public func process(_ event: inout MIDIEvent) -> Bool {
+    package func process(_ event: inout MIDIEvent) -> Bool {
         guard event.endsNote else { return true }
         switch self {
         case .noteOff:

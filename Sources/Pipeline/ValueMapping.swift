@@ -1,11 +1,11 @@
 import MIDI
 
 /// Two ends of a range of values; `start` may be above `end` (an inverted range).
-public struct ValueSpan: Sendable, Hashable {
-    public var start: Int
-    public var end: Int
+package struct ValueSpan: Sendable, Hashable {
+    var start: Int
+    var end: Int
 
-    public init(_ start: Int, _ end: Int) {
+    package init(_ start: Int, _ end: Int) {
         self.start = start
         self.end = end
     }
@@ -22,9 +22,9 @@ public struct ValueSpan: Sendable, Hashable {
 /// `out.start + (x - in.start) * (out.end - out.start) / (in.end - in.start)` rounded to the
 /// nearest integer, exact halves upwards (towards +infinity), in exact integer arithmetic. An
 /// input span of one value maps everything to `out.start`. Input ends beyond ±2^24 are clamped.
-public struct ValueMapping: Sendable, Hashable {
+package struct ValueMapping: Sendable, Hashable {
     /// The value a mapping rewrites.
-    public enum Target: Sendable, Hashable {
+    package enum Target: Sendable, Hashable {
         /// The value (``MIDIEvent/data2``) of one 7-bit controller, 0...127.
         case controller(UInt8)
         /// The pitch bend ``MIDIEvent/value``, -8192...8191.
@@ -37,12 +37,12 @@ public struct ValueMapping: Sendable, Hashable {
         case velocity
     }
 
-    public let target: Target
-    public let input: ValueSpan
-    public let output: ValueSpan
+    let target: Target
+    let input: ValueSpan
+    let output: ValueSpan
 
     /// Maps `target` values from `input` to `output`.
-    public init(_ target: Target, from input: ValueSpan, to output: ValueSpan) {
+    package init(_ target: Target, from input: ValueSpan, to output: ValueSpan) {
         self.target = target
         // Far beyond any MIDI value, and small enough that `map` cannot overflow.
         let limit = 1 << 24
@@ -60,7 +60,7 @@ public struct ValueMapping: Sendable, Hashable {
     }
 
     /// The value `x` becomes.
-    public func map(_ x: Int) -> Int {
+    package func map(_ x: Int) -> Int {
         let clampedInput = min(max(x, input.lower), input.upper)
         var denominator = input.end - input.start
         guard denominator != 0 else { return output.start }
@@ -76,7 +76,7 @@ public struct ValueMapping: Sendable, Hashable {
     }
 
     /// Rewrites the target value of a matching event; always keeps it.
-    public func process(_ event: inout MIDIEvent) -> Bool {
+    package func process(_ event: inout MIDIEvent) -> Bool {
         switch target {
         case .controller(let controller):
             if event.kind == .controlChange, event.data1 == controller {

@@ -5,9 +5,9 @@ import MIDI
 /// Applies to note-ons with velocity above 0 only, and never produces 0 (which would turn a
 /// note-on into a note-off): every result is clamped to 1...127. Note-offs keep their release
 /// velocity. Results are rounded to the nearest integer, halves away from zero.
-public struct VelocityCurve: Sendable, Hashable {
+package struct VelocityCurve: Sendable, Hashable {
     /// How velocities are reshaped.
-    public enum Shape: Sendable, Hashable {
+    package enum Shape: Sendable, Hashable {
         /// Every note-on gets this velocity.
         case fixed(UInt8)
         /// Velocity times a factor.
@@ -22,12 +22,12 @@ public struct VelocityCurve: Sendable, Hashable {
     }
 
     /// The shape the table was computed from.
-    public let shape: Shape
+    let shape: Shape
     /// The 128 results (see ``ByteTable`` for why they are not inline).
     private let table: ByteTable
 
     /// A curve of `shape`.
-    public init(_ shape: Shape) {
+    package init(_ shape: Shape) {
         self.shape = shape
         table = ByteTable()
         var velocity = 1
@@ -38,12 +38,12 @@ public struct VelocityCurve: Sendable, Hashable {
     }
 
     /// The velocity `velocity` (1...127) becomes; 0 stays 0.
-    public func map(_ velocity: UInt8) -> UInt8 {
+    package func map(_ velocity: UInt8) -> UInt8 {
         velocity == 0 ? 0 : table[Int(velocity & 127)]
     }
 
     /// Rewrites the velocity of a note-on; always keeps the event.
-    public func process(_ event: inout MIDIEvent) -> Bool {
+    package func process(_ event: inout MIDIEvent) -> Bool {
         if event.kind == .noteOn, event.data2 > 0 { event.data2 = table[Int(event.data2 & 127)] }
         return true
     }
@@ -66,8 +66,8 @@ public struct VelocityCurve: Sendable, Hashable {
         return UInt8(min(max(value, 1), 127))
     }
 
-    public static func == (lhs: VelocityCurve, rhs: VelocityCurve) -> Bool { lhs.shape == rhs.shape }
-    public func hash(into hasher: inout Hasher) { hasher.combine(shape) }
+    package static func == (lhs: VelocityCurve, rhs: VelocityCurve) -> Bool { lhs.shape == rhs.shape }
+    package func hash(into hasher: inout Hasher) { hasher.combine(shape) }
 }
 
 extension Int {

@@ -1,9 +1,9 @@
 import Glibc
 
 /// The few file operations the daemon and its commands make, with POSIX errors.
-public enum FileSystem {
+package enum FileSystem {
     /// The whole content of the file at `path`.
-    public static func contents(of path: String) throws(Errno) -> [UInt8] {
+    package static func contents(of path: String) throws(Errno) -> [UInt8] {
         let descriptor: Int32
         switch valueOrErrno(retryOnInterrupt: { open(path, O_RDONLY | O_CLOEXEC) }) {
         case .success(let opened): descriptor = opened
@@ -14,7 +14,7 @@ public enum FileSystem {
     }
 
     /// What `descriptor` has to read, to its end (standard input, a file already open).
-    public static func contents(of descriptor: Int32) throws(Errno) -> [UInt8] {
+    package static func contents(of descriptor: Int32) throws(Errno) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -33,7 +33,7 @@ public enum FileSystem {
     /// Writes all of `bytes` to `descriptor` (a pipe, a terminal, a file), unbuffered; stops
     /// early only when the descriptor refuses, which it answers.
     @discardableResult
-    public static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Result<Void, Errno> {
+    package static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Result<Void, Errno> {
         var offset = 0
         while offset < bytes.count {
             switch valueOrErrno(retryOnInterrupt: {
@@ -48,20 +48,20 @@ public enum FileSystem {
     }
 
     /// Whether something (a file, folder or socket) exists at `path`.
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }
 
     /// `path` with links, `.` and `..` resolved; nil when it does not exist.
-    public static func resolved(_ path: String) -> String? {
+    package static func resolved(_ path: String) -> String? {
         guard let pointer = realpath(path, nil) else { return nil }
         defer { free(pointer) }
         return String(cString: pointer)
     }
 
     /// The names in the folder at `path` (without `.` and `..`); empty when it cannot be read.
-    public static func names(in path: String) -> [String] {
+    package static func names(in path: String) -> [String] {
         guard let folder = opendir(path) else { return [] }
         defer { closedir(folder) }
         var names: [String] = []

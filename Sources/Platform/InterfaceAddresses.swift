@@ -2,10 +2,10 @@ import Glibc
 
 /// The IPv4 and IPv6 addresses of this machine's network interfaces, as `getifaddrs` lists them
 /// (loopback included): the one walk of that list for the modules that need it.
-public enum InterfaceAddresses {
+package enum InterfaceAddresses {
     /// Calls `body` with each interface's name and each of its IPv4 and IPv6 addresses, in the
     /// kernel's order; other families (link-layer entries) are skipped.
-    public static func each(_ body: (_ interface: String, _ address: UnsafePointer<sockaddr>) -> Void) {
+    package static func each(_ body: (_ interface: String, _ address: UnsafePointer<sockaddr>) -> Void) {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { return }
         defer { freeifaddrs(list) }

@@ -3,21 +3,21 @@ import Synchronization
 
 /// Severity of a log line; the raw values are syslog's priorities, which journald reads from a
 /// `<N>` prefix.
-public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+package enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     case error = 3
     case warning = 4
     case notice = 5
     case info = 6
     case debug = 7
 
-    public init?(name: String) {
+    package init?(name: String) {
         guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
         self = level
     }
 
     /// `error`, `warning`, ... as `--log-level` takes it. Spelled out: `"\(level)"` would find a
     /// case's name by reflection, a million instructions the first time.
-    public var name: String {
+    var name: String {
         switch self {
         case .error: "error"
         case .warning: "warning"
@@ -27,22 +27,22 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
         }
     }
 
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue > rhs.rawValue }
+    package static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue > rhs.rawValue }
 }
 
 /// Writes log lines to stderr: with journald priority prefixes (`<6>...`) when stderr is the
 /// journal (systemd sets `JOURNAL_STREAM`), with a timestamp otherwise. Never used per event.
-public final class Logger: Sendable {
+package final class Logger: Sendable {
     private let minimum: LogLevel
     private let forJournal: Bool
     private let lock = Mutex(())
 
-    public init(level: LogLevel, environment: [String: String] = ProcessEnvironment.current) {
+    package init(level: LogLevel, environment: [String: String] = ProcessEnvironment.current) {
         minimum = level
         forJournal = environment["JOURNAL_STREAM"] != nil
     }
 
-    public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+    func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level >= minimum else { return }
         let prefix: String
         if forJournal {
@@ -58,11 +58,11 @@ public final class Logger: Sendable {
         }
     }
 
-    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
-    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
-    public func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
-    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
-    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    package func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+    package func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    package func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
+    package func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    package func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
 
     /// `INFO   `: the level in capitals, padded to one width so messages line up.
     static func label(_ level: LogLevel) -> String {

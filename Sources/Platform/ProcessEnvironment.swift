@@ -1,7 +1,7 @@
 import Glibc
 
 /// The process's environment variables, read from `environ`.
-public enum ProcessEnvironment {
+package enum ProcessEnvironment {
     /// Read once, when first asked for: aseqosc never sets a variable, and `run` asks several
     /// times as it starts.
     public static let current: [String: String] = {

@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 
 /// One of the bridge's threads that may run real-time.
-public enum RealtimeRole: Int, CaseIterable, Sendable, CustomStringConvertible {
+package enum RealtimeRole: Int, CaseIterable, Sendable, CustomStringConvertible {
     /// The ALSA input thread (`aseqosc-input`).
     case input
     /// The OSC -> MIDI thread (`aseqosc-osc-in`).
@@ -11,7 +11,7 @@ public enum RealtimeRole: Int, CaseIterable, Sendable, CustomStringConvertible {
     /// A TCP destination's connection thread (`aseqosc-tcp`), one per destination.
     case tcp
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .input: "input"
         case .osc: "osc"
@@ -21,17 +21,17 @@ public enum RealtimeRole: Int, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 /// How one thread ended up scheduled.
-public struct ThreadSchedule: Codable, Sendable, Equatable {
+package struct ThreadSchedule: Codable, Sendable, Equatable {
     /// `fifo` (SCHED_FIFO) or `other` (the normal time-sharing policy).
-    public var policy: String
+    var policy: String
     /// The SCHED_FIFO priority; 0 under `other`.
-    public var priority: Int
+    var priority: Int
     /// Why SCHED_FIFO was not taken, when it was asked for (`EPERM`).
-    public var refused: String?
+    var refused: String?
     /// The one CPU the thread is kept on, if it is kept on one.
-    public var cpu: Int?
+    var cpu: Int?
 
-    public init(policy: String, priority: Int, refused: String? = nil, cpu: Int? = nil) {
+    package init(policy: String, priority: Int, refused: String? = nil, cpu: Int? = nil) {
         self.policy = policy
         self.priority = priority
         self.refused = refused
@@ -39,7 +39,7 @@ public struct ThreadSchedule: Codable, Sendable, Equatable {
     }
 
     /// `fifo/4`, `other`, `other (SCHED_FIFO refused: EPERM)`, then ` on CPU 1` when kept on one.
-    public var text: String {
+    package var text: String {
         let placement = cpu.map { " on CPU \($0)" } ?? ""
         if policy == "fifo" { return "fifo/\(priority)" + placement }
         return (refused.map { "\(policy) (SCHED_FIFO refused: \($0))" } ?? policy) + placement
@@ -49,12 +49,12 @@ public struct ThreadSchedule: Codable, Sendable, Equatable {
 /// Puts the bridge's event threads under SCHED_FIFO and locks the process's memory, where the
 /// system allows it, and records what each thread got. Where it is refused, the bridge runs at
 /// normal priority and the log says once, for the whole process, why and how to allow it.
-public final class RealtimeScheduler: Sendable {
+package final class RealtimeScheduler: Sendable {
     /// The SCHED_FIFO priority asked for; nil runs every thread at normal priority.
-    public let priority: Int?
+    package let priority: Int?
     /// Whether `mlockall` is asked for (only with a priority: locking is for the threads'
     /// sake, so that an event never waits for a page to be read back in).
-    public let lockMemory: Bool
+    let lockMemory: Bool
     private let log: Logger
     private let state = Mutex(State())
 
@@ -69,7 +69,7 @@ public final class RealtimeScheduler: Sendable {
     }
 
     /// Asks for SCHED_FIFO at `priority` (1-99; nil: normal priority) and, with it, locked memory.
-    public init(priority: Int?, lockMemory: Bool, log: Logger) {
+    package init(priority: Int?, lockMemory: Bool, log: Logger) {
         self.priority = priority
         self.lockMemory = priority != nil && lockMemory
         self.log = log
@@ -77,7 +77,7 @@ public final class RealtimeScheduler: Sendable {
 
     /// Before the threads start, on the thread that starts them: locks memory, and finds out
     /// whether SCHED_FIFO will be granted, so that one log line can tell both refusals. Once.
-    public func prepare() {
+    package func prepare() {
         guard let priority else { return }
         let alreadyPrepared = state.withLock { state in
             defer { state.prepared = true }
@@ -95,29 +95,29 @@ public final class RealtimeScheduler: Sendable {
 
     /// Keeps the input thread on `cpu` (nil: any CPU) from their next start on
     /// (see `SendingCPU` in the config for why). Set before the threads start.
-    public func keepSendingThreads(on cpu: Int?) {
+    package func keepSendingThreads(on cpu: Int?) {
         state.withLock { $0.sendingCPU = cpu }
     }
 
     /// The CPU the input thread is kept on from its next start, if any.
-    public var sendingCPU: Int? { state.withLock { $0.sendingCPU } }
+    package var sendingCPU: Int? { state.withLock { $0.sendingCPU } }
 
     /// The highest CPU this process may run on (what taskset, `CPUAffinity=` or a cgroup left
     /// it), or nil if the kernel does not say.
-    public static var highestAllowedCPU: Int? {
+    package static var highestAllowedCPU: Int? {
         let cpu = aseqosc_highest_allowed_cpu()
         return cpu >= 0 ? Int(cpu) : nil
     }
 
     /// Whether this process may run on `cpu`.
-    public static func mayRun(on cpu: Int) -> Bool {
+    package static func mayRun(on cpu: Int) -> Bool {
         aseqosc_cpu_allowed(Int32(clamping: cpu)) == 1
     }
 
     /// On the thread itself, first thing: SCHED_FIFO at ``priority``, or normal priority if it
     /// is refused (or not asked for), and for the input thread the CPU of
     /// ``keepSendingThreads(on:)``; the outcome shows in ``schedules``.
-    public func enter(_ role: RealtimeRole) {
+    package func enter(_ role: RealtimeRole) {
         var schedule = ThreadSchedule(policy: "other", priority: 0)
         // Only the threads that send datagrams: a TCP stream keeps its order whatever CPU sends.
         if role == .input, let cpu = sendingCPU {
@@ -143,10 +143,10 @@ public final class RealtimeScheduler: Sendable {
     }
 
     /// What each thread that has started got, by role.
-    public var schedules: [RealtimeRole: ThreadSchedule] { state.withLock { $0.threads } }
+    package var schedules: [RealtimeRole: ThreadSchedule] { state.withLock { $0.threads } }
 
     /// Whether the process's memory is locked, and if it was asked for and refused, why.
-    public var memory: (locked: Bool, refused: String?) {
+    package var memory: (locked: Bool, refused: String?) {
         state.withLock { ($0.memoryLocked, $0.memoryRefused) }
     }
 
@@ -232,7 +232,9 @@ public final class RealtimeScheduler: Sendable {
         guard let line = bytes.split(separator: UInt8(ascii: "\n")).first(where: { $0.starts(with: label) }),
             let mask = UInt64(
                 String(
-                    decoding: line.dropFirst(label.count).drop(while: { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: " ") }),
+                    decoding: line.dropFirst(label.count).drop(while: {
+                        $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: " ")
+                    }),
                     as: UTF8.self),
                 radix: 16)
         else { return false }

@@ -3,11 +3,11 @@ import Glibc
 /// Signals taken out of asynchronous delivery and waited for instead (`sigtimedwait`): made
 /// before any thread starts, so every thread inherits the blocked mask and only the waiter sees
 /// them, in order, with nothing running in a signal handler.
-public struct SignalSet: Sendable {
+package struct SignalSet: Sendable {
     private let numbers: [Int32]
 
     /// Blocks `numbers` in the calling thread and every thread it starts from now on.
-    public init(_ numbers: [Int32]) {
+    package init(_ numbers: [Int32]) {
         self.numbers = numbers
         var set = Self.set(numbers)
         pthread_sigmask(SIG_BLOCK, &set, nil)
@@ -15,7 +15,7 @@ public struct SignalSet: Sendable {
 
     /// Waits for one of the signals; nil when `timeout` (seconds) passes first. No timeout
     /// waits for as long as it takes.
-    public func wait(timeout: Double? = nil) -> Int32? {
+    package func wait(timeout: Double? = nil) -> Int32? {
         var set = Self.set(numbers)
         // Interrupted by a signal outside the set (SIGSTOP and SIGCONT among them): wait again.
         let result: Result<Int32, Errno>

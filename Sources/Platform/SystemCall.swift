@@ -8,14 +8,14 @@ import Glibc
 
 /// The value of a glibc call that answers -1 on failure, or the `errno` it left.
 @inlinable @inline(__always)
-public func valueOrErrno<I: FixedWidthInteger>(_ result: I) -> Result<I, Errno> {
+package func valueOrErrno<I: FixedWidthInteger>(_ result: I) -> Result<I, Errno> {
     result == -1 ? .failure(.current) : .success(result)
 }
 
 /// `call`'s value, made again while it fails with `EINTR` (a signal arrived before it did
 /// anything), or the `errno` it left otherwise.
 @inlinable @inline(__always)
-public func valueOrErrno<I: FixedWidthInteger>(retryOnInterrupt call: () -> I) -> Result<I, Errno> {
+package func valueOrErrno<I: FixedWidthInteger>(retryOnInterrupt call: () -> I) -> Result<I, Errno> {
     while true {
         let result = valueOrErrno(call())
         if case .failure(.interrupted) = result { continue }
@@ -25,21 +25,21 @@ public func valueOrErrno<I: FixedWidthInteger>(retryOnInterrupt call: () -> I) -
 
 /// Nothing, for a glibc call that answers 0 on success and -1 on failure, or the `errno` it left.
 @inlinable @inline(__always)
-public func nothingOrErrno<I: FixedWidthInteger>(_ result: I) -> Result<Void, Errno> {
+package func nothingOrErrno<I: FixedWidthInteger>(_ result: I) -> Result<Void, Errno> {
     valueOrErrno(result).map { _ in () }
 }
 
 /// Nothing, for a call that answers 0 on success and -1 on failure, made again while it fails
 /// with `EINTR`, or the `errno` it left otherwise.
 @inlinable @inline(__always)
-public func nothingOrErrno<I: FixedWidthInteger>(retryOnInterrupt call: () -> I) -> Result<Void, Errno> {
+package func nothingOrErrno<I: FixedWidthInteger>(retryOnInterrupt call: () -> I) -> Result<Void, Errno> {
     valueOrErrno(retryOnInterrupt: call).map { _ in () }
 }
 
 /// Nothing, for a call that returns its error number instead of setting `errno` (the
 /// `pthread_*` calls, `clock_nanosleep`), made again while that number is `EINTR`.
 @inlinable @inline(__always)
-public func nothingOrErrorNumber(retryOnInterrupt call: () -> Int32) -> Result<Void, Errno> {
+package func nothingOrErrorNumber(retryOnInterrupt call: () -> Int32) -> Result<Void, Errno> {
     while true {
         let code = call()
         if code == 0 { return .success(()) }
@@ -50,7 +50,7 @@ public func nothingOrErrorNumber(retryOnInterrupt call: () -> Int32) -> Result<V
 /// Sets socket option `option` at `level` to `value` (an `Int32`, a `linger`, a `timeval`, an
 /// `ip_mreqn`: what the option takes).
 @inlinable
-public func setSocketOption<Value: BitwiseCopyable>(
+package func setSocketOption<Value: BitwiseCopyable>(
     _ descriptor: Int32, _ level: Int32, _ option: Int32, _ value: Value
 ) -> Result<Void, Errno> {
     withUnsafeBytes(of: value) {
@@ -60,7 +60,7 @@ public func setSocketOption<Value: BitwiseCopyable>(
 
 /// The error a socket holds for its owner (`SO_ERROR`, read and cleared): how a non-blocking
 /// `connect` ended. Nil when there is none.
-public func pendingSocketError(_ descriptor: Int32) -> Errno? {
+package func pendingSocketError(_ descriptor: Int32) -> Errno? {
     var code: Int32 = 0
     var length = socklen_t(MemoryLayout<Int32>.size)
     switch nothingOrErrno(getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &length)) {

@@ -2,14 +2,14 @@ import CGNUCalls
 import Glibc
 
 /// A named POSIX thread that runs a closure once; ``join()`` waits for it to end.
-public final class SystemThread: @unchecked Sendable {
+package final class SystemThread: @unchecked Sendable {
     // @unchecked Sendable: `handle` is written once, before `start` returns.
     private var handle = pthread_t()
     private var joined = false
 
     /// Starts `body` on a new thread named `name` (the kernel keeps 15 bytes of it, shown by
     /// `top -H` and in `/proc/PID/task/*/comm`).
-    public init(name: String, _ body: @escaping @Sendable () -> Void) {
+    package init(name: String, _ body: @escaping @Sendable () -> Void) {
         let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
         let result = pthread_create(
             &handle, nil,
@@ -26,7 +26,7 @@ public final class SystemThread: @unchecked Sendable {
     }
 
     /// Waits until the thread's closure has returned (once; later calls return at once).
-    public func join() {
+    package func join() {
         guard !joined else { return }
         joined = true
         pthread_join(handle, nil)
@@ -39,7 +39,7 @@ public final class SystemThread: @unchecked Sendable {
     private final class Start {
         let name: String
         let body: @Sendable () -> Void
-        init(name: String, body: @escaping @Sendable () -> Void) {
+        package init(name: String, body: @escaping @Sendable () -> Void) {
             self.name = name
             self.body = body
         }

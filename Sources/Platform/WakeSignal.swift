@@ -13,15 +13,15 @@ import Synchronization
 /// full fence on each side between the store and the load (Dekker's pattern) makes sure one of
 /// them sees the other. ``wake()`` wakes whether or not the sleeper announced itself (a stop,
 /// a reload).
-public final class WakeSignal: @unchecked Sendable {
+package final class WakeSignal: @unchecked Sendable {
     // @unchecked Sendable: the descriptor is fixed after init; the flag is atomic.
 
     /// The descriptor the sleeper polls (for `POLLIN`), beside its own descriptors if it has any.
-    public let descriptor: Int32
+    package let descriptor: Int32
     private let sleeping = Atomic<Bool>(false)
 
     /// A signal no one has woken yet.
-    public init() throws(SystemCallError) {
+    package init() throws(SystemCallError) {
         switch valueOrErrno(eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))) {
         case .success(let descriptor): self.descriptor = descriptor
         case .failure(let error): throw SystemCallError("eventfd", error)
@@ -34,7 +34,7 @@ public final class WakeSignal: @unchecked Sendable {
 
     /// Producer side, after publishing work: wakes the consumer if it is (about to be) asleep.
     @inline(__always)
-    public func notify() {
+    package func notify() {
         // Pairs with the fence in `announceSleep`: our published work is visible to the
         // consumer, or its `sleeping = true` is visible to us.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
@@ -43,7 +43,7 @@ public final class WakeSignal: @unchecked Sendable {
 
     /// Wakes the consumer unconditionally (a stop, a reload, work handed over rarely); callable
     /// from any thread.
-    public func wake() {
+    package func wake() {
         var one: UInt64 = 1
         // Fails only when the counter is about to overflow, with wake-ups still pending.
         _ = valueOrErrno(retryOnInterrupt: { write(descriptor, &one, 8) })
@@ -51,20 +51,20 @@ public final class WakeSignal: @unchecked Sendable {
 
     /// Consumer side, for a sleeper that polls ``descriptor``: call before the last look at its
     /// queue, then poll unless it found work.
-    public func announceSleep() {
+    package func announceSleep() {
         sleeping.store(true, ordering: .relaxed)
         // Pairs with the fence in `notify`.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
     }
 
     /// Consumer side, after the poll.
-    public func endSleep() {
+    package func endSleep() {
         sleeping.store(false, ordering: .relaxed)
     }
 
     /// Consumer side, after `poll()` reported ``descriptor``: takes every wake-up made so far,
     /// so the next poll waits again.
-    public func drain() {
+    package func drain() {
         var count: UInt64 = 0
         // EAGAIN: none was pending.
         _ = valueOrErrno(retryOnInterrupt: { read(descriptor, &count, 8) })

@@ -6,28 +6,28 @@ import OSC
 /// notes the sender holds on it, lowest first. A receiver releases what it sounds for this
 /// sender on that channel but is not listed (a note-off the network lost), and everything of a
 /// sender it has not heard from for twice the period (a sender that died).
-public struct HeldNotesMessage: Equatable, Sendable {
+package struct HeldNotesMessage: Equatable, Sendable {
     /// The longest the sender stays silent while it holds notes, in milliseconds.
-    public var periodMilliseconds: Int32
+    var periodMilliseconds: Int32
     /// The channel, 0...15 (1...16 on the wire).
-    public var channel: UInt8
+    var channel: UInt8
     /// The notes held on the channel: bit `n` of the 128 is note `n`.
-    public var notes: NoteSet
+    package var notes: NoteSet
 
-    public init(periodMilliseconds: Int32, channel: UInt8, notes: NoteSet) {
+    package init(periodMilliseconds: Int32, channel: UInt8, notes: NoteSet) {
         self.periodMilliseconds = periodMilliseconds
         self.channel = channel
         self.notes = notes
     }
 
     /// The address, reserved for this protocol (a mapping rule for it would take it over).
-    public static let address: StaticString = "/aseqosc/held"
+    static let address: StaticString = "/aseqosc/held"
 
     /// The largest message: the address (16 bytes), 130 type tags (132) and 130 ints.
-    public static let maximumSize = 16 + 132 + 130 * 4
+    package static let maximumSize = 16 + 132 + 130 * 4
 
     /// Writes the message into `buffer`; returns its size, or 0 if it does not fit.
-    public func write(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func write(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         var writer = OSCWriter(buffer)
         writer.beginMessage(address: Self.address, argumentCount: 2 + notes.count)
         writer.append(int32: periodMilliseconds)
@@ -39,7 +39,7 @@ public struct HeldNotesMessage: Equatable, Sendable {
 
     /// Reads a message at ``address``; nil if its arguments are not a positive period, a
     /// channel 1-16 and notes 0-127, all `i`.
-    public init?(_ message: OSCMessageView) {
+    package init?(_ message: OSCMessageView) {
         guard message.hasOnlyInt32Arguments, message.argumentCount >= 2 else { return nil }
         var arguments = message.arguments
         guard case .int32(let period)? = arguments.next(), period > 0,
@@ -54,7 +54,7 @@ public struct HeldNotesMessage: Equatable, Sendable {
     }
 
     /// Whether `message` is at ``address``.
-    public static func isAddressed(_ message: OSCMessageView) -> Bool {
+    package static func isAddressed(_ message: OSCMessageView) -> Bool {
         address.withUTF8Buffer { message.address.elementsEqual(UnsafeRawBufferPointer($0)) }
     }
 }

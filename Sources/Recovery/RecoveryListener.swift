@@ -24,7 +24,7 @@ import Synchronization
 /// counters are read by `status`.
 package final class RecoveryListener {
     /// The most senders followed at once; a further one is counted and not followed.
-    static let capacity = 16
+    package static let capacity = 16
     /// How long a note-on must have arrived before a held-notes message that does not list it.
     static let grace: UInt64 = 30_000_000
 
@@ -38,7 +38,7 @@ package final class RecoveryListener {
         /// By `channel * 128 + note`: when its note-on arrived.
         let started = FixedBuffer(repeating: UInt64(0), count: 16 * 128)
 
-        init(source: PacketSource, period: UInt64, lastHeard: UInt64) {
+        package init(source: PacketSource, period: UInt64, lastHeard: UInt64) {
             self.source = source
             self.period = period
             self.lastHeard = lastHeard

@@ -9,20 +9,20 @@ import Platform
 /// output buffer is full: it drops the event ("MIDI output buffer overrun"). A DIN port drains
 /// 3125 bytes a second, so `panic` (about 4 KiB) or a long SysEx would lose its tail. The pacer
 /// lets a burst of ``burst`` bytes through at once, then no more than the wire carries.
-public struct WirePacer: Sendable {
+package struct WirePacer: Sendable {
     /// Nanoseconds one byte takes on a 31250 baud wire (10 bits a byte).
-    public static let nanosecondsPerByte: UInt64 = 320_000
+    package static let nanosecondsPerByte: UInt64 = 320_000
     /// Bytes that may be in the port's buffer at once: half the kernel's 4096.
-    public let burst: Int
+    let burst: Int
     // When everything written so far will have left the wire, in the caller's clock.
     private var idleAt: UInt64 = 0
 
-    public init(burst: Int = 2048) {
+    package init(burst: Int = 2048) {
         self.burst = burst
     }
 
     /// When `count` bytes may be written, given the time is `now`; assumes they then are.
-    public mutating func time(toWrite count: Int, now: UInt64) -> UInt64 {
+    package mutating func time(toWrite count: Int, now: UInt64) -> UInt64 {
         // Writing must wait until the bytes still queued plus these fit in the burst (a message
         // larger than the burst waits for an empty buffer).
         let room = UInt64(max(burst - count, 0)) * Self.nanosecondsPerByte
@@ -34,7 +34,7 @@ public struct WirePacer: Sendable {
 
 /// Plays ``SendStep``s out of one port of a sequencer client, in blocking mode, at the times
 /// the steps ask for.
-public final class SendPlayer {
+package final class SendPlayer {
     private let client: SequencerClient
     private let port: UInt8
     private var pacer: WirePacer?
@@ -44,14 +44,14 @@ public final class SendPlayer {
 
     /// A player writing from `port` of `client` to its subscribers; `paced` spaces the bytes as
     /// a DIN port drains them (see ``WirePacer``).
-    public init(client: SequencerClient, port: UInt8, paced: Bool) {
+    package init(client: SequencerClient, port: UInt8, paced: Bool) {
         self.client = client
         self.port = port
         self.pacer = paced ? WirePacer() : nil
     }
 
     /// Performs every step in order; returns when the last event has been handed to the kernel.
-    public func play(_ steps: [SendStep]) throws(ALSAError) {
+    package func play(_ steps: [SendStep]) throws(ALSAError) {
         for step in steps {
             switch step {
             case .event(let event):

@@ -3,7 +3,7 @@ import MIDI
 import Platform
 
 /// One thing `aseqosc send` does, in order.
-public enum SendStep: Hashable, Sendable {
+package enum SendStep: Hashable, Sendable {
     /// A MIDI event other than SysEx.
     case event(MIDIEvent)
     /// A complete SysEx message, `F0` ... `F7`.
@@ -18,42 +18,42 @@ public enum SendStep: Hashable, Sendable {
 }
 
 /// A word of a send script, and where it came from.
-public struct SendWord: Hashable, Sendable {
-    public var text: String
+package struct SendWord: Hashable, Sendable {
+    package var text: String
     /// `file:line` for a word read from a file, nil for a command-line argument.
-    public var location: String?
+    package var location: String?
 
-    public init(_ text: String, location: String? = nil) {
+    package init(_ text: String, location: String? = nil) {
         self.text = text
         self.location = location
     }
 }
 
 /// A command `aseqosc send` cannot perform, with the words the user wrote.
-public struct SendScriptError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SendScriptError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `file:line` of the command in a file, nil on the command line.
-    public var location: String?
+    var location: String?
     /// The command's words as written (`on C4`), or the stray word.
-    public var command: String
+    var command: String
     /// What is wrong.
-    public var problem: String
+    var problem: String
 
-    public var description: String {
+    package var description: String {
         (location.map { $0 + ": " } ?? "") + "'\(command)': \(problem)"
     }
 }
 
 /// Why a file of commands or SysEx could not be read.
-public struct SendFileError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var path: String
-    public var error: Errno
+package struct SendFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    var path: String
+    var error: Errno
 
-    public init(path: String, _ error: Errno) {
+    package init(path: String, _ error: Errno) {
         self.path = path
         self.error = error
     }
 
-    public var description: String { "cannot read '\(path)': \(error)" }
+    package var description: String { "cannot read '\(path)': \(error)" }
 }
 
 /// Turns SendMIDI-style commands (`ch 2 on C4 100 cc 7 100`) into ``SendStep``s, collecting
@@ -64,27 +64,27 @@ public struct SendFileError: Error, Hashable, Sendable, CustomStringConvertible 
 /// command. Numbers are decimal unless `hex` was given or they end in `H` (`7FH`); `M` forces
 /// decimal (`127M`). The byte lists of `syx` and `raw` are hexadecimal always, as SysEx is
 /// documented everywhere (`127M` for a decimal byte), which differs from SendMIDI.
-public struct SendScript {
+package struct SendScript {
     /// What to do, in order.
-    public private(set) var steps: [SendStep] = []
+    package private(set) var steps: [SendStep] = []
     /// Every command that could not be read.
-    public private(set) var errors: [SendScriptError] = []
+    package private(set) var errors: [SendScriptError] = []
     /// The channel for the next channel message, 0-15.
-    public private(set) var channel: UInt8 = 0
+    package private(set) var channel: UInt8 = 0
     /// The octave number of middle C (note 60) in note names.
-    public private(set) var middleCOctave: Int
+    private(set) var middleCOctave: Int
     private var hexadecimal = false
     private var fileDepth = 0
     private let loadFile: (String) throws(SendFileError) -> [UInt8]
 
     /// The octaves of middle C that `--middle-c` and `omc` accept.
-    public static let middleCOctaves = 3...5
+    package static let middleCOctaves = 3...5
     /// How deep `file` commands may include one another (a file including itself stops here).
-    public static let maximumFileDepth = 8
+    static let maximumFileDepth = 8
 
     /// A script whose note names put middle C in `middleCOctave`, reading `file` and `syf`
     /// paths with `loadFile`.
-    public init(
+    package init(
         middleCOctave: Int = NoteName.standardMiddleCOctave,
         loadFile: @escaping (String) throws(SendFileError) -> [UInt8] = SendScript.readFile
     ) {
@@ -93,18 +93,18 @@ public struct SendScript {
     }
 
     /// Adds the commands of command-line arguments, one word each.
-    public mutating func add(arguments: [String]) {
+    package mutating func add(arguments: [String]) {
         add(arguments.map { SendWord($0) })
     }
 
     /// Adds the commands of a text: words separated by blanks or line ends, `"quoted words"`,
     /// and `#` starting a comment to the end of the line. `source` names it in errors.
-    public mutating func add(text: String, source: String) {
+    package mutating func add(text: String, source: String) {
         add(Self.words(in: text, source: source))
     }
 
     /// Splits a text into words, each with its `source:line`.
-    public static func words(in text: String, source: String) -> [SendWord] {
+    package static func words(in text: String, source: String) -> [SendWord] {
         var words: [SendWord] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let location = "\(source):\(index + 1)"
@@ -134,7 +134,7 @@ public struct SendScript {
     }
 
     /// Reads a whole file (`-`: standard input), so errors are the system's own words.
-    public static func readFile(_ path: String) throws(SendFileError) -> [UInt8] {
+    package static func readFile(_ path: String) throws(SendFileError) -> [UInt8] {
         do {
             return path == "-" ? try FileSystem.contents(of: STDIN_FILENO) : try FileSystem.contents(of: path)
         } catch {
@@ -189,8 +189,8 @@ public struct SendScript {
     }
 
     private struct Problem: Error {
-        var message: String
-        init(_ message: String) { self.message = message }
+        package var message: String
+        package init(_ message: String) { self.message = message }
     }
 
     private mutating func perform(_ verb: SendVerb, _ arguments: [String], at word: SendWord) throws(Problem) {

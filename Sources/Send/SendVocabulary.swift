@@ -1,5 +1,5 @@
 /// The commands `aseqosc send` understands: SendMIDI's vocabulary, short and long names.
-public enum SendVerb: CaseIterable, Sendable {
+package enum SendVerb: CaseIterable, Sendable {
     case channel, octaveMiddleC, hexadecimal, decimal
     case noteOn, noteOff, polyPressure, controlChange, controlChange14, programChange, channelPressure
     case pitchBend, rpn, nrpn
@@ -10,20 +10,20 @@ public enum SendVerb: CaseIterable, Sendable {
     case device, virtual, list
 
     /// The short name (`on`).
-    public var name: String { entry.name }
+    package var name: String { entry.name }
     /// SendMIDI's long name (`note-on`), or nil when it has none.
-    public var longName: String? { entry.longName }
+    var longName: String? { entry.longName }
     /// The arguments' names, in order, as the help and error messages call them.
-    public var arguments: [String] { entry.arguments }
+    var arguments: [String] { entry.arguments }
     /// How many of ``arguments`` must be there; the rest are optional.
-    public var requiredArguments: Int { entry.required }
+    var requiredArguments: Int { entry.required }
     /// Whether the last argument repeats (byte lists).
-    public var isVariadic: Bool { entry.variadic }
+    var isVariadic: Bool { entry.variadic }
     /// One line for the help.
-    public var summary: String { entry.summary }
+    var summary: String { entry.summary }
 
     /// The verb called `word` (short or long name, any case), as SendMIDI matches them.
-    public init?(named word: String) {
+    package init?(named word: String) {
         let lowered = word.lowercased()
         guard let named = Self.names.first(where: { $0.name == lowered || $0.longName == lowered }) else {
             return nil
@@ -194,10 +194,10 @@ public enum SendVerb: CaseIterable, Sendable {
     }
 
     /// The verbs `aseqosc send` performs (not SendMIDI's port commands), in help order.
-    public static var performed: [SendVerb] { allCases.filter { !$0.summary.isEmpty } }
+    package static var performed: [SendVerb] { allCases.filter { !$0.summary.isEmpty } }
 
     /// The command table of `aseqosc send --help`.
-    public static var helpTable: String {
+    package static var helpTable: String {
         let usages = performed.map { verb in
             ([verb.name]
                 + verb.arguments.enumerated().map { index, argument in

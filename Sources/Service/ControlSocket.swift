@@ -5,10 +5,10 @@ import Platform
 /// (`status`, `status json` or `reload`) and reads the answer until the daemon closes; a client
 /// that writes nothing gets the status as JSON. `aseqosc status` and `aseqosc reload` are its
 /// clients.
-public final class ControlSocket: @unchecked Sendable {
+package final class ControlSocket: @unchecked Sendable {
     // @unchecked Sendable: the descriptor is set once; the accept thread owns the rest.
 
-    public let path: String
+    let path: String
     private let descriptor: Int32
     private let respond: @Sendable (String) -> [UInt8]
     private var thread: SystemThread?
@@ -17,7 +17,7 @@ public final class ControlSocket: @unchecked Sendable {
     static let clientTimeoutMilliseconds: Int32 = 1000
 
     /// Where the daemon listens by default: the service's runtime directory, else the user's.
-    public static func defaultPath(environment: [String: String] = ProcessEnvironment.current) -> String {
+    package static func defaultPath(environment: [String: String] = ProcessEnvironment.current) -> String {
         if let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first {
             return "\(runtime)/control"
         }
@@ -27,12 +27,12 @@ public final class ControlSocket: @unchecked Sendable {
 
     /// The socket of the systemd instance `name`: `aseqosc.service` for "" (or "aseqosc"),
     /// `aseqosc@NAME.service` otherwise (the units' `RuntimeDirectory`).
-    public static func instancePath(_ name: String) -> String {
+    package static func instancePath(_ name: String) -> String {
         name.isEmpty || name == "aseqosc" ? "/run/aseqosc/control" : "/run/aseqosc-\(name)/control"
     }
 
     /// Every place a daemon may listen, the systemd instances first, then a user's own run.
-    public static func candidatePaths(environment: [String: String] = ProcessEnvironment.current) -> [String] {
+    package static func candidatePaths(environment: [String: String] = ProcessEnvironment.current) -> [String] {
         var paths = [instancePath("")]
         for name in FileSystem.names(in: "/run") where name.hasPrefix("aseqosc-") {
             paths.append("/run/\(name)/control")
@@ -44,7 +44,7 @@ public final class ControlSocket: @unchecked Sendable {
 
     /// The instance name a socket path belongs to, as `--instance` takes it ("" for the main
     /// service, nil for a socket outside `/run`).
-    public static func instanceName(of path: String) -> String? {
+    package static func instanceName(of path: String) -> String? {
         if path == instancePath("") { return "" }
         guard path.hasPrefix("/run/aseqosc-"), path.hasSuffix("/control") else { return nil }
         return String(path.dropFirst("/run/aseqosc-".count).dropLast("/control".count))
@@ -52,7 +52,7 @@ public final class ControlSocket: @unchecked Sendable {
 
     /// Listens on `path` (replacing a stale socket left by a crashed run). `respond` gets each
     /// request line and returns the answer.
-    public init(path: String, respond: @escaping @Sendable (String) -> [UInt8]) throws(SystemCallError) {
+    package init(path: String, respond: @escaping @Sendable (String) -> [UInt8]) throws(SystemCallError) {
         self.path = path
         self.respond = respond
         guard path.utf8.count < 108 else {
@@ -75,7 +75,7 @@ public final class ControlSocket: @unchecked Sendable {
     }
 
     /// Starts answering on a thread of its own.
-    public func start() {
+    package func start() {
         thread = SystemThread(name: "aseqosc-control") { [self] in
             while true {
                 switch valueOrErrno(retryOnInterrupt: { accept(descriptor, nil, nil) }) {
@@ -96,7 +96,7 @@ public final class ControlSocket: @unchecked Sendable {
     }
 
     /// Stops answering and removes the socket file.
-    public func stop() {
+    package func stop() {
         shutdown(descriptor, Int32(SHUT_RDWR))
         close(descriptor)
         thread?.join()
@@ -104,7 +104,7 @@ public final class ControlSocket: @unchecked Sendable {
     }
 
     /// Connects to a daemon's socket, sends `request` and returns what it answered.
-    public static func query(path: String, request: String = "status json") throws(SystemCallError) -> [UInt8] {
+    package static func query(path: String, request: String = "status json") throws(SystemCallError) -> [UInt8] {
         let fd = try connected(to: path)
         defer { close(fd) }
         sendAll(Array((request + "\n").utf8), to: fd)
@@ -120,7 +120,7 @@ public final class ControlSocket: @unchecked Sendable {
     }
 
     /// Whether a daemon answers on `path` (a socket file left by a killed run does not).
-    public static func isLive(_ path: String) -> Bool {
+    package static func isLive(_ path: String) -> Bool {
         guard FileSystem.exists(path), let fd = try? connected(to: path) else { return false }
         close(fd)
         return true

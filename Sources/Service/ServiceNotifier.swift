@@ -4,14 +4,14 @@ import Platform
 /// Speaks systemd's notify protocol: datagrams such as `READY=1` to the Unix socket named by
 /// `$NOTIFY_SOCKET` (a path, or an abstract name starting with `@`). Without the variable every
 /// call does nothing, so the same binary runs under systemd and by hand.
-public final class ServiceNotifier: Sendable {
+package final class ServiceNotifier: Sendable {
     private let descriptor: Int32
     private let address: sockaddr_un?
     private let addressLength: socklen_t
     /// The watchdog interval systemd asked for (`WATCHDOG_USEC`), if any.
-    public let watchdogInterval: Duration?
+    package let watchdogInterval: Duration?
 
-    public init(environment: [String: String] = ProcessEnvironment.current) {
+    package init(environment: [String: String] = ProcessEnvironment.current) {
         if let usec = environment["WATCHDOG_USEC"].flatMap(UInt64.init),
             environment["WATCHDOG_PID"].flatMap(Int32.init).map({ $0 == getpid() }) ?? true
         {
@@ -43,11 +43,11 @@ public final class ServiceNotifier: Sendable {
     }
 
     /// Whether a service manager is listening.
-    public var isActive: Bool { descriptor >= 0 && address != nil }
+    var isActive: Bool { descriptor >= 0 && address != nil }
 
     /// Sends one notification, e.g. `"READY=1\nSTATUS=running"`. Failures are ignored: the
     /// service must keep working if the manager went away.
-    public func notify(_ state: String) {
+    package func notify(_ state: String) {
         guard descriptor >= 0, var target = address else { return }
         let bytes = Array(state.utf8)
         _ = withUnsafePointer(to: &target) { pointer in

@@ -9,7 +9,7 @@ import Platform
 
 extension BridgeStatus {
     /// The status of the running parts, read from counters their threads update.
-    public init(
+    package init(
         version: String, client: String, uptimeSeconds: Double, input: MIDIInputSide,
         routes: [RouteRuntime], sysexStore: SysExStore, oscInput: OSCToMIDISide?,
         realtime: RealtimeScheduler? = nil
@@ -76,7 +76,7 @@ extension BridgeStatus {
 
 extension BridgeStatus.Realtime {
     /// What `scheduler` recorded of the threads that run (the OSC thread only with an OSC input).
-    init(_ scheduler: RealtimeScheduler, osc: Bool) {
+    package init(_ scheduler: RealtimeScheduler, osc: Bool) {
         let schedules = scheduler.schedules
         let memory = scheduler.memory
         self.init(
@@ -88,7 +88,7 @@ extension BridgeStatus.Realtime {
 }
 
 extension BridgeStatus.OSCTCPInput {
-    init(_ statistics: TCPReceiveStatistics) {
+    package init(_ statistics: TCPReceiveStatistics) {
         let framing = statistics.framingErrors
         let reasons = [
             ("unknownFraming", framing.unknownFraming), ("badLength", framing.badLength),

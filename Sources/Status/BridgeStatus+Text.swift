@@ -10,7 +10,7 @@ import Platform
 /// What `aseqosc status` prints for people, and the OSC input's counters in one log line.
 extension BridgeStatus {
     /// The text `aseqosc status` prints for people.
-    public var text: String {
+    package var text: String {
         var lines = [
             "aseqosc \(version), client '\(client)', up \(Self.duration(uptimeSeconds))",
             "events in \(eventsIn); input overruns \(inputOverruns) (notes ended \(notesEndedAfterOverrun)); "
@@ -71,12 +71,12 @@ extension BridgeStatus {
 
 extension BridgeStatus.OSCInput {
     /// Malformed datagrams (not OSC, or oversized), all reasons together.
-    public var malformedPackets: Int {
+    var malformedPackets: Int {
         malformed.filter { $0.key != "argumentsDoNotFit" }.values.reduce(0, +)
     }
 
     /// The counters in one line, for the log when the side stops.
-    public var summary: String {
+    package var summary: String {
         let outputs = outputs
         func total(_ field: KeyPath<BridgeStatus.OSCOutputPort, Int>) -> Int {
             outputs.reduce(0) { $0 + $1[keyPath: field] }

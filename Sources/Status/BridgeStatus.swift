@@ -9,70 +9,70 @@ import Platform
 
 /// What `aseqosc status` shows: bindings, routes and destinations with their counters, the
 /// ring, drops and uptime. Encoded as JSON on the control socket.
-public struct BridgeStatus: Codable, Sendable, Equatable {
-    public struct Binding: Codable, Sendable, Equatable {
+package struct BridgeStatus: Codable, Sendable, Equatable {
+    struct Binding: Codable, Sendable, Equatable {
         /// Our port's name.
-        public var port: String
+        var port: String
         /// `in` (a source bound to our input) or `out` (our output bound to a destination).
-        public var direction: String
-        public var spec: String
+        var direction: String
+        var spec: String
         /// `client:port name` of each connected port; empty while waiting.
-        public var connected: [String]
-        public var waiting: String?
+        var connected: [String]
+        var waiting: String?
     }
 
-    public struct Destination: Codable, Sendable, Equatable {
-        public var address: String
-        public var scheme: String
-        public var packetsSent: Int
-        public var bytesSent: Int
+    struct Destination: Codable, Sendable, Equatable {
+        var address: String
+        var scheme: String
+        var packetsSent: Int
+        var bytesSent: Int
         /// Send errors by reason (connection refused, buffer full, ...).
-        public var errors: [String: Int]
+        var errors: [String: Int]
         /// The destination's `recovery` (`held-notes`, `note-offs`), nil when off.
-        public var recovery: String? = nil
+        var recovery: String? = nil
         /// What recovery sent: `/aseqosc/held` messages, or note-offs sent again.
-        public var recoverySent: Int = 0
+        var recoverySent: Int = 0
         /// The destination's `latency` in milliseconds (events sent as time-tagged bundles), nil
         /// for plain messages.
-        public var latencyMilliseconds: Int? = nil
+        var latencyMilliseconds: Int? = nil
         /// How long a UDP destination's datagrams have been refused (nothing listens there), in
         /// seconds; nil while they are not.
-        public var refusedSeconds: Double? = nil
+        var refusedSeconds: Double? = nil
         /// While refused: how long ago the last datagram known to have got through was sent, in
         /// seconds; nil when none is known to have.
-        public var lastThroughSeconds: Double? = nil
+        var lastThroughSeconds: Double? = nil
         /// The connection of a TCP destination; nil for UDP.
-        public var tcp: TCPDestination? = nil
+        var tcp: TCPDestination? = nil
         /// Where the service a destination by service name follows is now (`10.0.0.5:9000`),
         /// or `absent`; nil for a destination with a fixed host.
-        public var serviceAt: String? = nil
+        var serviceAt: String? = nil
         /// The destination's `sync` triggers (`reconnect, request`), nil when off.
-        public var sync: String? = nil
+        var sync: String? = nil
         /// Values its replays sent.
-        public var replayed: Int = 0
+        var replayed: Int = 0
     }
 
     /// A TCP destination's connection and queue.
-    public struct TCPDestination: Codable, Sendable, Equatable {
+    struct TCPDestination: Codable, Sendable, Equatable {
         /// `length` (OSC 1.0) or `slip` (OSC 1.1).
-        public var framing: String
+        var framing: String
         /// `connecting`, `connected` or `waiting` (to retry after a failure).
-        public var state: String
+        var state: String
         /// Connections made after the first.
-        public var reconnects: Int
+        var reconnects: Int
         /// Packets waiting for the connection.
-        public var queued: Int
+        var queued: Int
         /// Packets dropped from a full queue, by kind (`note_on`, `note_off`, `other`); only
         /// kinds with drops are listed.
-        public var dropped: [String: Int]
+        var dropped: [String: Int]
         /// Note-ons that waited past `noteOnTimeout` and were not sent.
-        public var lateNoteOns: Int
+        var lateNoteOns: Int
         /// Packets written to a connection that then broke, which may not have arrived.
-        public var lostInBrokenConnections: Int
+        var lostInBrokenConnections: Int
         /// Why the last connect failed or the last connection ended.
-        public var lastError: String?
+        var lastError: String?
 
-        init(_ counters: TCPLinkCounters, framing: OSCStreamFraming) {
+        package init(_ counters: TCPLinkCounters, framing: OSCStreamFraming) {
             self.framing = framing == .slip ? "slip" : "length"
             state = counters.state.description
             reconnects = counters.reconnects
@@ -99,142 +99,142 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         }
     }
 
-    public struct Route: Codable, Sendable, Equatable {
-        public var name: String
-        public var eventsIn: Int
-        public var passed: Int
-        public var droppedByFilter: Int
-        public var droppedOutOfRange: Int
-        public var throttled: Int
-        public var destinations: [Destination]
+    package struct Route: Codable, Sendable, Equatable {
+        var name: String
+        var eventsIn: Int
+        var passed: Int
+        var droppedByFilter: Int
+        var droppedOutOfRange: Int
+        var throttled: Int
+        var destinations: [Destination]
     }
 
     /// The OSC -> MIDI side: what arrived, what was dropped and why, and each output port.
-    public struct OSCInput: Codable, Sendable, Equatable {
+    package struct OSCInput: Codable, Sendable, Equatable {
         /// `osc.udp://host:port`, `osc.tcp://host:port`, or both joined by " and ".
-        public var listen: String
+        package var listen: String
         /// Packets received from allowed senders (UDP datagrams and TCP frames), and their bytes.
-        public var packets: Int
-        public var bytes: Int
+        package var packets: Int
+        var bytes: Int
         /// OSC messages read (a bundle counts its messages), and those that became MIDI.
-        public var messages: Int
-        public var translated: Int
+        package var messages: Int
+        package var translated: Int
         /// Malformed input by reason: `oversized` datagrams, packets that are not OSC by decoder
         /// error (`unterminatedString`, `nestingTooDeep`, ...), and `argumentsDoNotFit` for
         /// messages at a known address with the wrong arguments. Only reasons seen are listed.
-        public var malformed: [String: Int]
-        public var unknownAddresses: Int
+        var malformed: [String: Int]
+        var unknownAddresses: Int
         /// Datagrams from senders outside the allow-list.
-        public var notAllowed: Int
+        var notAllowed: Int
         /// Bundles scheduled on the sequencer queue, and bundles whose time had passed.
-        public var scheduled: Int
-        public var late: Int
+        package var scheduled: Int
+        var late: Int
         /// SysEx refused because `osc.sysex` is off, and SysEx with no room in the store.
-        public var sysexDisabled: Int
-        public var sysexDropped: Int
-        public var outputs: [OSCOutputPort]
+        var sysexDisabled: Int
+        var sysexDropped: Int
+        var outputs: [OSCOutputPort]
         /// The TCP listener's counters, when `osc.protocol` includes TCP.
-        public var tcp: OSCTCPInput?
+        package var tcp: OSCTCPInput?
         /// Note recovery from senders that announce their held notes, once one has.
-        public var recovery: OSCRecovery? = nil
+        var recovery: OSCRecovery? = nil
         /// `/aseqosc/sync` requests read.
-        public var syncRequests: Int = 0
+        var syncRequests: Int = 0
         /// Values the output ports' replays sent.
-        public var replayed: Int = 0
+        var replayed: Int = 0
     }
 
     /// The OSC input's side of note recovery (docs/OSC.md, "Recovery").
-    public struct OSCRecovery: Codable, Sendable, Equatable {
+    package struct OSCRecovery: Codable, Sendable, Equatable {
         /// Senders followed now; `/aseqosc/held` messages read, and those that did not fit.
-        public var senders: Int
-        public var messages: Int
-        public var malformed: Int
+        var senders: Int
+        var messages: Int
+        var malformed: Int
         /// Note-offs sent for notes a held-notes message did not list (their note-off was lost).
-        public var repaired: Int
+        var repaired: Int
         /// Note-offs sent because their sender was silent for twice its period, and such senders.
-        public var releasedSilent: Int
-        public var sendersLost: Int
+        var releasedSilent: Int
+        var sendersLost: Int
         /// Senders not followed because 16 already were.
-        public var sendersRefused: Int
+        var sendersRefused: Int
         /// Senders heard anew and asked for their last values (`/aseqosc/sync` sent back).
-        public var sendersAsked: Int = 0
+        var sendersAsked: Int = 0
     }
 
     /// The OSC input's TCP clients.
-    public struct OSCTCPInput: Codable, Sendable, Equatable {
+    package struct OSCTCPInput: Codable, Sendable, Equatable {
         /// Packets handed on (also counted in ``OSCInput/packets``), and their bytes.
-        public var packets: Int
-        public var bytes: Int
+        package var packets: Int
+        var bytes: Int
         /// Connections taken, open now, and ended (by the client, or for a framing error).
-        public var accepted: Int
-        public var open: Int
-        public var closed: Int
+        package var accepted: Int
+        package var open: Int
+        package var closed: Int
         /// Connections reset at once: the client is not in the allow-list, or
         /// `osc.maxConnections` were open and none had been idle for a second.
-        public var refusedNotAllowed: Int
-        public var refusedTooMany: Int
+        package var refusedNotAllowed: Int
+        package var refusedTooMany: Int
         /// Connections closed to make room (also in ``closed``): idle ones that gave way to a new
         /// client when every slot was taken, and ones stuck inside a packet for longer than
         /// `osc.frameTimeout`.
-        public var evictedIdle: Int
-        public var partialFrameTimeouts: Int
+        package var evictedIdle: Int
+        package var partialFrameTimeouts: Int
         /// Connections closed because their stream broke its framing, by reason (`oversized`,
         /// `badLength`, `badEscape`, `unknownFraming`, `truncated`). Only reasons seen are listed.
-        public var framingErrors: [String: Int]
+        package var framingErrors: [String: Int]
     }
 
     /// One ALSA output port of the OSC -> MIDI side.
-    public struct OSCOutputPort: Codable, Sendable, Equatable {
-        public var name: String
+    struct OSCOutputPort: Codable, Sendable, Equatable {
+        var name: String
         /// Events written (now or scheduled).
-        public var sent: Int
+        var sent: Int
         /// Events dropped because the port's queue was full (never a needed note-off).
-        public var droppedQueueFull: Int
+        var droppedQueueFull: Int
         /// Note-offs dropped from a full queue because no note-on of theirs had gone out.
-        public var droppedRedundantNoteOffs: Int
+        var droppedRedundantNoteOffs: Int
         /// Note-offs lost with the reserve full too (0 unless something is badly wrong).
-        public var droppedNoteOffs: Int
+        var droppedNoteOffs: Int
         /// Note-offs queued past the capacity, in the reserve kept for them.
-        public var reservedNoteOffs: Int
+        var reservedNoteOffs: Int
         /// Events still waiting when the side stopped, dropped (note-offs excepted).
-        public var droppedAtStop: Int
+        var droppedAtStop: Int
         /// Writes the kernel refused.
-        public var failed: Int
+        var failed: Int
         /// The most events the port's queue has held, and how many it holds before dropping.
-        public var queueHighWater: Int
-        public var queueCapacity: Int
+        var queueHighWater: Int
+        var queueCapacity: Int
         /// Scheduled events that found the kernel's pool full and waited in our scheduled queue
         /// (they leave at their time all the same).
-        public var scheduledHeld: Int = 0
+        var scheduledHeld: Int = 0
         /// The most events the scheduled queue has held.
-        public var scheduledHighWater: Int = 0
+        var scheduledHighWater: Int = 0
         /// Scheduled events a full scheduled queue dropped, by event kind (`note_on`, ...; never
         /// a note-off still needed). Only kinds dropped are listed.
-        public var droppedScheduled: [String: Int] = [:]
+        var droppedScheduled: [String: Int] = [:]
     }
 
     /// How the event threads are scheduled and whether memory is locked (`realtime` in the config).
-    public struct Realtime: Codable, Sendable, Equatable {
+    struct Realtime: Codable, Sendable, Equatable {
         /// A running thread's role and how it is scheduled, side by side in one JSON object
         /// (`name`, `policy`, `priority`, `refused`, `cpu`).
-        public struct Thread: Codable, Sendable, Equatable {
+        struct Thread: Codable, Sendable, Equatable {
             /// `input`, `osc` or `tcp`.
-            public var name: String
-            public var schedule: ThreadSchedule
+            var name: String
+            var schedule: ThreadSchedule
 
             private enum CodingKeys: String, CodingKey { case name }
 
-            public init(name: String, schedule: ThreadSchedule) {
+            package init(name: String, schedule: ThreadSchedule) {
                 self.name = name
                 self.schedule = schedule
             }
 
-            public init(from decoder: any Decoder) throws {
+            package init(from decoder: any Decoder) throws {
                 name = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
                 schedule = try ThreadSchedule(from: decoder)
             }
 
-            public func encode(to encoder: any Encoder) throws {
+            package func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(name, forKey: .name)
                 try schedule.encode(to: encoder)
@@ -242,16 +242,16 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         }
 
         /// The SCHED_FIFO priority the config asks for; nil with `realtime: false`.
-        public var requestedPriority: Int?
+        var requestedPriority: Int?
         /// The threads that are running, in the order input, osc, tcp.
-        public var threads: [Thread]
-        public var memoryLocked: Bool
+        var threads: [Thread]
+        var memoryLocked: Bool
         /// Why locking memory was refused, when it was asked for and refused.
-        public var memoryRefused: String?
+        var memoryRefused: String?
 
         /// `threads: input fifo/4, osc fifo/4; memory locked`, or with the
         /// reasons: `threads: input other (SCHED_FIFO refused: EPERM), ...; memory not locked (...)`.
-        public var text: String {
+        var text: String {
             let threadText = threads.map { "\($0.name) \($0.schedule.text)" }
             let memory =
                 if memoryLocked { "memory locked" } else if let memoryRefused {
@@ -262,39 +262,39 @@ public struct BridgeStatus: Codable, Sendable, Equatable {
         }
     }
 
-    public var version: String
-    public var client: String
-    public var uptimeSeconds: Double
-    public var bindings: [Binding]
-    public var routes: [Route]
-    public var eventsIn: Int
+    var version: String
+    var client: String
+    var uptimeSeconds: Double
+    var bindings: [Binding]
+    var routes: [Route]
+    var eventsIn: Int
     /// Times the kernel dropped the events queued for the input thread (its queue was full).
-    public var inputOverruns: Int
+    var inputOverruns: Int
     /// Notes ended after those overruns, since any of them may have lost its note-off there.
-    public var notesEndedAfterOverrun: Int
-    public var sysexDropped: Int
-    public var unsentEvents: Int
+    var notesEndedAfterOverrun: Int
+    var sysexDropped: Int
+    var unsentEvents: Int
     /// Replay requests refused: too many at once, or within a second of the last replay of the
     /// same destination or output.
-    public var replaysRefused: Int = 0
+    var replaysRefused: Int = 0
     /// The OSC -> MIDI side's counters, when it runs.
-    public var oscInput: OSCInput?
+    package var oscInput: OSCInput?
     /// The event threads' scheduling, when the bridge reports it.
-    public var realtime: Realtime? = nil
+    var realtime: Realtime? = nil
     /// The TouchOSC Bridge drop-in's client, when `touchoscBridge` is on.
-    public var touchOSCBridge: TouchOSCBridge? = nil
+    package var touchOSCBridge: TouchOSCBridge? = nil
 
     /// The TouchOSC Bridge's client: where its route sends, and how many clients it has had.
-    public struct TouchOSCBridge: Codable, Sendable, Equatable {
+    package struct TouchOSCBridge: Codable, Sendable, Equatable {
         /// `IP:PORT` of the latest client; nil before any (its route's packets are then dropped
         /// and counted as `serviceAbsent`).
-        public var client: String?
-        public var clientsSeen: Int
+        var client: String?
+        var clientsSeen: Int
         /// How many times the client at the same address was heard anew (a new source port:
         /// the app started again; or back after a silence) and sent the last values again.
-        public var clientsRenewed: Int
+        var clientsRenewed: Int
 
-        public init(client: String?, clientsSeen: Int, clientsRenewed: Int) {
+        package init(client: String?, clientsSeen: Int, clientsRenewed: Int) {
             self.client = client
             self.clientsSeen = clientsSeen
             self.clientsRenewed = clientsRenewed

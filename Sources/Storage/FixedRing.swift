@@ -7,7 +7,10 @@
 /// uninitialised until used (a queue sized for the worst case costs memory only as it fills),
 /// and freed with the ring; nothing here allocates after `init`. Positions are counted from the
 /// head: 0 is the oldest element.
-public struct FixedRing<Element: BitwiseCopyable>: ~Copyable {
+///
+/// A class, not a non-copyable struct: Swift 6.0 (Debian 13's) freed a non-copyable struct
+/// held in a class twice, once for a copy it made to read a property.
+package final class FixedRing<Element: BitwiseCopyable> {
     @usableFromInline let slots: FixedBuffer<Element>
     /// Where the head is in `slots`.
     @usableFromInline var head = 0
@@ -16,31 +19,31 @@ public struct FixedRing<Element: BitwiseCopyable>: ~Copyable {
 
     /// An empty ring with room for `capacity` elements (any number, at least 1).
     @inlinable
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         slots = FixedBuffer(uninitializedCount: max(capacity, 1))
     }
 
     /// The most elements the ring holds.
     @inlinable
-    public var capacity: Int { slots.count }
+    package var capacity: Int { slots.count }
 
     /// How many elements the ring holds.
     @inlinable
-    public var count: Int { held }
+    package var count: Int { held }
 
     @inlinable
-    public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     @inlinable
-    public var isFull: Bool { count == capacity }
+    package var isFull: Bool { count == capacity }
 
     /// The oldest element, nil when there is none.
     @inlinable
-    public var first: Element? { count > 0 ? slots[head] : nil }
+    package var first: Element? { count > 0 ? slots[head] : nil }
 
     /// The element `position` places after the head (below ``count``).
     @inlinable
-    public subscript(position: Int) -> Element {
+    package subscript(position: Int) -> Element {
         @inline(__always)
         get {
             precondition(position >= 0 && position < count, "FixedRing position out of range")
@@ -63,7 +66,7 @@ public struct FixedRing<Element: BitwiseCopyable>: ~Copyable {
     /// Puts `element` at the tail; false when the ring is full.
     @inlinable
     @discardableResult
-    public mutating func append(_ element: Element) -> Bool {
+    package func append(_ element: Element) -> Bool {
         guard count < capacity else { return false }
         slots[slot(count)] = element
         held += 1
@@ -74,7 +77,7 @@ public struct FixedRing<Element: BitwiseCopyable>: ~Copyable {
     /// moving those from there on back one place; false when the ring is full.
     @inlinable
     @discardableResult
-    public mutating func insert(_ element: Element, at position: Int) -> Bool {
+    package func insert(_ element: Element, at position: Int) -> Bool {
         precondition(position >= 0 && position <= count, "FixedRing position out of range")
         guard count < capacity else { return false }
         var moving = count
@@ -90,7 +93,7 @@ public struct FixedRing<Element: BitwiseCopyable>: ~Copyable {
     /// Removes and returns the head; the ring holds at least one.
     @inlinable
     @discardableResult
-    public mutating func removeFirst() -> Element {
+    package func removeFirst() -> Element {
         precondition(count > 0, "FixedRing is empty")
         let removed = slots[head]
         head = head + 1 == capacity ? 0 : head + 1
@@ -102,7 +105,7 @@ public struct FixedRing<Element: BitwiseCopyable>: ~Copyable {
     /// forward one place.
     @inlinable
     @discardableResult
-    public mutating func remove(at position: Int) -> Element {
+    package func remove(at position: Int) -> Element {
         let removed = self[position]
         var moving = position
         while moving + 1 < count {
@@ -115,7 +118,7 @@ public struct FixedRing<Element: BitwiseCopyable>: ~Copyable {
 
     /// The position of the latest element that satisfies `predicate`, nil if none does.
     @inlinable
-    public func lastIndex(where predicate: (Element) throws -> Bool) rethrows -> Int? {
+    package func lastIndex(where predicate: (Element) throws -> Bool) rethrows -> Int? {
         var position = count - 1
         while position >= 0 {
             if try predicate(slots[slot(position)]) { return position }
@@ -126,7 +129,7 @@ public struct FixedRing<Element: BitwiseCopyable>: ~Copyable {
 
     /// Empties the ring.
     @inlinable
-    public mutating func removeAll() {
+    package func removeAll() {
         head = 0
         held = 0
     }

@@ -2,16 +2,16 @@ import Foundation
 import Glibc
 
 /// What a finished process left behind.
-public struct ProcessResult: Sendable {
-    public var status: Int32
-    public var standardOutput: String
-    public var standardError: String
+package struct ProcessResult: Sendable {
+    package var status: Int32
+    package var standardOutput: String
+    package var standardError: String
     /// Whether the process had to be killed at its deadline.
-    public var timedOut: Bool
+    package var timedOut: Bool
 }
 
 /// Runs a program to completion (or until `timeout`), collecting both output streams.
-public func runProcess(
+package func runProcess(
     _ path: String, _ arguments: [String], input: String? = nil, timeout: TimeInterval = 120,
     environment: [String: String]? = nil
 ) throws -> ProcessResult {
@@ -26,7 +26,7 @@ public func runProcess(
 /// Started with `posix_spawn` and reaped with `waitpid` here, not with Foundation's `Process`:
 /// under the ALSA VM's load, `Process` missed children's exits (`isRunning` true for good, its
 /// monitor thread stuck in its launch condition), which hung whole test runs.
-public final class BackgroundProcess: @unchecked Sendable {
+package final class BackgroundProcess: @unchecked Sendable {
     // @unchecked Sendable: the output buffers and the exit status are guarded by `lock`; the
     // rest is set before `start` returns.
     private let path: String
@@ -42,14 +42,14 @@ public final class BackgroundProcess: @unchecked Sendable {
     private let readersDone = DispatchSemaphore(value: 0)
     private var readers = 0
 
-    public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil) {
+    package init(_ path: String, _ arguments: [String], environment: [String: String]? = nil) {
         self.path = path
         self.arguments = arguments
         self.environment = environment
     }
 
     /// Starts the child; `input`, if given, is written to its stdin, which is then closed.
-    public func start(input: String? = nil) throws {
+    package func start(input: String? = nil) throws {
         var stdinPipe: [Int32] = [-1, -1]
         var stdoutPipe: [Int32] = [-1, -1]
         var stderrPipe: [Int32] = [-1, -1]
@@ -130,10 +130,10 @@ public final class BackgroundProcess: @unchecked Sendable {
     }
 
     /// The process id, for signals.
-    public var pid: Int32 { child }
+    package var pid: Int32 { child }
 
     /// Whether the child is still running (reaps it once it has exited).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         lock.withLock {
             guard child > 0, exitStatus == nil else { return false }
             var status: Int32 = 0
@@ -145,20 +145,20 @@ public final class BackgroundProcess: @unchecked Sendable {
     }
 
     /// Everything the child has written to stdout so far.
-    public var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    package var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
     /// Everything the child has written to stderr so far.
-    public var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+    package var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
 
     /// Waits until stdout satisfies `condition` or `timeout` passes; returns whether it did.
-    public func waitForOutput(timeout: TimeInterval = 60, _ condition: (String) -> Bool) -> Bool {
+    package func waitForOutput(timeout: TimeInterval = 60, _ condition: (String) -> Bool) -> Bool {
         waitUntil(timeout: timeout) { condition(standardOutput) }
     }
 
     /// Sends `signal` to the child.
-    public func signal(_ signal: Int32) { if isRunning { kill(child, signal) } }
+    package func signal(_ signal: Int32) { if isRunning { kill(child, signal) } }
 
     /// Waits for the child to exit, killing it at `timeout`, and returns what it left.
-    public func wait(timeout: TimeInterval = 20) -> ProcessResult {
+    package func wait(timeout: TimeInterval = 20) -> ProcessResult {
         let deadline = Date().addingTimeInterval(timeout)
         var timedOut = false
         while isRunning {
@@ -181,7 +181,7 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     /// Stops the child with SIGTERM (SIGKILL after `grace`) and returns what it left.
     @discardableResult
-    public func stop(grace: TimeInterval = 3) -> ProcessResult {
+    package func stop(grace: TimeInterval = 3) -> ProcessResult {
         signal(SIGTERM)
         return wait(timeout: grace)
     }
@@ -199,7 +199,7 @@ public final class BackgroundProcess: @unchecked Sendable {
 /// Polls `condition` every 5 ms until it holds or `timeout` passes; returns whether it held. The
 /// default is for what only has to happen: a minute, which an emulated VM on a busy machine
 /// needs at worst; a wait whose length is the point says so.
-public func waitUntil(timeout: TimeInterval = 60, _ condition: () -> Bool) -> Bool {
+package func waitUntil(timeout: TimeInterval = 60, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }
@@ -243,7 +243,7 @@ func isWaitingInPoll(_ pid: Int32) -> Bool {
 /// has the device open for input (the kernel lists its PID under the input substream in
 /// `/proc/asound/cardC/midiD`) and waits in `poll`, so it has made the read that starts a virmidi
 /// device's input (bytes sent before that read are not passed on).
-public func waitForRawMIDIReader(_ device: String, timeout: TimeInterval = 60) -> Bool {
+package func waitForRawMIDIReader(_ device: String, timeout: TimeInterval = 60) -> Bool {
     waitUntil(timeout: timeout) { rawMIDIInput(device).map { isWaitingInPoll($0.owner) } ?? false }
 }
 
@@ -251,7 +251,7 @@ public func waitForRawMIDIReader(_ device: String, timeout: TimeInterval = 60) -
 /// kernel holds for it (nothing waiting, the reader back in `poll`: it prints each read before
 /// the next), with SIGINT, which it takes as the end; returns what it left. For a dump whose
 /// bytes were all sent by now.
-public func stopRawMIDIDump(_ dump: BackgroundProcess, device: String, timeout: TimeInterval = 60) -> ProcessResult {
+package func stopRawMIDIDump(_ dump: BackgroundProcess, device: String, timeout: TimeInterval = 60) -> ProcessResult {
     _ = waitUntil(timeout: timeout) {
         rawMIDIInput(device).map { $0.waiting == 0 && isWaitingInPoll($0.owner) } ?? true
     }
@@ -262,7 +262,7 @@ public func stopRawMIDIDump(_ dump: BackgroundProcess, device: String, timeout: 
 /// The first python3 on PATH (then /usr/bin's) that imports `modules` (`"websockets, pythonosc"`),
 /// resolved to its interpreter: pip's is often pyenv's, whose shim costs seconds a start under
 /// emulation. Nil when none does.
-public func python3(importing modules: String) -> String? {
+package func python3(importing modules: String) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
     for folder in path.split(separator: ":").map(String.init) + ["/usr/bin"] {
         let candidate = folder + "/python3"

@@ -1,13 +1,13 @@
 /// OSC 1.0 stream framing of one packet, as a test sender writes it: its length as a 32-bit
 /// big-endian integer, then the packet.
-public func lengthPrefixed(_ packet: [UInt8]) -> [UInt8] {
+package func lengthPrefixed(_ packet: [UInt8]) -> [UInt8] {
     let size = UInt32(packet.count)
     return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: size >> $0) } + packet
 }
 
 /// OSC 1.1 (RFC 1055 SLIP) framing of one packet: escaped, END after it, and before it too when
 /// `doubleEnd`.
-public func slipFramed(_ packet: [UInt8], doubleEnd: Bool = true) -> [UInt8] {
+package func slipFramed(_ packet: [UInt8], doubleEnd: Bool = true) -> [UInt8] {
     var bytes: [UInt8] = doubleEnd ? [0xC0] : []
     for byte in packet {
         switch byte {

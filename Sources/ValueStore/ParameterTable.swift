@@ -17,7 +17,7 @@ import Synchronization
 /// another's number.
 struct ParameterTable: ~Copyable {
     /// The most parameters kept.
-    let capacity: Int
+    package let capacity: Int
     // Entry layout: bit 63 set; bits 14-32 the key (channel << 15 | NRPN << 14 | number);
     // bits 0-13 the value. 0 is an empty entry.
     private let entries: FixedBuffer<Atomic<UInt64>>
@@ -31,7 +31,7 @@ struct ParameterTable: ~Copyable {
 
     private static let occupied: UInt64 = 1 << 63
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity >= 1, "ParameterTable: capacity must be at least 1")
         self.capacity = capacity
         entries = FixedBuffer(count: capacity) { _ in Atomic(0) }

@@ -28,9 +28,9 @@ import Synchronization
 /// **Memory**, all allocated at init and never after: 16 channels x 296 slots x 4 bytes
 /// (18,944 bytes), one dirty bit per slot (592 bytes) and 8 bytes per RPN/NRPN entry (2,048 for
 /// the default 256): 21,584 bytes a port, ``memory(parameterCapacity:)``.
-public final class PortValues: Sendable {
+package final class PortValues: Sendable {
     /// The bridge port (input or output index) whose values these are; replayed events carry it.
-    public let port: UInt16
+    package let port: UInt16
 
     // Slot `ValueSlot.index`'s word (`StoredWord`). Only the writer stores; anyone loads.
     nonisolated(unsafe) private let slots: FixedBuffer<Atomic<UInt32>>
@@ -41,7 +41,7 @@ public final class PortValues: Sendable {
     private static var dirtyWords: Int { (ValueSlot.count + 63) / 64 }
 
     /// An empty table for `port`, keeping up to `parameterCapacity` RPN and NRPN values.
-    public init(port: UInt16, parameterCapacity: Int = 256) {
+    package init(port: UInt16, parameterCapacity: Int = 256) {
         self.port = port
         slots = FixedBuffer(count: ValueSlot.count) { _ in Atomic(StoredWord.none) }
         dirty = FixedBuffer(count: Self.dirtyWords) { _ in Atomic(0) }
@@ -49,7 +49,7 @@ public final class PortValues: Sendable {
     }
 
     /// The bytes a table takes with `parameterCapacity` RPN/NRPN entries (object headers aside).
-    public static func memory(parameterCapacity: Int = 256) -> Int {
+    static func memory(parameterCapacity: Int = 256) -> Int {
         ValueSlot.count * MemoryLayout<UInt32>.stride + dirtyWords * MemoryLayout<UInt64>.stride
             + parameterCapacity * MemoryLayout<UInt64>.stride
     }
@@ -58,7 +58,7 @@ public final class PortValues: Sendable {
 
     /// Keeps what `event` sets (see the type's documentation); anything else is ignored.
     /// Allocates nothing; at most two atomic operations per slot that changes.
-    public func record(_ event: MIDIEvent) {
+    package func record(_ event: MIDIEvent) {
         if event.kind == .reset {
             clear()
             return
@@ -145,7 +145,7 @@ public final class PortValues: Sendable {
     }
 
     /// Forgets every value of the port: the port went away, or a System Reset went through it.
-    public func clear() {
+    func clear() {
         var index = 0
         while index < ValueSlot.count {
             erase(ValueSlot(index: index))
@@ -171,7 +171,7 @@ public final class PortValues: Sendable {
 
     /// The value in `slot` as the event that sets it (on this port), or `nil` if it has none.
     /// For a last word, the last event of its kind.
-    public func event(at slot: ValueSlot) -> MIDIEvent? {
+    package func event(at slot: ValueSlot) -> MIDIEvent? {
         let word = slots[slot.index].load(ordering: .relaxed)
         guard StoredWord.isSet(word) else { return nil }
         let value = StoredWord.value(of: word)
@@ -192,26 +192,26 @@ public final class PortValues: Sendable {
     }
 
     /// Whether `slot` has a value.
-    public func hasValue(_ slot: ValueSlot) -> Bool {
+    func hasValue(_ slot: ValueSlot) -> Bool {
         StoredWord.isSet(slots[slot.index].load(ordering: .relaxed))
     }
 
     /// The value of RPN or NRPN `number` (0...16383) on `channel`, or `nil` if the table does
     /// not hold it. `kind` is ``MIDIEventKind/rpn`` or ``MIDIEventKind/nrpn``.
-    public func parameter(_ kind: MIDIEventKind, channel: UInt8, number: UInt16) -> Int32? {
+    package func parameter(_ kind: MIDIEventKind, channel: UInt8, number: UInt16) -> Int32? {
         guard kind == .rpn || kind == .nrpn else { return nil }
         return parameters.value(kind == .nrpn, channel: channel, number: number)
     }
 
     /// The most RPN and NRPN values kept at once.
-    public var parameterCapacity: Int { parameters.capacity }
+    var parameterCapacity: Int { parameters.capacity }
 
     /// How many RPN and NRPN values are kept.
-    public var parameterCount: Int { parameters.count }
+    var parameterCount: Int { parameters.count }
 
     /// How many RPN or NRPN values were forgotten to make room for newer ones: a replay misses
     /// them, so the status shows them.
-    public var parameterEvictions: Int { parameters.evictions.load(ordering: .relaxed) }
+    package var parameterEvictions: Int { parameters.evictions.load(ordering: .relaxed) }
 
     /// RPN/NRPN entry `index` (0 ..< ``parameterCapacity``) as an event on this port, or `nil`
     /// when it is empty.
@@ -225,7 +225,7 @@ public final class PortValues: Sendable {
     /// the record of them: for a reader that forwards changes (a WebSocket LISTEN). A slot
     /// that was cleared is reported too; ``event(at:)`` then gives `nil`. RPN and NRPN changes
     /// show as their channel's last word (``ValueSlot/last(_:channel:)``).
-    public func takeChanges(_ body: (ValueSlot) -> Void) {
+    package func takeChanges(_ body: (ValueSlot) -> Void) {
         var word = 0
         while word < dirty.count {
             // Acquiring pairs with the releasing bitwiseOr in `write`.

@@ -7,7 +7,7 @@ import MIDI
 /// A cursor names a position, not a value: whatever the slot holds when the walk reaches it
 /// is what is sent, so a value that changed mid-walk goes out once, current, and one that
 /// changed behind the cursor went out live already.
-public struct ReplayCursor: Hashable, Sendable {
+package struct ReplayCursor: Hashable, Sendable {
     /// The order within a channel, channel 1 to 16.
     ///
     /// What a synth needs, in the order it needs it: bank select before the program (a
@@ -26,10 +26,10 @@ public struct ReplayCursor: Hashable, Sendable {
     var index = 0
 
     /// A cursor at the start: channel 1's bank select.
-    public init() {}
+    package init() {}
 
     /// Whether the walk has passed the last value of channel 16.
-    public var isFinished: Bool { channel >= 16 }
+    package var isFinished: Bool { channel >= 16 }
 }
 
 extension PortValues {
@@ -41,7 +41,7 @@ extension PortValues {
     /// splits it (`MIDIEvent.forEachControlChange`). Allocates nothing. Call it on the
     /// writing thread (the owner of the port's direction), after that wake-up's live events.
     @discardableResult
-    public func replay(_ cursor: inout ReplayCursor, limit: Int, _ body: (MIDIEvent) -> Void) -> Int {
+    package func replay(_ cursor: inout ReplayCursor, limit: Int, _ body: (MIDIEvent) -> Void) -> Int {
         var sent = 0
         while sent < limit && !cursor.isFinished {
             if let event = replayEvent(at: cursor) {

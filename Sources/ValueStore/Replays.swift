@@ -28,14 +28,14 @@ package final class Replays<Position: ReplayPosition>: @unchecked Sendable {
     package static var interval: UInt64 { 5_000_000 }
     /// How often a target takes an `/aseqosc/sync` (ns): a client asking in a loop cannot keep
     /// a synth's panel resetting.
-    package static var requestInterval: UInt64 { 1_000_000_000 }
+    static var requestInterval: UInt64 { 1_000_000_000 }
 
     private let wanted: FixedBuffer<Atomic<Bool>>
     private let raised = Atomic<Bool>(false)
     private var positions: [Position?]
     private var lastRequest: [UInt64]
     /// Whether a replay is under way (the owner's view after its last ``run(_:)``).
-    package private(set) var underWay = false
+    private(set) var underWay = false
 
     /// No replay yet for any of `targets` targets.
     package init(targets: Int) {

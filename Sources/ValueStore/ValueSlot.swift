@@ -12,14 +12,14 @@ import MIDI
 /// RPN and NRPN values are not slots: 2 x 16,384 parameters per channel would not fit, so they
 /// live in a bounded table of their own (``PortValues/parameterCapacity``), and a change to one
 /// marks the channel's RPN or NRPN last word.
-public struct ValueSlot: Hashable, Sendable, Comparable, CustomStringConvertible {
+package struct ValueSlot: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The slot's position in its port's table, 0 ..< ``count``.
-    public let index: Int
+    package let index: Int
 
     /// Slots per channel.
-    public static var perChannel: Int { 296 }
+    static var perChannel: Int { 296 }
     /// Slots per port (16 channels).
-    public static var count: Int { 16 * perChannel }
+    static var count: Int { 16 * perChannel }
 
     // Where each group starts in a channel's block. Computed, not stored: a stored static is
     // reached through a lazy-initialisation check, and these are read on every event.
@@ -35,42 +35,42 @@ public struct ValueSlot: Hashable, Sendable, Comparable, CustomStringConvertible
     static var lastRPNOffset: Int { 294 }
     static var lastNRPNOffset: Int { 295 }
 
-    init(index: Int) { self.index = index }
+    package init(index: Int) { self.index = index }
 
-    init(channel: UInt8, offset: Int) {
+    package init(channel: UInt8, offset: Int) {
         index = Int(channel & 15) * Self.perChannel + offset
     }
 
     /// Controller `number` (0...127) as it arrived, a 7-bit value.
-    public static func controller(_ number: UInt8, channel: UInt8) -> ValueSlot {
+    package static func controller(_ number: UInt8, channel: UInt8) -> ValueSlot {
         ValueSlot(channel: channel, offset: controllers + Int(number & 127))
     }
 
     /// Controller `number` (0...31) as a 14-bit value, assembled with its LSB `number + 32`.
-    public static func controller14(_ number: UInt8, channel: UInt8) -> ValueSlot {
+    package static func controller14(_ number: UInt8, channel: UInt8) -> ValueSlot {
         ValueSlot(channel: channel, offset: controllers14 + Int(number & 31))
     }
 
     /// Poly pressure of `note` (0...127).
-    public static func polyPressure(note: UInt8, channel: UInt8) -> ValueSlot {
+    package static func polyPressure(note: UInt8, channel: UInt8) -> ValueSlot {
         ValueSlot(channel: channel, offset: polyPressures + Int(note & 127))
     }
 
     /// The program.
-    public static func program(channel: UInt8) -> ValueSlot { ValueSlot(channel: channel, offset: programOffset) }
+    package static func program(channel: UInt8) -> ValueSlot { ValueSlot(channel: channel, offset: programOffset) }
 
     /// Channel pressure.
-    public static func channelPressure(channel: UInt8) -> ValueSlot {
+    package static func channelPressure(channel: UInt8) -> ValueSlot {
         ValueSlot(channel: channel, offset: channelPressureOffset)
     }
 
     /// Pitch bend.
-    public static func pitchBend(channel: UInt8) -> ValueSlot { ValueSlot(channel: channel, offset: pitchBendOffset) }
+    package static func pitchBend(channel: UInt8) -> ValueSlot { ValueSlot(channel: channel, offset: pitchBendOffset) }
 
     /// The last message of `kind` on `channel`, with its key: `kind` is one of the kinds with
     /// several keys (control change, 14-bit control change, poly pressure, RPN, NRPN); `nil`
     /// for any other.
-    public static func last(_ kind: MIDIEventKind, channel: UInt8) -> ValueSlot? {
+    package static func last(_ kind: MIDIEventKind, channel: UInt8) -> ValueSlot? {
         switch kind {
         case .controlChange: ValueSlot(channel: channel, offset: lastControllerOffset)
         case .controlChange14: ValueSlot(channel: channel, offset: lastController14Offset)
@@ -82,12 +82,12 @@ public struct ValueSlot: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     /// The channel, 0...15.
-    public var channel: UInt8 { UInt8(truncatingIfNeeded: index / Self.perChannel) }
+    package var channel: UInt8 { UInt8(truncatingIfNeeded: index / Self.perChannel) }
 
     var offset: Int { index % Self.perChannel }
 
     /// The kind of event the slot's value is.
-    public var kind: MIDIEventKind {
+    package var kind: MIDIEventKind {
         switch offset {
         case Self.controllers..<Self.controllers14, Self.lastControllerOffset: .controlChange
         case Self.controllers14..<Self.polyPressures, Self.lastController14Offset: .controlChange14
@@ -101,10 +101,10 @@ public struct ValueSlot: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     /// Whether this is a kind's last word (the key is in the value) rather than one key's slot.
-    public var isLast: Bool { offset >= Self.lastControllerOffset }
+    package var isLast: Bool { offset >= Self.lastControllerOffset }
 
     /// The controller or note of a key's slot; 0 for the others.
-    public var key: UInt8 {
+    var key: UInt8 {
         let offset = offset
         switch offset {
         case Self.controllers..<Self.controllers14: return UInt8(offset - Self.controllers)
@@ -114,9 +114,9 @@ public struct ValueSlot: Hashable, Sendable, Comparable, CustomStringConvertible
         }
     }
 
-    public static func < (lhs: ValueSlot, rhs: ValueSlot) -> Bool { lhs.index < rhs.index }
+    package static func < (lhs: ValueSlot, rhs: ValueSlot) -> Bool { lhs.index < rhs.index }
 
-    public var description: String {
+    package var description: String {
         let name = isLast ? "last \(kind)" : kind.description
         switch offset {
         case Self.controllers..<Self.programOffset: return "\(name) \(key) ch \(channel + 1)"

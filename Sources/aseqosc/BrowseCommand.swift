@@ -22,7 +22,7 @@ struct BrowseCommand: Command {
     var json: Bool
     var timeout = 5.0
 
-    init(arguments: inout ArgumentScanner) throws(UsageError) {
+    package init(arguments: inout ArgumentScanner) throws(UsageError) {
         json = arguments.flag("--json")
         if let text = try arguments.option("--timeout") {
             guard let seconds = Double(text), seconds > 0, seconds <= 600 else {

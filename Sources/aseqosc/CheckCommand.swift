@@ -15,7 +15,7 @@ struct CheckCommand: Command {
 
     var path: String
 
-    init(arguments: inout ArgumentScanner) throws(UsageError) {
+    package init(arguments: inout ArgumentScanner) throws(UsageError) {
         let words = try arguments.positionals()
         guard words.count == 1 else {
             throw UsageError(words.isEmpty ? "a config file is needed" : "one config file at a time")

@@ -15,8 +15,8 @@ enum ExitCode: Int32 {
 
 /// A command-line mistake, reported with the command's usage line.
 struct UsageError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// One `aseqosc` subcommand: a name, a one-line abstract, a help text, a parse step that throws
@@ -34,7 +34,7 @@ protocol Command {
 struct ArgumentScanner {
     private(set) var remaining: [String]
 
-    init(_ arguments: [String]) { remaining = arguments }
+    package init(_ arguments: [String]) { remaining = arguments }
 
     /// Removes `name` (or any of `names`) if present; returns whether it was.
     mutating func flag(_ names: String...) -> Bool {

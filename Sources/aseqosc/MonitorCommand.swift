@@ -28,7 +28,7 @@ struct MonitorCommand: Command {
     var json: Bool
     var specs: [PortSpec]
 
-    init(arguments: inout ArgumentScanner) throws(UsageError) {
+    package init(arguments: inout ArgumentScanner) throws(UsageError) {
         json = arguments.flag("--json")
         specs = []
         for word in try arguments.positionals() {

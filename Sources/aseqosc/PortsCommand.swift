@@ -19,7 +19,7 @@ struct PortsCommand: Command {
 
     var json: Bool
 
-    init(arguments: inout ArgumentScanner) throws(UsageError) {
+    package init(arguments: inout ArgumentScanner) throws(UsageError) {
         json = arguments.flag("--json")
         try arguments.finish()
     }

@@ -17,7 +17,7 @@ struct ReloadCommand: Command {
 
     var daemon: RunningDaemon
 
-    init(arguments: inout ArgumentScanner) throws(UsageError) {
+    package init(arguments: inout ArgumentScanner) throws(UsageError) {
         daemon = try RunningDaemon(arguments: &arguments)
         try arguments.finish()
     }

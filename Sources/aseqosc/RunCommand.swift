@@ -33,7 +33,7 @@ struct RunCommand: Command {
     var logLevel: LogLevel
     var controlPath: String
 
-    init(arguments: inout ArgumentScanner) throws(UsageError) {
+    package init(arguments: inout ArgumentScanner) throws(UsageError) {
         if let path = try arguments.option("--config") {
             configPath = path
         } else {

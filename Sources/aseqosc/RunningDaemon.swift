@@ -14,7 +14,7 @@ struct RunningDaemon {
 
     var controlPath: String?
 
-    init(arguments: inout ArgumentScanner) throws(UsageError) {
+    package init(arguments: inout ArgumentScanner) throws(UsageError) {
         let control = try arguments.option("--control")
         let instance = try arguments.option("--instance")
         if control != nil && instance != nil {
@@ -80,7 +80,7 @@ struct RunningDaemon {
     }
 
     struct Failure: Error {
-        var message: String
+        package var message: String
         var status: ExitCode
     }
 }

@@ -41,7 +41,7 @@ struct SendCommand: Command {
     var middleCOctave = NoteName.standardMiddleCOctave
     var words: [String]
 
-    init(arguments: inout ArgumentScanner) throws(UsageError) {
+    package init(arguments: inout ArgumentScanner) throws(UsageError) {
         while let text = try arguments.option("--to") {
             do {
                 destinations.append(try PortSpec(parsing: text))

@@ -20,7 +20,7 @@ struct StatusCommand: Command {
     var json: Bool
     var daemon: RunningDaemon
 
-    init(arguments: inout ArgumentScanner) throws(UsageError) {
+    package init(arguments: inout ArgumentScanner) throws(UsageError) {
         json = arguments.flag("--json")
         daemon = try RunningDaemon(arguments: &arguments)
         try arguments.finish()

@@ -26,29 +26,17 @@ final class TouchOSCBridgeALSATests: XCTestCase {
     /// a source port its system picked, sending `/midi ,m` to 127.0.0.1:12101. A new one on the
     /// same address is the app started again.
     final class Tablet {
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let peer: UDPPeer?
 
         init(_ source: String) {
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            inet_pton(AF_INET, source, &local.sin_addr)
-            let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            XCTAssertEqual(bound, 0, "bind \(source): errno \(errno)")
+            peer = UDPPeer(source: source)
+            XCTAssertNotNil(peer, "bind \(source)")
         }
-
-        deinit { close(descriptor) }
 
         /// `/midi ,m` with TouchOSC's bytes (port, data 2, data 1, status).
         func sendMIDI(_ bytes: [UInt8]) {
             let packet = Array("/midi\0\0\0,m\0\0".utf8) + bytes
-            let sent = withIPv4Loopback(port: 12101) { address, length in
-                sendto(descriptor, packet, packet.count, 0, address, length)
-            }
-            XCTAssertEqual(sent, packet.count)
+            XCTAssertEqual(peer?.send(packet, toLoopbackPort: 12101), packet.count)
         }
     }
 

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import BridgeSession
 @testable import MIDIToOSCRuntime
 @testable import OSCToMIDIRuntime
 @testable import Recovery

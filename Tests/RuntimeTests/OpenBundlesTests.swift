@@ -6,7 +6,6 @@ import OSC
 import Platform
 import XCTest
 
-@testable import BridgeSession
 @testable import MIDIToOSCRuntime
 @testable import OSCToMIDIRuntime
 @testable import Recovery

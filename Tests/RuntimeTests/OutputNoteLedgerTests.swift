@@ -1,8 +1,6 @@
 import MIDI
 import Testing
 
-@testable import BridgeSession
-@testable import MIDIToOSCRuntime
 @testable import OSCToMIDIRuntime
 @testable import Recovery
 @testable import Status

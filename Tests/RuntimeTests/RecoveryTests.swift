@@ -7,7 +7,6 @@ import OSCToMIDI
 import OSCTransport
 import Testing
 
-@testable import BridgeSession
 @testable import MIDIToOSCRuntime
 @testable import OSCToMIDIRuntime
 @testable import Recovery

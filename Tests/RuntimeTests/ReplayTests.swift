@@ -3,7 +3,6 @@ import Endpoints
 import Foundation
 import MIDI
 import OSC
-import TestSupport
 import ValueStore
 import XCTest
 

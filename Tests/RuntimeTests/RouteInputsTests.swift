@@ -2,7 +2,6 @@ import Config
 import Foundation
 import MIDI
 import OSC
-import TestSupport
 import XCTest
 
 @testable import MIDIToOSCRuntime

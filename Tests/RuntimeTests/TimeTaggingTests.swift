@@ -2,11 +2,7 @@ import Glibc
 import OSC
 import Testing
 
-@testable import BridgeSession
 @testable import MIDIToOSCRuntime
-@testable import OSCToMIDIRuntime
-@testable import Recovery
-@testable import Status
 
 /// The time tag of an event read at a monotonic time: that moment in wall-clock time, plus the
 /// latency asked for.

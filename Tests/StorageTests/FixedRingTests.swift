@@ -6,7 +6,7 @@ import Testing
 /// copied, so what is checked is read into values first.)
 @Suite struct FixedRingTests {
     /// The elements, head first.
-    static func elements<Element>(_ ring: borrowing FixedRing<Element>) -> [Element] {
+    static func elements<Element>(_ ring: FixedRing<Element>) -> [Element] {
         var elements: [Element] = []
         var position = 0
         while position < ring.count {
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func aFullRingRefusesAndTakesMoreOnceTheHeadIsRemoved() {
-        var ring = FixedRing<Int>(capacity: 3)
+        let ring = FixedRing<Int>(capacity: 3)
         let taken = [ring.append(1), ring.append(2), ring.append(3)]
         let isFull = ring.isFull
         #expect(taken == [true, true, true] && isFull)
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func appendingAndRemovingWrapsAroundTheEndManyTimes() {
-        var ring = FixedRing<UInt16>(capacity: 5)
+        let ring = FixedRing<UInt16>(capacity: 5)
         var model: [UInt16] = []
         var next: UInt16 = 0
         // Three in, two out while there is room: the head goes round the five slots many times.
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func insertsAndRemovalsInTheMiddleMatchAnArrayAcrossTheWrap() {
-        var ring = FixedRing<Int>(capacity: 7)
+        let ring = FixedRing<Int>(capacity: 7)
         var model: [Int] = []
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func random(_ bound: Int) -> Int {
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func anElementIsReplacedInPlaceAndRemoveAllEmpties() {
-        var ring = FixedRing<Int>(capacity: 3)
+        let ring = FixedRing<Int>(capacity: 3)
         ring.append(1)
         ring.append(2)
         ring.removeFirst()
@@ -116,7 +116,7 @@ import Testing
 
     @Test func aRingOfAnyCapacityWraps() {
         // Not a power of two: the per-port queues are their capacity plus a reserve.
-        var ring = FixedRing<Int>(capacity: 3_104)
+        let ring = FixedRing<Int>(capacity: 3_104)
         var value = 0
         while ring.append(value) { value += 1 }
         #expect(value == 3_104)

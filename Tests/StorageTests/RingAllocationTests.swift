@@ -9,7 +9,7 @@ final class RingAllocationTests: XCTestCase {
     func testAFixedRingQueuingAndRemovingAllocatesNothing() throws {
         try requireOptimizedBuild()
         XCTAssertEqual(aseqosc_allocations_interposed(), 1, "malloc is not interposed")
-        var ring = FixedRing<UInt64>(capacity: 3_104)
+        let ring = FixedRing<UInt64>(capacity: 3_104)
         var sum: UInt64 = 0
         func run(_ rounds: Int) {
             var round = 0
