@@ -239,7 +239,7 @@ var dwarf4: [CSetting] { [.unsafeFlags(["-gdwarf-4"])] }
 // can prove statically; debug builds keep them, so the tests run with them too). Each event
 // thread's state is stored properties of the class that thread owns, and the checks guarded each
 // access on every event: about 190 of the 2,650 instructions a note took from the sequencer to
-// the socket (BENCHMARKS.md, "Issue 35").
+// the socket (docs/benchmark-history.md, "Issue 35").
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
