@@ -1,11 +1,13 @@
 import Glibc
 
-/// Calls `body` with 127.0.0.1:`port` as a `sockaddr` and its length, for a test's `sendto` or
-/// `connect`.
-package func withIPv4Loopback<Result>(port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+/// Calls `body` with `host`:`port` (127.0.0.1 unless another loopback address is named) as a
+/// `sockaddr` and its length, for a test's `sendto`, `connect` or `bind`.
+package func withIPv4Loopback<Result>(
+    host: String = "127.0.0.1", port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+) -> Result {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    inet_pton(AF_INET, host, &address.sin_addr)
     address.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
     return withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -32,15 +34,7 @@ package final class UDPPeer {
     /// picks: another machine, or another run of the same app, as the receiver sees it; nil when
     /// it cannot bind there.
     package init?(source: String) {
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, source, &local.sin_addr)
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        if bound != 0 { return nil }
+        guard withIPv4Loopback(host: source, port: 0, { bind(descriptor, $0, $1) }) == 0 else { return nil }
     }
 
     deinit { close(descriptor) }
