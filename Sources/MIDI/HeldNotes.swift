@@ -9,12 +9,12 @@ package struct HeldNotes: Sendable, Equatable {
     @usableFromInline var channels = TupleArray16<NoteSet>(repeating: NoteSet())
 
     @inlinable
-    package init() {}
+    public init() {}
 
     /// Records what `event` does to the held notes: a note-on holds, a note-off (or note-on with
     /// velocity 0) releases, an all-notes-off or all-sound-off controller releases the channel.
     @inlinable @inline(__always)
-    package mutating func track(_ event: MIDIEvent) {
+    public mutating func track(_ event: MIDIEvent) {
         // Inlinable, and note events first: every event on the input path passes here.
         if event.kind == .noteOn || event.kind == .noteOff {
             guard event.channel < 16, event.data1 < 128 else { return }
@@ -37,25 +37,25 @@ package struct HeldNotes: Sendable, Equatable {
 
     /// Records `note` on `channel` (0...15) as held.
     @inlinable
-    package mutating func hold(channel: UInt8, note: UInt8) {
+    public mutating func hold(channel: UInt8, note: UInt8) {
         channels[Int(channel & 15)].insert(note)
     }
 
     /// Records `note` on `channel` (0...15) as no longer held.
     @inlinable
-    package mutating func release(channel: UInt8, note: UInt8) {
+    public mutating func release(channel: UInt8, note: UInt8) {
         channels[Int(channel & 15)].remove(note)
     }
 
     /// Whether `note` on `channel` (0...15) is held.
     @inlinable
-    package func isHeld(channel: UInt8, note: UInt8) -> Bool {
+    public func isHeld(channel: UInt8, note: UInt8) -> Bool {
         channels[Int(channel & 15)].contains(note)
     }
 
     /// The notes held on `channel` (0...15).
     @inlinable
-    package func notes(onChannel channel: UInt8) -> NoteSet {
+    public func notes(onChannel channel: UInt8) -> NoteSet {
         channels[Int(channel & 15)]
     }
 
@@ -120,26 +120,26 @@ package struct NoteSet: Equatable, Sendable, BitwiseCopyable {
     @usableFromInline var high: UInt64 = 0
 
     @inlinable
-    package init() {}
+    public init() {}
 
     /// Whether `note` (0...127; the top bit is ignored) is in the set.
     @inlinable @inline(__always)
-    package func contains(_ note: UInt8) -> Bool {
+    public func contains(_ note: UInt8) -> Bool {
         (note & 64 == 0 ? low : high) & Self.bit(note) != 0
     }
 
     @inlinable @inline(__always)
-    package mutating func insert(_ note: UInt8) {
+    public mutating func insert(_ note: UInt8) {
         if note & 64 == 0 { low |= Self.bit(note) } else { high |= Self.bit(note) }
     }
 
     @inlinable @inline(__always)
-    package mutating func remove(_ note: UInt8) {
+    public mutating func remove(_ note: UInt8) {
         if note & 64 == 0 { low &= ~Self.bit(note) } else { high &= ~Self.bit(note) }
     }
 
     @inlinable
-    package var isEmpty: Bool { low | high == 0 }
+    public var isEmpty: Bool { low | high == 0 }
 
     package var count: Int { low.nonzeroBitCount + high.nonzeroBitCount }
 

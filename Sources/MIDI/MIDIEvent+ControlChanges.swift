@@ -1,7 +1,7 @@
 extension MIDIEvent {
     /// Whether this event is an assembled form (14-bit controller, RPN, NRPN) that goes on the
     /// wire as several control changes.
-    @inlinable package var isAssembledController: Bool {
+    @inlinable public var isAssembledController: Bool {
         kind == .controlChange14 || kind == .rpn || kind == .nrpn
     }
 

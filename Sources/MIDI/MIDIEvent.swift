@@ -1,6 +1,6 @@
 /// What a MIDI event is: one case per MIDI 1.0 message, plus the assembled forms
 /// (14-bit controller, RPN, NRPN) that ALSA delivers and the pipeline produces.
-package enum MIDIEventKind: UInt8, Sendable, BitwiseCopyable, CaseIterable, CustomStringConvertible {
+public enum MIDIEventKind: UInt8, Sendable, BitwiseCopyable, CaseIterable, CustomStringConvertible {
     case noteOff = 0
     case noteOn
     case polyPressure
@@ -28,7 +28,7 @@ package enum MIDIEventKind: UInt8, Sendable, BitwiseCopyable, CaseIterable, Cust
     case sysex
 
     /// The name used in logs, the monitor and OSC addresses (`note_on`, `control_change`, ...).
-    package var description: String {
+    public var description: String {
         switch self {
         case .noteOff: "note_off"
         case .noteOn: "note_on"
@@ -55,10 +55,10 @@ package enum MIDIEventKind: UInt8, Sendable, BitwiseCopyable, CaseIterable, Cust
     }
 
     /// Whether the event belongs to a channel (has a meaningful ``MIDIEvent/channel``).
-    @inlinable package var isChannelMessage: Bool { rawValue <= MIDIEventKind.nrpn.rawValue }
+    @inlinable public var isChannelMessage: Bool { rawValue <= MIDIEventKind.nrpn.rawValue }
 
     /// Whether the event is a one-byte system realtime message.
-    @inlinable package var isRealtime: Bool {
+    @inlinable public var isRealtime: Bool {
         rawValue >= MIDIEventKind.clock.rawValue && rawValue <= MIDIEventKind.reset.rawValue
     }
 }
@@ -72,14 +72,14 @@ package struct SysExReference: Hashable, Sendable, BitwiseCopyable {
     package var length: UInt32
 
     @inlinable
-    package init(slot: UInt16, length: UInt32) {
+    public init(slot: UInt16, length: UInt32) {
         self.slot = slot
         self.length = length
     }
 
     /// No SysEx payload. Computed, not stored: every event is made with it, and a stored global
     /// is reached through a lazy-initialisation check each time.
-    @inlinable package static var none: SysExReference { SysExReference(slot: .max, length: 0) }
+    @inlinable public static var none: SysExReference { SysExReference(slot: .max, length: 0) }
 }
 
 /// One MIDI event: a small value (32 bytes) that is copied, never shared.
@@ -111,7 +111,7 @@ package struct MIDIEvent: Hashable, Sendable, BitwiseCopyable {
     package var data2: UInt8
 
     @inlinable
-    package init(
+    public init(
         _ kind: MIDIEventKind, channel: UInt8 = 0, data1: UInt8 = 0, data2: UInt8 = 0,
         value: Int32 = 0, parameter: UInt16 = 0, sysex: SysExReference = .none,
         port: UInt16 = 0, timestamp: UInt64 = 0
@@ -128,32 +128,32 @@ package struct MIDIEvent: Hashable, Sendable, BitwiseCopyable {
     }
 
     /// A note-on event.
-    @inlinable package static func noteOn(channel: UInt8, note: UInt8, velocity: UInt8) -> MIDIEvent {
+    @inlinable public static func noteOn(channel: UInt8, note: UInt8, velocity: UInt8) -> MIDIEvent {
         MIDIEvent(.noteOn, channel: channel, data1: note, data2: velocity)
     }
 
     /// A note-off event.
-    @inlinable package static func noteOff(channel: UInt8, note: UInt8, velocity: UInt8 = 0) -> MIDIEvent {
+    @inlinable public static func noteOff(channel: UInt8, note: UInt8, velocity: UInt8 = 0) -> MIDIEvent {
         MIDIEvent(.noteOff, channel: channel, data1: note, data2: velocity)
     }
 
     /// A control change event.
-    @inlinable package static func controlChange(channel: UInt8, controller: UInt8, value: UInt8) -> MIDIEvent {
+    @inlinable public static func controlChange(channel: UInt8, controller: UInt8, value: UInt8) -> MIDIEvent {
         MIDIEvent(.controlChange, channel: channel, data1: controller, data2: value)
     }
 
     /// A pitch bend event, `bend` in -8192...8191.
-    @inlinable package static func pitchBend(channel: UInt8, bend: Int32) -> MIDIEvent {
+    @inlinable public static func pitchBend(channel: UInt8, bend: Int32) -> MIDIEvent {
         MIDIEvent(.pitchBend, channel: channel, value: bend)
     }
 
     /// The note number of a note or poly pressure event.
-    @inlinable package var note: UInt8 { data1 }
+    @inlinable public var note: UInt8 { data1 }
     /// The velocity of a note event.
-    @inlinable package var velocity: UInt8 { data2 }
+    @inlinable public var velocity: UInt8 { data2 }
 
     /// Whether this event ends a note: a note-off, or a note-on with velocity 0.
-    @inlinable @inline(__always) package var endsNote: Bool {
+    @inlinable @inline(__always) public var endsNote: Bool {
         kind == .noteOff || (kind == .noteOn && data2 == 0)
     }
 }

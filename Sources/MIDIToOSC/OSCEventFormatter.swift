@@ -6,10 +6,10 @@ import Storage
 /// Turns MIDI events into OSC messages for one destination, without allocating.
 ///
 /// Built once per destination from a scheme, its mapping rules and the input ports' names:
-/// each kind's address template is compiled (``OSCAddressRenderer``) and its argument fields
-/// laid out in one table. Writing an event tries the mapping rules, then renders the kind's
-/// address on the stack and writes the message through ``OSCWriter``: address, type tags,
-/// arguments.
+/// every address the scheme sends is rendered (``SentAddresses``) and each kind's argument
+/// fields laid out in one table. Writing an event tries the mapping rules, then copies the
+/// kind's address for the event's port and channel on the stack and writes the message through
+/// ``OSCWriter``: address, type tags, arguments.
 package final class OSCEventFormatter: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the fixed buffers are owned here.
 
@@ -24,7 +24,7 @@ package final class OSCEventFormatter: @unchecked Sendable {
     private let formats: FixedBuffer<MessageFormat>
     /// The argument fields of every kind, each kind's a run of them.
     private let fields: FixedBuffer<OSCArgumentField>
-    private let renderer: OSCAddressRenderer
+    private let addresses: SentAddresses
 
     /// The mapping rules tried before the scheme (see ``OSCMappingFormatter``).
     package var mappings: [OSCMappingRule] { mappingFormatter?.rules ?? [] }
@@ -36,8 +36,6 @@ package final class OSCEventFormatter: @unchecked Sendable {
         var usesDataBytes = false
         /// Into ``OSCEventFormatter/fields``.
         var fields = OSCByteRange(offset: 0, count: 0)
-        /// The address template, into the renderer's segments.
-        var address = OSCByteRange(offset: 0, count: 0)
     }
 
     /// A formatter for `scheme`; `portNames[i]` names the input port whose events have `port == i`.
@@ -49,21 +47,9 @@ package final class OSCEventFormatter: @unchecked Sendable {
         self.scheme = scheme
         self.sysex = sysex
         mappingFormatter = mappings.isEmpty ? nil : OSCMappingFormatter(rules: mappings)
-        var text: [UInt8] = []
-        func store(_ bytes: [UInt8]) -> OSCByteRange {
-            defer { text += bytes }
-            return OSCByteRange(offset: text.count, count: bytes.count)
-        }
-        let portNameRanges = names.map { store(scheme.portNameStyle.sanitisedBytes($0)) }
-        let typeNameRanges = MIDIEventKind.allCases.map { store(Array($0.description.utf8)) }
-        // A port past the names renders as its number, at most 5 digits.
-        let longestPort = max(portNameRanges.map(\.count).max() ?? 0, 5)
-        let longestType = typeNameRanges.map(\.count).max() ?? 0
-
         var formats = [MessageFormat](repeating: MessageFormat(), count: MIDIEventKind.allCases.count)
+        var templates = [OSCAddressTemplate?](repeating: nil, count: MIDIEventKind.allCases.count)
         var fields: [OSCArgumentField] = []
-        var segments: [OSCCompiledSegment] = []
-        var capacity = 1
         for kind in MIDIEventKind.allCases {
             guard let entry = scheme[kind] else { continue }
             var format = MessageFormat()
@@ -72,30 +58,13 @@ package final class OSCEventFormatter: @unchecked Sendable {
             format.usesDataBytes = entry.arguments.contains(.dataBytes)
             format.fields = OSCByteRange(offset: fields.count, count: entry.arguments.count)
             fields += entry.arguments
-            format.address = OSCByteRange(offset: segments.count, count: entry.address.segments.count)
-            var length = 0
-            for segment in entry.address.segments {
-                switch segment {
-                case .literal(let bytes):
-                    segments.append(.literal(store(bytes)))
-                    length += bytes.count
-                case .placeholder(let placeholder):
-                    segments.append(.placeholder(placeholder))
-                    switch placeholder {
-                    case .port: length += longestPort
-                    case .type: length += longestType
-                    default: length += 5  // the widest number, 65535
-                    }
-                }
-            }
-            capacity = max(capacity, length)
             formats[Int(kind.rawValue)] = format
+            if format.isSent { templates[Int(kind.rawValue)] = entry.address }
         }
         self.formats = .frozen(formats)
         self.fields = .frozen(fields)
-        renderer = OSCAddressRenderer(
-            segments: .frozen(segments), text: .frozen(text), portNames: .frozen(portNameRanges),
-            typeNames: .frozen(typeNameRanges), capacity: capacity)
+        addresses = SentAddresses(
+            templates: templates, portNames: names.map { scheme.portNameStyle.sanitisedBytes($0) })
     }
 
     /// The `m` styles carry one MIDI message, which the assembled kinds and SysEx are not.
@@ -112,8 +81,8 @@ package final class OSCEventFormatter: @unchecked Sendable {
     // MARK: Writing
 
     /// Appends the message for `event` to `writer`; `false` when no mapping matches and the
-    /// scheme does not send this kind, a SysEx event's bytes are not available, or the writer
-    /// failed (buffer too small).
+    /// scheme does not send this kind, the event's port is not one the formatter was built with,
+    /// a SysEx event's bytes are not available, or the writer failed (buffer too small).
     ///
     /// The writer is not reset: call `reset()` between packets, or write several messages into
     /// one bundle.
@@ -124,8 +93,8 @@ package final class OSCEventFormatter: @unchecked Sendable {
         let index = Int(event.kind.rawValue)
         guard index < formats.count, formats[index].isSent else { return false }
         let format = formats[index]
-        return withUnsafeTemporaryAllocation(byteCount: renderer.capacity, alignment: 1) { buffer in
-            let length = renderer.render(format.address, event, into: buffer.baseAddress!)
+        return withUnsafeTemporaryAllocation(byteCount: addresses.capacity, alignment: 1) { buffer in
+            guard let length = addresses.render(event, into: buffer.baseAddress!) else { return false }
             let address = UnsafeRawBufferPointer(start: buffer.baseAddress, count: length)
             return writeMessage(format, event, address: address, into: &writer)
         }
@@ -229,10 +198,4 @@ package final class OSCEventFormatter: @unchecked Sendable {
             return body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
     }
-}
-
-/// A template segment whose literal text lives in the renderer's text store.
-enum OSCCompiledSegment {
-    case literal(OSCByteRange)
-    case placeholder(OSCAddressPlaceholder)
 }

@@ -6,11 +6,11 @@ package struct OSCTimeTag: Hashable, Sendable, BitwiseCopyable, CustomStringConv
 
     /// Wraps the 64 wire bits.
     @inlinable
-    package init(rawValue: UInt64) { self.rawValue = rawValue }
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// Builds a time tag from whole NTP seconds and a fraction in units of 2^-32 s.
     @inlinable
-    package init(seconds: UInt32, fraction: UInt32) {
+    public init(seconds: UInt32, fraction: UInt32) {
         rawValue = UInt64(seconds) << 32 | UInt64(fraction)
     }
 
@@ -21,10 +21,10 @@ package struct OSCTimeTag: Hashable, Sendable, BitwiseCopyable, CustomStringConv
     package static let unixEpochOffset: UInt32 = 2_208_988_800
 
     /// Whole seconds since 1900.
-    @inlinable package var seconds: UInt32 { UInt32(truncatingIfNeeded: rawValue >> 32) }
+    @inlinable public var seconds: UInt32 { UInt32(truncatingIfNeeded: rawValue >> 32) }
 
     /// The fraction of a second, in units of 2^-32 s.
-    @inlinable package var fraction: UInt32 { UInt32(truncatingIfNeeded: rawValue) }
+    @inlinable public var fraction: UInt32 { UInt32(truncatingIfNeeded: rawValue) }
 
     /// Builds a time tag from seconds since 1900; values outside the NTP era (and NaN) are
     /// clamped, because a time tag cannot express them and a conversion must not trap.
@@ -72,7 +72,7 @@ extension OSCTimeTag {
     /// The time tag of `nanoseconds` since the Unix epoch (a CLOCK_REALTIME reading), exact to
     /// the tag's resolution and without floating point.
     @inlinable
-    package init(unixNanoseconds nanoseconds: UInt64) {
+    public init(unixNanoseconds nanoseconds: UInt64) {
         let seconds = nanoseconds / 1_000_000_000
         let fraction = ((nanoseconds % 1_000_000_000) << 32) / 1_000_000_000
         self.init(rawValue: (seconds + UInt64(Self.unixEpochOffset)) << 32 | fraction)

@@ -119,7 +119,7 @@ package struct OSCAddressTemplate: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The placeholders the template uses, in order.
-    var placeholders: [OSCAddressPlaceholder] {
+    package var placeholders: [OSCAddressPlaceholder] {
         segments.compactMap { if case .placeholder(let placeholder) = $0 { placeholder } else { nil } }
     }
 

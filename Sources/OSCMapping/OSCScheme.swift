@@ -4,7 +4,7 @@ import MIDI
 ///
 /// Under ``OSCArgumentStyle/float`` the identifiers (note, controller, program, channel, port,
 /// status) stay whole numbers and the values are normalised, as documented per case.
-package enum OSCArgumentField: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum OSCArgumentField: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The note number (notes, poly pressure).
     case note
     /// The velocity of a note (float: /127).
@@ -36,7 +36,7 @@ package enum OSCArgumentField: String, Sendable, Hashable, CaseIterable, CustomS
     /// `F7`, for the other kinds the bytes after the status byte. Float: /127.
     case dataBytes = "data_bytes"
 
-    package var description: String { rawValue }
+    public var description: String { rawValue }
 
     /// Whether events of `kind` have this value.
     func isAvailable(for kind: MIDIEventKind) -> Bool {
@@ -59,7 +59,7 @@ package enum OSCArgumentField: String, Sendable, Hashable, CaseIterable, CustomS
 }
 
 /// How a scheme entry encodes its arguments.
-package enum OSCArgumentStyle: String, Sendable, Hashable, CaseIterable {
+public enum OSCArgumentStyle: String, Sendable, Hashable, CaseIterable {
     /// Each field as an `i`, with its raw MIDI value.
     case int
     /// Each field as an `f`: values normalised, identifiers as whole numbers (see ``OSCArgumentField``).

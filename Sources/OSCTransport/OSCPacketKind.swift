@@ -6,18 +6,18 @@ package struct OSCPacketKind: Hashable, Sendable, BitwiseCopyable {
     /// Kind in bits 16 and up (0 other, 1 note-on, 2 note-off); channel and note below.
     package let raw: UInt32
 
-    @inlinable package init(raw: UInt32) { self.raw = raw }
+    @inlinable public init(raw: UInt32) { self.raw = raw }
 
     /// Anything that is not a note: controllers, bends, held-notes messages.
     package static let other = OSCPacketKind(raw: 0)
 
     @inlinable
-    package static func noteOn(channel: UInt8, note: UInt8) -> OSCPacketKind {
+    public static func noteOn(channel: UInt8, note: UInt8) -> OSCPacketKind {
         OSCPacketKind(raw: 1 << 16 | UInt32(channel & 15) << 7 | UInt32(note & 127))
     }
 
     @inlinable
-    package static func noteOff(channel: UInt8, note: UInt8) -> OSCPacketKind {
+    public static func noteOff(channel: UInt8, note: UInt8) -> OSCPacketKind {
         OSCPacketKind(raw: 2 << 16 | UInt32(channel & 15) << 7 | UInt32(note & 127))
     }
 

@@ -210,7 +210,7 @@ package final class OSCSender {
     /// place; ``commit(_:to:)`` queues it. Writing in place saves the copy that
     /// ``queue(_:to:)`` makes.
     @inlinable @inline(__always)
-    package func nextSlot() -> UnsafeMutableRawBufferPointer {
+    public func nextSlot() -> UnsafeMutableRawBufferPointer {
         // Always room: a commit that leaves less than `slotSize` flushes.
         UnsafeMutableRawBufferPointer(start: arena + state[0], count: slotSize)
     }
@@ -219,7 +219,7 @@ package final class OSCSender {
     /// a full queue flushes every queue first; a packet that leaves the arena less than
     /// ``slotSize`` flushes every queue after it. `kind` matters only to a TCP destination.
     @inlinable @inline(__always)
-    package func commit(_ byteCount: Int, to destination: Int, kind: OSCPacketKind = .other) {
+    public func commit(_ byteCount: Int, to destination: Int, kind: OSCPacketKind = .other) {
         precondition(
             destination >= 0 && destination < destinationCount && byteCount <= slotSize,
             "OSCSender: no destination \(destination), or \(byteCount) bytes past the slot")

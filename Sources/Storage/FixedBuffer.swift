@@ -8,16 +8,16 @@
 ///
 /// Elements may be non-copyable (an `Atomic` per slot): they are made by
 /// ``init(count:_:)`` and used in place through the subscript.
-package struct FixedBuffer<Element: ~Copyable>: ~Copyable {
+public struct FixedBuffer<Element: ~Copyable>: ~Copyable {
     @usableFromInline let base: UnsafeMutablePointer<Element>
 
     /// How many elements the buffer holds.
-    package let count: Int
+    public let count: Int
 
     /// A buffer of `count` elements, element `i` being `element(i)` (`count` below 1 still
     /// allocates one, so that a buffer per port exists with no port).
     @inlinable
-    package init(count: Int, _ element: (Int) -> Element) {
+    public init(count: Int, _ element: (Int) -> Element) {
         self.count = max(count, 0)
         base = .allocate(capacity: max(count, 1))
         for index in 0..<self.count { (base + index).initialize(to: element(index)) }
@@ -25,7 +25,7 @@ package struct FixedBuffer<Element: ~Copyable>: ~Copyable {
 
     /// Element `index`, read and written in place.
     @inlinable
-    package subscript(index: Int) -> Element {
+    public subscript(index: Int) -> Element {
         @inline(__always)
         unsafeAddress {
             assert(index >= 0 && index < count, "FixedBuffer index out of range")
@@ -41,11 +41,11 @@ package struct FixedBuffer<Element: ~Copyable>: ~Copyable {
     /// The first element's address, valid while the buffer lives: for code that walks the
     /// elements with a pointer, or hands them to C.
     @inlinable
-    package var baseAddress: UnsafeMutablePointer<Element> { base }
+    public var baseAddress: UnsafeMutablePointer<Element> { base }
 
     /// The elements as a buffer pointer, valid while the buffer lives.
     @inlinable
-    package var unsafeElements: UnsafeMutableBufferPointer<Element> {
+    public var unsafeElements: UnsafeMutableBufferPointer<Element> {
         UnsafeMutableBufferPointer(start: base, count: count)
     }
 
@@ -58,7 +58,7 @@ package struct FixedBuffer<Element: ~Copyable>: ~Copyable {
 extension FixedBuffer {
     /// A buffer of `count` elements, each `value`.
     @inlinable
-    package init(repeating value: Element, count: Int) {
+    public init(repeating value: Element, count: Int) {
         self.count = max(count, 0)
         base = .allocate(capacity: max(count, 1))
         base.initialize(repeating: value, count: self.count)
@@ -69,7 +69,7 @@ extension FixedBuffer where Element: BitwiseCopyable {
     /// A buffer of `count` elements left uninitialised until written, so untouched pages cost no
     /// memory (a queue sized for the worst case). Read only what was written.
     @inlinable
-    package init(uninitializedCount count: Int) {
+    public init(uninitializedCount count: Int) {
         self.count = max(count, 0)
         base = .allocate(capacity: max(count, 1))
     }

@@ -10,7 +10,7 @@
 ///
 /// A class, not a non-copyable struct: Swift 6.0 (Debian 13's) freed a non-copyable struct
 /// held in a class twice, once for a copy it made to read a property.
-package final class FixedRing<Element: BitwiseCopyable> {
+public final class FixedRing<Element: BitwiseCopyable> {
     @usableFromInline let slots: FixedBuffer<Element>
     /// Where the head is in `slots`.
     @usableFromInline var head = 0
@@ -19,31 +19,31 @@ package final class FixedRing<Element: BitwiseCopyable> {
 
     /// An empty ring with room for `capacity` elements (any number, at least 1).
     @inlinable
-    package init(capacity: Int) {
+    public init(capacity: Int) {
         slots = FixedBuffer(uninitializedCount: max(capacity, 1))
     }
 
     /// The most elements the ring holds.
     @inlinable
-    package var capacity: Int { slots.count }
+    public var capacity: Int { slots.count }
 
     /// How many elements the ring holds.
     @inlinable
-    package var count: Int { held }
+    public var count: Int { held }
 
     @inlinable
-    package var isEmpty: Bool { count == 0 }
+    public var isEmpty: Bool { count == 0 }
 
     @inlinable
-    package var isFull: Bool { count == capacity }
+    public var isFull: Bool { count == capacity }
 
     /// The oldest element, nil when there is none.
     @inlinable
-    package var first: Element? { count > 0 ? slots[head] : nil }
+    public var first: Element? { count > 0 ? slots[head] : nil }
 
     /// The element `position` places after the head (below ``count``).
     @inlinable
-    package subscript(position: Int) -> Element {
+    public subscript(position: Int) -> Element {
         @inline(__always)
         get {
             precondition(position >= 0 && position < count, "FixedRing position out of range")
@@ -66,7 +66,7 @@ package final class FixedRing<Element: BitwiseCopyable> {
     /// Puts `element` at the tail; false when the ring is full.
     @inlinable
     @discardableResult
-    package func append(_ element: Element) -> Bool {
+    public func append(_ element: Element) -> Bool {
         guard count < capacity else { return false }
         slots[slot(count)] = element
         held += 1
@@ -77,7 +77,7 @@ package final class FixedRing<Element: BitwiseCopyable> {
     /// moving those from there on back one place; false when the ring is full.
     @inlinable
     @discardableResult
-    package func insert(_ element: Element, at position: Int) -> Bool {
+    public func insert(_ element: Element, at position: Int) -> Bool {
         precondition(position >= 0 && position <= count, "FixedRing position out of range")
         guard count < capacity else { return false }
         var moving = count
@@ -93,7 +93,7 @@ package final class FixedRing<Element: BitwiseCopyable> {
     /// Removes and returns the head; the ring holds at least one.
     @inlinable
     @discardableResult
-    package func removeFirst() -> Element {
+    public func removeFirst() -> Element {
         precondition(count > 0, "FixedRing is empty")
         let removed = slots[head]
         head = head + 1 == capacity ? 0 : head + 1
@@ -105,7 +105,7 @@ package final class FixedRing<Element: BitwiseCopyable> {
     /// forward one place.
     @inlinable
     @discardableResult
-    package func remove(at position: Int) -> Element {
+    public func remove(at position: Int) -> Element {
         let removed = self[position]
         var moving = position
         while moving + 1 < count {
@@ -118,7 +118,7 @@ package final class FixedRing<Element: BitwiseCopyable> {
 
     /// The position of the latest element that satisfies `predicate`, nil if none does.
     @inlinable
-    package func lastIndex(where predicate: (Element) throws -> Bool) rethrows -> Int? {
+    public func lastIndex(where predicate: (Element) throws -> Bool) rethrows -> Int? {
         var position = count - 1
         while position >= 0 {
             if try predicate(slots[slot(position)]) { return position }
@@ -129,7 +129,7 @@ package final class FixedRing<Element: BitwiseCopyable> {
 
     /// Empties the ring.
     @inlinable
-    package func removeAll() {
+    public func removeAll() {
         head = 0
         held = 0
     }

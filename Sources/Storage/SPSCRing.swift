@@ -12,16 +12,16 @@ import Synchronization
 /// Positions count bytes up from 0 and wrap with a mask; each side stores only its own and
 /// loads the other's, acquiring, only when its copy says the ring is full (the producer) or
 /// once per ``read(_:)`` (the consumer).
-package final class SPSCRing: @unchecked Sendable {
+public final class SPSCRing: @unchecked Sendable {
     // @unchecked Sendable: the producer writes only bytes the consumer has released
     // (`readPosition`, loaded acquiring) and publishes them with `writePosition` (stored
     // releasing); the consumer reads only bytes so published. `readSeen` is the producer's own,
     // and nothing else is mutable.
 
     /// The ring's size in bytes, a power of two.
-    package let capacity: Int
+    public let capacity: Int
     /// The most bytes a record may carry: a record of half the ring always fits once it is empty.
-    package let maximumRecordSize: Int
+    public let maximumRecordSize: Int
     @usableFromInline let storage: FixedBytes
 
     // The producer's side: where it writes next, and where it last saw the consumer.
@@ -35,7 +35,7 @@ package final class SPSCRing: @unchecked Sendable {
 
     /// A ring of at least `minimumCapacity` bytes (rounded up to a power of two, at least 64).
     /// Its memory is left untouched until written, so a ring never used costs none.
-    package init(minimumCapacity: Int) {
+    public init(minimumCapacity: Int) {
         var capacity = 64
         while capacity < minimumCapacity { capacity <<= 1 }
         self.capacity = capacity
@@ -45,7 +45,7 @@ package final class SPSCRing: @unchecked Sendable {
 
     /// The bytes a record of `size` bytes takes in the ring: its header, and padding to 8.
     @inlinable
-    package static func space(forRecordOf size: Int) -> Int { (8 + size + 7) & ~7 }
+    public static func space(forRecordOf size: Int) -> Int { (8 + size + 7) & ~7 }
 
     // MARK: The producer's thread
 
@@ -53,7 +53,7 @@ package final class SPSCRing: @unchecked Sendable {
     /// given (8-aligned); false, with nothing written, when the ring has no room for it now or
     /// `size` is over ``maximumRecordSize``.
     @inlinable @inline(__always)
-    package func write(tag: UInt32, size: Int, _ body: (UnsafeMutableRawPointer) -> Void) -> Bool {
+    public func write(tag: UInt32, size: Int, _ body: (UnsafeMutableRawPointer) -> Void) -> Bool {
         guard size >= 0 && size <= maximumRecordSize else { return false }
         let space = Self.space(forRecordOf: size)
         // Relaxed: only this thread stores `writePosition`.
@@ -91,7 +91,7 @@ package final class SPSCRing: @unchecked Sendable {
     /// after it) for the next call. Returns whether records are left.
     @inlinable
     @discardableResult
-    package func read(_ body: (UInt32, UnsafeRawBufferPointer) -> Bool) -> Bool {
+    public func read(_ body: (UInt32, UnsafeRawBufferPointer) -> Bool) -> Bool {
         // Acquiring: pairs with the releasing store of `writePosition` in `write(tag:size:_:)`;
         // every record before `end` is complete.
         let end = writePosition.load(ordering: .acquiring)
@@ -120,7 +120,7 @@ package final class SPSCRing: @unchecked Sendable {
     /// Whether nothing is waiting, as far as the consumer can tell without reading: a look
     /// before it sleeps. Relaxed: a sleeper's fence (Platform's `WakeSignal`, paired with the
     /// producer's after it writes) orders this load with the producer's store.
-    package var isEmpty: Bool {
+    public var isEmpty: Bool {
         writePosition.load(ordering: .relaxed) == readPosition.load(ordering: .relaxed)
     }
 }

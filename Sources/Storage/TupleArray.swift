@@ -6,12 +6,12 @@
 /// tuple of `Element`s only, nested or not, which Swift lays out contiguously: the aliases below
 /// (`TupleArray8<Int32>` for `InlineArray<8, Int32>`) name the sizes in use, so going back to
 /// `InlineArray` is a rename. Like `InlineArray`, an index out of range traps.
-package struct TupleArray<Element, Tuple> {
+public struct TupleArray<Element, Tuple> {
     @usableFromInline var elements: Tuple
 
     /// A value of `count` elements, each `value`.
     @inlinable
-    package init(repeating value: Element) {
+    public init(repeating value: Element) {
         assert(
             MemoryLayout<Tuple>.alignment == MemoryLayout<Element>.alignment
                 && MemoryLayout<Tuple>.stride % MemoryLayout<Element>.stride == 0,
@@ -27,19 +27,19 @@ package struct TupleArray<Element, Tuple> {
 
     /// How many elements every value of this type holds.
     @inlinable
-    package static var count: Int { MemoryLayout<Tuple>.stride / MemoryLayout<Element>.stride }
+    public static var count: Int { MemoryLayout<Tuple>.stride / MemoryLayout<Element>.stride }
 
     /// How many elements there are.
     @inlinable
-    package var count: Int { Self.count }
+    public var count: Int { Self.count }
 
     /// `0..<count`.
     @inlinable
-    package var indices: Range<Int> { 0..<Self.count }
+    public var indices: Range<Int> { 0..<Self.count }
 
     /// Element `index`, which must be below ``count``.
     @inlinable
-    package subscript(index: Int) -> Element {
+    public subscript(index: Int) -> Element {
         @inline(__always)
         get {
             precondition(index >= 0 && index < Self.count, "TupleArray index out of range")
@@ -59,15 +59,15 @@ package struct TupleArray<Element, Tuple> {
 
 extension TupleArray: Sendable where Tuple: Sendable {}
 
-package typealias Tuple4<T> = (T, T, T, T)
-package typealias Tuple8<T> = (Tuple4<T>, Tuple4<T>)
-package typealias Tuple16<T> = (Tuple8<T>, Tuple8<T>)
-package typealias Tuple32<T> = (Tuple16<T>, Tuple16<T>)
+public typealias Tuple4<T> = (T, T, T, T)
+public typealias Tuple8<T> = (Tuple4<T>, Tuple4<T>)
+public typealias Tuple16<T> = (Tuple8<T>, Tuple8<T>)
+public typealias Tuple32<T> = (Tuple16<T>, Tuple16<T>)
 
-package typealias TupleArray3<T> = TupleArray<T, (T, T, T)>
-package typealias TupleArray4<T> = TupleArray<T, Tuple4<T>>
-package typealias TupleArray8<T> = TupleArray<T, Tuple8<T>>
-package typealias TupleArray12<T> = TupleArray<T, (Tuple4<T>, Tuple8<T>)>
-package typealias TupleArray16<T> = TupleArray<T, Tuple16<T>>
-package typealias TupleArray32<T> = TupleArray<T, Tuple32<T>>
-package typealias TupleArray512<T> = TupleArray<T, Tuple16<Tuple32<T>>>
+public typealias TupleArray3<T> = TupleArray<T, (T, T, T)>
+public typealias TupleArray4<T> = TupleArray<T, Tuple4<T>>
+public typealias TupleArray8<T> = TupleArray<T, Tuple8<T>>
+public typealias TupleArray12<T> = TupleArray<T, (Tuple4<T>, Tuple8<T>)>
+public typealias TupleArray16<T> = TupleArray<T, Tuple16<T>>
+public typealias TupleArray32<T> = TupleArray<T, Tuple32<T>>
+public typealias TupleArray512<T> = TupleArray<T, Tuple16<Tuple32<T>>>

@@ -132,10 +132,13 @@ private let touchOSCExpectations: [Expectation] = [
         #expect(formatted(sampleEvent(.noteOn), formatter, capacity: 16) == nil)
     }
 
-    @Test func aPortPastTheNamesRendersItsIndex() {
+    @Test func aPortPastTheNamesIsNotSentWhereTheAddressNamesIt() {
+        // The bridge names every input port it reads; a port past them is not one of its own.
         let formatter = OSCEventFormatter(scheme: .default, portNames: portNames)
         var event = sampleEvent(.clock)
         event.port = 12345
-        #expect(formatted(event, formatter) == libloBytes("/midi/12345/clock", []))
+        #expect(formatted(event, formatter) == nil)
+        let unnamed = OSCEventFormatter(scheme: .touchOSC, portNames: portNames)
+        #expect(formatted(event, unnamed) != nil)
     }
 }
