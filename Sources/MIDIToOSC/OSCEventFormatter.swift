@@ -8,8 +8,9 @@ import Storage
 /// Built once per destination from a scheme, its mapping rules and the input ports' names:
 /// every address the scheme sends is rendered (``SentAddresses``) and each kind's argument
 /// fields laid out in one table. Writing an event tries the mapping rules, then copies the
-/// kind's address for the event's port and channel on the stack and writes the message through
-/// ``OSCWriter``: address, type tags, arguments.
+/// kind's address for the event's port and channel on the stack and lays the message out in
+/// one piece (``OSCWriter/appendMessage(_:)``): address, type tags, arguments, the size checked
+/// once, as the addresses were at load.
 package final class OSCEventFormatter: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the fixed buffers are owned here.
 
@@ -111,74 +112,88 @@ package final class OSCEventFormatter: @unchecked Sendable {
     private func writeMessage(
         _ format: MessageFormat, _ event: MIDIEvent, address: UnsafeRawBufferPointer, into writer: inout OSCWriter
     ) -> Bool {
-        switch format.style {
-        case .int, .float:
-            guard format.usesDataBytes else {
-                writeFields(format, event, dataBytes: UnsafeRawBufferPointer(start: nil, count: 0), address, &writer)
-                return writer.failure == nil
+        guard format.usesDataBytes || format.style == .blob else {
+            writer.appendMessage {
+                layOut(format, event, address, bytes: UnsafeRawBufferPointer(start: nil, count: 0), $0)
             }
-            return withWireBytes(event) { message in
+            return writer.failure == nil
+        }
+        return withWireBytes(event) { message in
+            var bytes = message
+            if format.style != .blob {
                 // The data bytes: after the status byte, and for SysEx before the closing F7.
                 var end = message.count
                 if event.kind == .sysex, end > 1, message[end - 1] == 0xF7 { end -= 1 }
-                let data = UnsafeRawBufferPointer(rebasing: message[min(1, end)..<end])
-                writeFields(format, event, dataBytes: data, address, &writer)
-                return writer.failure == nil
+                bytes = UnsafeRawBufferPointer(rebasing: message[min(1, end)..<end])
+            }
+            writer.appendMessage { layOut(format, event, address, bytes: bytes, $0) }
+            return writer.failure == nil
+        }
+    }
+
+    /// Lays out the message for `event` at the start of `out`: the address and its padding, the
+    /// type tags, the arguments (`bytes`: the data bytes, or a blob's MIDI message). Returns its
+    /// size, or 0 when it does not fit.
+    private func layOut(
+        _ format: MessageFormat, _ event: MIDIEvent, _ address: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer,
+        _ out: UnsafeMutableRawBufferPointer
+    ) -> Int {
+        var argumentCount = 1
+        var argumentsSize = 4
+        switch format.style {
+        case .int, .float:
+            argumentCount = 0
+            var i = format.fields.offset
+            while i < format.fields.offset &+ format.fields.count {
+                argumentCount &+= fields[i] == .dataBytes ? bytes.count : 1
+                i &+= 1
+            }
+            argumentsSize = 4 &* argumentCount
+        case .midi, .touchOSCMIDI: break
+        case .blob: argumentsSize = 4 &+ OSCWriter.padded(bytes.count)
+        }
+        let addressSize = OSCWriter.padded(address.count &+ 1)
+        let tagsSize = OSCWriter.padded(argumentCount &+ 2)
+        let size = addressSize &+ tagsSize &+ argumentsSize
+        guard size <= out.count, let base = out.baseAddress, let source = address.baseAddress else { return 0 }
+        base.copyMemory(from: source, byteCount: address.count)
+        (base + address.count).initializeMemory(
+            as: UInt8.self, repeating: 0, count: addressSize &+ tagsSize &- address.count)
+        base.storeBytes(of: UInt8(ascii: ","), toByteOffset: addressSize, as: UInt8.self)
+        var message = LaidOutMessage(base: base, tag: addressSize &+ 1, argument: addressSize &+ tagsSize)
+        switch format.style {
+        case .int, .float:
+            let isFloat = format.style == .float
+            var i = format.fields.offset
+            while i < format.fields.offset &+ format.fields.count {
+                let field = fields[i]
+                if field == .dataBytes {
+                    var j = 0
+                    while j < bytes.count {
+                        let byte = bytes[j] & 0x7F
+                        if isFloat { message.append(Float(byte) / 127) } else { message.append(Int32(byte)) }
+                        j &+= 1
+                    }
+                } else if isFloat {
+                    message.append(Self.float(field, event))
+                } else {
+                    message.append(Self.int(field, event))
+                }
+                i &+= 1
             }
         case .midi, .touchOSCMIDI:
             let (status, data1, data2) = event.wireBytes
             let port = UInt8(truncatingIfNeeded: event.port)
-            writer.beginMessage(address: address, argumentCount: 1)
+            // TouchOSC's order: the status byte last.
             if format.style == .midi {
-                writer.append(midiPort: port, status: status, data1: data1, data2: data2)
+                message.append(midi: (port, status, data1, data2))
             } else {
-                // TouchOSC's order: the status byte last.
-                writer.append(midiPort: port, status: data2, data1: data1, data2: status)
+                message.append(midi: (port, data2, data1, status))
             }
-            writer.endMessage()
-            return writer.failure == nil
         case .blob:
-            return withWireBytes(event) { message in
-                writer.beginMessage(address: address, argumentCount: 1)
-                writer.append(blob: message)
-                writer.endMessage()
-                return writer.failure == nil
-            }
+            message.append(blob: bytes)
         }
-    }
-
-    private func writeFields(
-        _ format: MessageFormat, _ event: MIDIEvent, dataBytes: UnsafeRawBufferPointer,
-        _ address: UnsafeRawBufferPointer, _ writer: inout OSCWriter
-    ) {
-        let start = format.fields.offset
-        let end = start + format.fields.count
-        var argumentCount = 0
-        var i = start
-        while i < end {
-            argumentCount += fields[i] == .dataBytes ? dataBytes.count : 1
-            i += 1
-        }
-        writer.beginMessage(address: address, argumentCount: argumentCount)
-        let isFloat = format.style == .float
-        i = start
-        while i < end {
-            let field = fields[i]
-            if field == .dataBytes {
-                var j = 0
-                while j < dataBytes.count {
-                    let byte = dataBytes[j] & 0x7F
-                    if isFloat { writer.append(float32: Float(byte) / 127) } else { writer.append(int32: Int32(byte)) }
-                    j += 1
-                }
-            } else if isFloat {
-                writer.append(float32: Self.float(field, event))
-            } else {
-                writer.append(int32: Self.int(field, event))
-            }
-            i += 1
-        }
-        writer.endMessage()
+        return size
     }
 
     /// Calls `body` with the event's MIDI bytes: a SysEx message from the store, anything else
@@ -197,5 +212,43 @@ package final class OSCEventFormatter: @unchecked Sendable {
             let count = encoder.encode(event, into: buffer)
             return body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
+    }
+}
+
+/// The type tags and arguments of a message ``OSCEventFormatter`` lays out, written where its
+/// size, checked first, left room: each argument's tag at `tag`, its bytes at `argument`.
+private struct LaidOutMessage {
+    let base: UnsafeMutableRawPointer
+    var tag: Int
+    var argument: Int
+
+    mutating func append(_ value: Int32) {
+        store(OSCTypeTag.int32, UInt32(bitPattern: value))
+    }
+
+    mutating func append(_ value: Float) {
+        store(OSCTypeTag.float32, value.bitPattern)
+    }
+
+    mutating func append(midi bytes: (UInt8, UInt8, UInt8, UInt8)) {
+        base.storeBytes(of: OSCTypeTag.midi, toByteOffset: tag, as: UInt8.self)
+        tag &+= 1
+        base.storeBytes(of: bytes, toByteOffset: argument, as: (UInt8, UInt8, UInt8, UInt8).self)
+        argument &+= 4
+    }
+
+    mutating func append(blob bytes: UnsafeRawBufferPointer) {
+        store(OSCTypeTag.blob, UInt32(bytes.count))
+        if let source = bytes.baseAddress { (base + argument).copyMemory(from: source, byteCount: bytes.count) }
+        let padded = OSCWriter.padded(bytes.count)
+        (base + (argument &+ bytes.count)).initializeMemory(as: UInt8.self, repeating: 0, count: padded &- bytes.count)
+        argument &+= padded
+    }
+
+    private mutating func store(_ tag: UInt8, _ value: UInt32) {
+        base.storeBytes(of: tag, toByteOffset: self.tag, as: UInt8.self)
+        self.tag &+= 1
+        base.storeBytes(of: value.bigEndian, toByteOffset: argument, as: UInt32.self)
+        argument &+= 4
     }
 }

@@ -158,6 +158,19 @@ package struct OSCWriter {
         }
     }
 
+    /// Appends a whole message that `body` lays out at the start of the room left and returns
+    /// the size of (a multiple of 4), or 0 when it does not fit (failing with
+    /// ``OSCWriteError/bufferTooSmall``): for a formatter whose addresses were rendered and
+    /// checked at load, which would only pay for the checks of ``beginMessage(address:argumentCount:)``
+    /// and ``append(int32:)`` again on every message.
+    package mutating func appendMessage(_ body: (UnsafeMutableRawBufferPointer) -> Int) {
+        guard failure == nil else { return }
+        guard !messageOpen else { return fail(.messageNotEnded) }
+        let size = body(UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
+        guard size > 0 else { return fail(.bufferTooSmall) }
+        count += size
+    }
+
     /// Ends the open message; fails if it is missing declared arguments.
     package mutating func endMessage() {
         guard failure == nil else { return }
