@@ -82,8 +82,8 @@ package final class OSCEventFormatter: @unchecked Sendable {
     // MARK: Writing
 
     /// Appends the message for `event` to `writer`; `false` when no mapping matches and the
-    /// scheme does not send this kind, the event's port is not one the formatter was built with,
-    /// a SysEx event's bytes are not available, or the writer failed (buffer too small).
+    /// scheme does not send this kind, the kind's address names a port the formatter has no name
+    /// for, a SysEx event's bytes are not available, or the writer failed (buffer too small).
     ///
     /// The writer is not reset: call `reset()` between packets, or write several messages into
     /// one bundle.
